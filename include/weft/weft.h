@@ -1,0 +1,210 @@
+/* weft — a thread-aware communication engine for clusters of multicore nodes.
+ *
+ * This is the native interface: a context, then tagged send/receive ("sr") with
+ * wildcards, probes and cancellation. Every function returns a status from the
+ * list below: 0 is success, a positive value means "still in progress", a
+ * negative value is an error. weft_strerror() turns a status into a sentence.
+ *
+ * Thread safety: unless a function says otherwise, it may be called from any
+ * thread when the context was created with WEFT_THREAD_MULTIPLE; at lower levels
+ * the caller guarantees what the level promises (one thread, or one at a time).
+ */
+#ifndef WEFT_WEFT_H
+#define WEFT_WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define WEFT_API __attribute__((visibility("default")))
+#else
+#define WEFT_API
+#endif
+
+/* The status list: name, value, sentence. */
+#define WEFT_STATUS_LIST(X)                                                                        \
+    X(WEFT_OK, 0, "success")                                                                       \
+    X(WEFT_INPROGRESS, 1, "operation in progress")                                                 \
+    X(WEFT_EINVAL, -1, "invalid argument")                                                         \
+    X(WEFT_ENOMEM, -2, "out of memory")                                                            \
+    X(WEFT_EAGAIN, -3, "resource temporarily unavailable, try again")                              \
+    X(WEFT_ENOBUFS, -4, "no buffer space available")                                               \
+    X(WEFT_ETRUNC, -5, "message truncated: longer than the posted receive buffer")                 \
+    X(WEFT_ECANCELED, -6, "operation canceled")                                                    \
+    X(WEFT_EPEERDEAD, -7, "peer process died or its connection was lost")                          \
+    X(WEFT_EPROTO, -8, "malformed packet or protocol violation from a peer")                       \
+    X(WEFT_ERANK, -9, "invalid rank")                                                              \
+    X(WEFT_ETAG, -10, "invalid tag")                                                               \
+    X(WEFT_EUNSUPPORTED, -11, "operation not supported")                                           \
+    X(WEFT_ESYS, -12, "system call failed")                                                        \
+    X(WEFT_EBOOT, -13, "bootstrap (launcher key-value store) failed")                              \
+    X(WEFT_ENOTFOUND, -14, "not found")                                                            \
+    X(WEFT_ESTATE, -15, "object in the wrong state for this operation")                            \
+    X(WEFT_ETIMEDOUT, -16, "timed out")                                                            \
+    X(WEFT_EPERM, -17, "operation not permitted")
+
+typedef enum weft_status_code {
+#define WEFT_STATUS_ENUM(name, value, text) name = value,
+    WEFT_STATUS_LIST(WEFT_STATUS_ENUM)
+#undef WEFT_STATUS_ENUM
+} weft_status_code_t;
+
+/* The sentence for a status (never NULL; unknown values give "unknown status").
+ * Thread-safe. */
+WEFT_API const char *weft_strerror(int status);
+
+/* The status name ("WEFT_ETRUNC") for a status, or "WEFT_?" if unknown. Thread-safe. */
+WEFT_API const char *weft_status_name(int status);
+
+/* Thread levels, as in MPI. The lock kind inside weft follows the level. */
+typedef enum weft_thread_level {
+    WEFT_THREAD_SINGLE = 0,
+    WEFT_THREAD_FUNNELED = 1,
+    WEFT_THREAD_SERIALIZED = 2,
+    WEFT_THREAD_MULTIPLE = 3,
+} weft_thread_level_t;
+
+typedef struct weft_ctx weft_ctx_t;
+typedef struct weft_request weft_request_t;
+
+/* What a completed receive (or a probe) reports. */
+typedef struct weft_status {
+    int source;    /* rank of the sender */
+    uint32_t comm; /* communicator id the message was sent on */
+    uint64_t tag;  /* tag of the message */
+    size_t length; /* bytes received (for a probe: bytes the message carries) */
+    int error;     /* WEFT_OK, or the request's error (WEFT_ETRUNC, WEFT_ECANCELED...) */
+} weft_status_t;
+
+/* Fields of weft_init_params_t that the caller has set. */
+enum {
+    WEFT_INIT_FIELD_THREAD_LEVEL = 1u << 0,
+};
+
+typedef struct weft_init_params {
+    uint64_t field_mask; /* which of the fields below are set (WEFT_INIT_FIELD_*) */
+    int thread_level;    /* requested weft_thread_level_t; default WEFT_THREAD_SINGLE */
+} weft_init_params_t;
+
+/* Wildcards for receives and probes. */
+#define WEFT_ANY_SOURCE (-1)
+#define WEFT_ANY_TAG    UINT64_MAX
+/* The largest tag a message may carry (WEFT_ANY_TAG is reserved). */
+#define WEFT_TAG_MAX (UINT64_MAX - 1)
+
+/* Create a context and join the job: the rank and size come from the launcher
+ * (weftrun), or the process runs as a job of size 1 when started alone. Every
+ * rank of the job must call it; it returns when all peers are reachable.
+ * params may be NULL for defaults. Errors: WEFT_EBOOT (launcher unreachable),
+ * WEFT_ENOMEM, WEFT_ESYS, WEFT_EINVAL. Call it once per context; several contexts
+ * may live in one process only when each belongs to its own job. */
+WEFT_API int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out);
+
+/* Leave the job and free the context. Waits until this rank's pending sends have
+ * left and every rank reached finalize, so no peer loses a message. Requests
+ * still outstanding are completed with WEFT_ECANCELED. Not thread-safe: call it
+ * from one thread once all others have stopped using the context. */
+WEFT_API int weft_finalize(weft_ctx_t *ctx);
+
+/* This process's rank, and the number of ranks of the job. Thread-safe. */
+WEFT_API int weft_rank(const weft_ctx_t *ctx);
+WEFT_API int weft_size(const weft_ctx_t *ctx);
+
+/* The thread level the context provides. Thread-safe. */
+WEFT_API int weft_thread_level(const weft_ctx_t *ctx);
+
+/* Advance communication once: poll the drivers, run the scheduler. Returns the
+ * number of events handled (>= 0) or an error. */
+WEFT_API int weft_progress(weft_ctx_t *ctx);
+
+/* Start a send of len bytes at buf to rank dest, on communicator comm with tag
+ * (<= WEFT_TAG_MAX). The buffer must stay untouched until the request completes.
+ * *req_out receives the request, to be completed by wait/test. Errors:
+ * WEFT_ERANK, WEFT_ETAG, WEFT_EINVAL (NULL buffer with len > 0, NULL req_out),
+ * WEFT_EPEERDEAD, WEFT_ENOMEM. */
+WEFT_API int weft_sr_isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const void *buf,
+                           size_t len, weft_request_t **req_out);
+
+/* As weft_sr_isend, but the request completes only once the receiver matched the
+ * message (MPI's synchronous mode). */
+WEFT_API int weft_sr_issend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const void *buf,
+                            size_t len, weft_request_t **req_out);
+
+/* As weft_sr_isend, with the data gathered from iovcnt pieces (iovcnt >= 0; the
+ * iov array itself may be reused as soon as the call returns). */
+WEFT_API int weft_sr_isendv(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
+                            const struct iovec *iov, int iovcnt, weft_request_t **req_out);
+
+/* Post a receive of at most len bytes into buf from rank src (or WEFT_ANY_SOURCE)
+ * on communicator comm with tag (or WEFT_ANY_TAG). Messages are matched in the
+ * order they were sent by each peer (non-overtaking) and receives in the order
+ * they were posted. A longer message completes the request with WEFT_ETRUNC and
+ * writes nothing past len. Errors as for weft_sr_isend. */
+WEFT_API int weft_sr_irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, void *buf,
+                           size_t len, weft_request_t **req_out);
+
+/* As weft_sr_irecv, scattering into iovcnt pieces (the array may be reused at once). */
+WEFT_API int weft_sr_irecvv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag,
+                            const struct iovec *iov, int iovcnt, weft_request_t **req_out);
+
+/* Wait until req completes, fill *status (may be NULL) and free the request.
+ * Returns the request's own result: WEFT_OK, or WEFT_ETRUNC, WEFT_ECANCELED,
+ * WEFT_EPEERDEAD... (also in status->error). A NULL request returns WEFT_OK at once. */
+WEFT_API int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status);
+
+/* If req has completed, set *flag to 1, fill *status and free the request;
+ * otherwise make progress and set *flag to 0. Returns the request's result when
+ * completed, WEFT_OK when not yet completed. */
+WEFT_API int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status);
+
+/* Wait for all n requests (NULL entries are skipped and reqs[i] is set to NULL
+ * as each completes). statuses may be NULL. Returns WEFT_OK, or the first error
+ * among the requests (every request is still completed and freed). */
+WEFT_API int weft_sr_waitall(weft_ctx_t *ctx, int n, weft_request_t **reqs,
+                             weft_status_t *statuses);
+
+/* If any of the n requests has completed, free it, set reqs[*index] to NULL,
+ * *index to its position and *flag to 1; else make progress and set *flag to 0.
+ * With no non-NULL request, *flag is 1 and *index is -1. */
+WEFT_API int weft_sr_testany(weft_ctx_t *ctx, int n, weft_request_t **reqs, int *index, int *flag,
+                             weft_status_t *status);
+
+/* Block until a message matching (src, comm, tag) is available to receive and
+ * describe it in *status without receiving it. */
+WEFT_API int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag,
+                           weft_status_t *status);
+
+/* As weft_sr_probe, but return at once with *flag telling whether one was found. */
+WEFT_API int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
+                            weft_status_t *status);
+
+/* Cancel a posted receive that has not matched yet: it then completes with
+ * WEFT_ECANCELED. Returns WEFT_OK if canceled, WEFT_ESTATE if it had already
+ * matched (it will complete normally), WEFT_EUNSUPPORTED for a send. The request
+ * must still be waited on or tested. */
+WEFT_API int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req);
+
+/* Counters of one context, for observability and tests. */
+typedef struct weft_counters {
+    uint64_t packets_sent, packets_received;
+    uint64_t chunks_sent, chunks_received;
+    uint64_t bytes_sent, bytes_received; /* payload bytes of user messages */
+    uint64_t eager_sent, rdv_sent;       /* user messages by protocol */
+    uint64_t rdv_rget, rdv_rtr;          /* rendezvous by single-copy get / by RTR + data */
+    uint64_t unexpected, unexpected_max; /* arrivals before their receive; peak depth */
+    uint64_t credit_stalls;              /* eager sends turned into rendezvous for lack of credit */
+} weft_counters_t;
+
+/* Copy the context's counters into *out. Thread-safe. */
+WEFT_API int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_WEFT_H */

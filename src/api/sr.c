@@ -1,0 +1,304 @@
+/* The native send/receive interface: argument checks, request set-up, and the
+ * waiting loops. Everything else is the engine's. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_int.h"
+
+/* Spins without any event before a waiting thread yields its core: with more
+ * runnable threads than cores, the peer we wait for may need this one. */
+#define WAIT_SPINS_BEFORE_YIELD 64
+
+static int set_iov(struct weft_request *req, const struct iovec *iov, int iovcnt)
+{
+    size_t total = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        if (!iov[i].iov_base && iov[i].iov_len)
+            return WEFT_EINVAL;
+        if (total + iov[i].iov_len < total)
+            return WEFT_EINVAL;
+        total += iov[i].iov_len;
+    }
+    if (iovcnt > (int)WEFT_ARRAY_SIZE(req->iov_inline)) {
+        req->iov = malloc(sizeof(struct iovec) * (size_t)iovcnt);
+        if (!req->iov) {
+            req->iov = req->iov_inline;
+            return WEFT_ENOMEM;
+        }
+    }
+    if (iovcnt)
+        memcpy(req->iov, iov, sizeof(struct iovec) * (size_t)iovcnt);
+    req->iovcnt = iovcnt;
+    req->length = total;
+    return WEFT_OK;
+}
+
+static int check_common(weft_ctx_t *ctx, const struct iovec *iov, int iovcnt,
+                        weft_request_t **req_out)
+{
+    if (!ctx || !req_out || iovcnt < 0 || (iovcnt > 0 && !iov))
+        return WEFT_EINVAL;
+    return WEFT_OK;
+}
+
+static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const struct iovec *iov,
+                 int iovcnt, bool sync, weft_request_t **req_out)
+{
+    int rc = check_common(ctx, iov, iovcnt, req_out);
+    if (rc)
+        return rc;
+    if (dest < 0 || dest >= ctx->size)
+        return WEFT_ERANK;
+    if (tag > WEFT_TAG_MAX)
+        return WEFT_ETAG;
+    weft_lock_acquire(&ctx->lock);
+    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_SEND);
+    if (!req) {
+        rc = WEFT_ENOMEM;
+        goto out_unlock;
+    }
+    if ((rc = set_iov(req, iov, iovcnt)))
+        goto err_free;
+    req->peer = dest;
+    req->gate = &ctx->gates[dest];
+    req->sync = sync;
+    req->answered = false;
+    req->status.source = ctx->rank;
+    req->status.tag = tag;
+    req->status.comm = comm;
+    req->status.length = req->length;
+    if ((rc = weft__proto_send(ctx, req)))
+        goto err_free;
+    *req_out = req;
+    weft_lock_release(&ctx->lock);
+    return WEFT_OK;
+err_free:
+    weft__request_free(ctx, req);
+out_unlock:
+    weft_lock_release(&ctx->lock);
+    return rc;
+}
+
+int weft_sr_isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const void *buf,
+                  size_t len, weft_request_t **req_out)
+{
+    if (!buf && len)
+        return WEFT_EINVAL;
+    struct iovec v = {.iov_base = (void *)buf, .iov_len = len};
+    return isend(ctx, dest, comm, tag, &v, 1, false, req_out);
+}
+
+int weft_sr_issend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const void *buf,
+                   size_t len, weft_request_t **req_out)
+{
+    if (!buf && len)
+        return WEFT_EINVAL;
+    struct iovec v = {.iov_base = (void *)buf, .iov_len = len};
+    return isend(ctx, dest, comm, tag, &v, 1, true, req_out);
+}
+
+int weft_sr_isendv(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const struct iovec *iov,
+                   int iovcnt, weft_request_t **req_out)
+{
+    return isend(ctx, dest, comm, tag, iov, iovcnt, false, req_out);
+}
+
+static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const struct iovec *iov,
+                 int iovcnt, weft_request_t **req_out)
+{
+    int rc = check_common(ctx, iov, iovcnt, req_out);
+    if (rc)
+        return rc;
+    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+        return WEFT_ERANK;
+    weft_lock_acquire(&ctx->lock);
+    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_RECV);
+    if (!req) {
+        rc = WEFT_ENOMEM;
+        goto out_unlock;
+    }
+    if ((rc = set_iov(req, iov, iovcnt)))
+        goto err_free;
+    req->peer = src;
+    req->match.comm = comm;
+    req->match.source = src;
+    req->match.tag = tag;
+    if ((rc = weft__proto_recv(ctx, req)))
+        goto err_free;
+    *req_out = req;
+    weft_lock_release(&ctx->lock);
+    return WEFT_OK;
+err_free:
+    weft__request_free(ctx, req);
+out_unlock:
+    weft_lock_release(&ctx->lock);
+    return rc;
+}
+
+int weft_sr_irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, void *buf, size_t len,
+                  weft_request_t **req_out)
+{
+    if (!buf && len)
+        return WEFT_EINVAL;
+    struct iovec v = {.iov_base = buf, .iov_len = len};
+    return irecv(ctx, src, comm, tag, &v, 1, req_out);
+}
+
+int weft_sr_irecvv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const struct iovec *iov,
+                   int iovcnt, weft_request_t **req_out)
+{
+    return irecv(ctx, src, comm, tag, iov, iovcnt, req_out);
+}
+
+static inline bool req_done(const struct weft_request *req)
+{
+    return atomic_load_explicit(&req->done, memory_order_acquire) != 0;
+}
+
+/* Hand a completed request back: copy its status, free it, return its result. */
+static int retire(weft_ctx_t *ctx, struct weft_request *req, weft_status_t *status)
+{
+    int rc = req->error;
+    if (status)
+        *status = req->status;
+    weft_lock_acquire(&ctx->lock);
+    weft__request_free(ctx, req);
+    weft_lock_release(&ctx->lock);
+    return rc;
+}
+
+static void progress_or_yield(weft_ctx_t *ctx, int *idle)
+{
+    if (weft_progress(ctx) > 0) {
+        *idle = 0;
+    } else if (++*idle >= WAIT_SPINS_BEFORE_YIELD) {
+        *idle = 0;
+        sched_yield();
+    }
+}
+
+int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status)
+{
+    if (!ctx)
+        return WEFT_EINVAL;
+    if (!req)
+        return WEFT_OK;
+    int idle = 0;
+    while (!req_done(req))
+        progress_or_yield(ctx, &idle);
+    return retire(ctx, req, status);
+}
+
+int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status)
+{
+    if (!ctx || !flag)
+        return WEFT_EINVAL;
+    if (req && !req_done(req))
+        weft_progress(ctx);
+    if (!req || req_done(req)) {
+        *flag = 1;
+        return req ? retire(ctx, req, status) : WEFT_OK;
+    }
+    *flag = 0;
+    return WEFT_OK;
+}
+
+int weft_sr_waitall(weft_ctx_t *ctx, int n, weft_request_t **reqs, weft_status_t *statuses)
+{
+    if (!ctx || n < 0 || (n > 0 && !reqs))
+        return WEFT_EINVAL;
+    int first = WEFT_OK;
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        int rc = weft_sr_wait(ctx, reqs[i], statuses ? &statuses[i] : NULL);
+        reqs[i] = NULL;
+        if (rc && !first)
+            first = rc;
+    }
+    return first;
+}
+
+int weft_sr_testany(weft_ctx_t *ctx, int n, weft_request_t **reqs, int *index, int *flag,
+                    weft_status_t *status)
+{
+    if (!ctx || n < 0 || (n > 0 && !reqs) || !index || !flag)
+        return WEFT_EINVAL;
+    bool any = false;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            if (!reqs[i])
+                continue;
+            any = true;
+            if (req_done(reqs[i])) {
+                struct weft_request *req = reqs[i];
+                reqs[i] = NULL;
+                *index = i;
+                *flag = 1;
+                return retire(ctx, req, status);
+            }
+        }
+        if (!any)
+            break;
+        if (pass == 0)
+            weft_progress(ctx);
+    }
+    *index = -1;
+    *flag = any ? 0 : 1;
+    return WEFT_OK;
+}
+
+int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
+                   weft_status_t *status)
+{
+    if (!ctx || !flag)
+        return WEFT_EINVAL;
+    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+        return WEFT_ERANK;
+    weft_lock_acquire(&ctx->lock);
+    weft__progress_locked(ctx);
+    weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
+    *flag = m != NULL;
+    if (m && status) {
+        weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
+        status->source = u->gate->peer;
+        status->comm = m->comm;
+        status->tag = m->tag;
+        status->length = u->length;
+        status->error = WEFT_OK;
+    }
+    int dead = (!m && src >= 0) ? ctx->gates[src].dead : 0;
+    weft_lock_release(&ctx->lock);
+    return dead;
+}
+
+int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, weft_status_t *status)
+{
+    int flag = 0, idle = 0;
+    for (;;) {
+        int rc = weft_sr_iprobe(ctx, src, comm, tag, &flag, status);
+        if (rc || flag)
+            return rc;
+        if (++idle >= WAIT_SPINS_BEFORE_YIELD) {
+            idle = 0;
+            sched_yield();
+        }
+    }
+}
+
+int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
+{
+    if (!ctx || !req)
+        return WEFT_EINVAL;
+    if (req->kind != WEFT_REQ_RECV)
+        return WEFT_EUNSUPPORTED;
+    int rc = WEFT_ESTATE;
+    weft_lock_acquire(&ctx->lock);
+    if (req->state == WEFT_RS_POSTED && weft__match_cancel(ctx->match, &req->match)) {
+        weft__request_complete(ctx, req, WEFT_ECANCELED);
+        rc = WEFT_OK;
+    }
+    weft_lock_release(&ctx->lock);
+    return rc;
+}

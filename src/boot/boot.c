@@ -1,0 +1,497 @@
+/* Bootstrap client: talks to weftrun's key-value server over a Unix socket, or
+ * keeps a private in-memory store when the process runs alone (a singleton).
+ *
+ * The client holds no cache: every get asks the server, so what a rank reads is
+ * always what the server committed at the last fence, never a stale copy. Both
+ * stores follow the same rule (a put becomes visible only when the fence after
+ * it completes) so that code which works alone also works under weftrun.
+ *
+ * Not thread-safe: the engine uses the store at init and finalize only, from one
+ * thread. The only state is in the weft_boot_t object.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weft/weft.h"
+#include "boot/boot.h"
+#include "boot/boot_proto.h"
+#include "util/log.h"
+
+/* One key of the singleton store. */
+typedef struct kv_entry {
+    char *key;
+    void *value;
+    size_t len;
+} kv_entry_t;
+
+typedef struct kv_table {
+    kv_entry_t *entries;
+    size_t count;
+    size_t cap;
+} kv_table_t;
+
+struct weft_boot {
+    int rank;
+    int size;
+    int fd; /* connection to weftrun; -1 for a singleton */
+    char job_id[WEFT_BOOT_JOBID_MAX + 1];
+    /* Message buffers, sized for the largest message, allocated once so that a
+     * put or get never allocates. */
+    uint8_t *tx;
+    uint8_t *rx;
+    /* Singleton store: what puts added since the last fence, and what fences
+     * committed. A linear table is enough: a singleton has a handful of keys. */
+    kv_table_t pending;
+    kv_table_t committed;
+};
+
+/* ---- singleton store ---- */
+
+static kv_entry_t *table_find(kv_table_t *t, const char *key)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (!strcmp(t->entries[i].key, key))
+            return &t->entries[i];
+    return NULL;
+}
+
+/* Set key to a copy of value (taking ownership of key_copy and value_copy). */
+static int table_set(kv_table_t *t, char *key_copy, void *value_copy, size_t len)
+{
+    kv_entry_t *e = table_find(t, key_copy);
+    if (e) {
+        free(e->key);
+        free(e->value);
+        e->key = key_copy;
+        e->value = value_copy;
+        e->len = len;
+        return WEFT_OK;
+    }
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        kv_entry_t *n = realloc(t->entries, cap * sizeof *n);
+        if (!n)
+            return WEFT_ENOMEM;
+        t->entries = n;
+        t->cap = cap;
+    }
+    t->entries[t->count++] = (kv_entry_t){.key = key_copy, .value = value_copy, .len = len};
+    return WEFT_OK;
+}
+
+static void table_clear(kv_table_t *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        free(t->entries[i].key);
+        free(t->entries[i].value);
+    }
+    free(t->entries);
+    *t = (kv_table_t){0};
+}
+
+static int local_put(weft_boot_t *b, const char *key, const void *value, size_t len)
+{
+    char *k = strdup(key);
+    /* malloc(0) may return NULL; keep one byte so NULL always means failure. */
+    void *v = malloc(len ? len : 1);
+    if (!k || !v)
+        goto err_free;
+    if (len)
+        memcpy(v, value, len);
+    if (table_set(&b->pending, k, v, len) != WEFT_OK)
+        goto err_free;
+    return WEFT_OK;
+
+err_free:
+    free(k);
+    free(v);
+    return WEFT_ENOMEM;
+}
+
+/* The fence of a job of one: commit the pending keys. */
+static int local_fence(weft_boot_t *b)
+{
+    /* Grow the committed table first, so that the commit cannot fail halfway. */
+    size_t need = b->committed.count + b->pending.count;
+    if (need > b->committed.cap) {
+        kv_entry_t *n = realloc(b->committed.entries, need * sizeof *n);
+        if (!n)
+            return WEFT_ENOMEM;
+        b->committed.entries = n;
+        b->committed.cap = need;
+    }
+    for (size_t i = 0; i < b->pending.count; i++) {
+        kv_entry_t *e = &b->pending.entries[i];
+        (void)table_set(&b->committed, e->key, e->value, e->len);
+    }
+    b->pending.count = 0; /* ownership moved to committed */
+    return WEFT_OK;
+}
+
+static int local_get(weft_boot_t *b, const char *key, void *value, size_t *len)
+{
+    kv_entry_t *e = table_find(&b->committed, key);
+    if (!e)
+        return WEFT_ENOTFOUND;
+    if (e->len > *len) {
+        *len = e->len;
+        return WEFT_ENOBUFS;
+    }
+    if (e->len)
+        memcpy(value, e->value, e->len);
+    *len = e->len;
+    return WEFT_OK;
+}
+
+/* ---- connection to weftrun ---- */
+
+static int send_all(int fd, const uint8_t *buf, size_t len)
+{
+    while (len > 0) {
+        /* MSG_NOSIGNAL: a dead launcher must give an error, not kill us with SIGPIPE. */
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            weft_log_error("boot: cannot write to the launcher: %s", strerror(errno));
+            return WEFT_EBOOT;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return WEFT_OK;
+}
+
+static int recv_all(int fd, uint8_t *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = recv(fd, buf, len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            weft_log_error("boot: lost the connection to the launcher: %s",
+                           n == 0 ? "closed by the launcher" : strerror(errno));
+            return WEFT_EBOOT;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return WEFT_OK;
+}
+
+static int send_msg(weft_boot_t *b, uint16_t type, size_t body_len)
+{
+    weft__boot_hdr_encode(b->tx, type, (uint32_t)body_len);
+    return send_all(b->fd, b->tx, WEFT_BOOT_PROTO_HDR_SIZE + body_len);
+}
+
+/* Receive one message of the expected type into b->rx; *body_len receives its
+ * length. Anything else from the launcher is a protocol error. */
+static int recv_msg(weft_boot_t *b, uint16_t type, uint32_t *body_len)
+{
+    weft_boot_hdr_t hdr;
+    int rc = recv_all(b->fd, b->rx, WEFT_BOOT_PROTO_HDR_SIZE);
+    if (rc != WEFT_OK)
+        return rc;
+    if (weft__boot_hdr_decode(b->rx, &hdr) != 0 || hdr.type != type) {
+        weft_log_error("boot: malformed reply from the launcher (type %u, length %" PRIu32 ")",
+                       (unsigned)hdr.type, hdr.body_len);
+        return WEFT_EBOOT;
+    }
+    rc = recv_all(b->fd, b->rx, hdr.body_len);
+    if (rc != WEFT_OK)
+        return rc;
+    *body_len = hdr.body_len;
+    return WEFT_OK;
+}
+
+/* Receive a reply whose body is a single i32 status. */
+static int recv_status(weft_boot_t *b, uint16_t type, int *status)
+{
+    uint32_t len;
+    int rc = recv_msg(b, type, &len);
+    if (rc != WEFT_OK)
+        return rc;
+    if (len != 4) {
+        weft_log_error("boot: malformed reply from the launcher (length %" PRIu32 ")", len);
+        return WEFT_EBOOT;
+    }
+    *status = (int32_t)weft__boot_get32(b->rx);
+    return WEFT_OK;
+}
+
+/* Parse a non-negative decimal integer that fits in an int; -1 if malformed. */
+static int parse_int(const char *s)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > INT_MAX)
+        return -1;
+    return (int)v;
+}
+
+static int connect_launcher(weft_boot_t *b, const char *addr)
+{
+    static const char prefix[] = "unix:";
+    const char *path = addr + sizeof prefix - 1;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+    if (strncmp(addr, prefix, sizeof prefix - 1) != 0 || !*path ||
+        strlen(path) >= sizeof sa.sun_path) {
+        weft_log_error("boot: WEFT_BOOT_ADDR='%s' is not a usable unix:/path address", addr);
+        return WEFT_EBOOT;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (b->fd < 0) {
+        weft_log_error("boot: socket: %s", strerror(errno));
+        return WEFT_EBOOT;
+    }
+    int rc;
+    do
+        rc = connect(b->fd, (struct sockaddr *)&sa, sizeof sa);
+    while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+        weft_log_error("boot: cannot reach the launcher at %s: %s", path, strerror(errno));
+        return WEFT_EBOOT;
+    }
+    return WEFT_OK;
+}
+
+static int hello(weft_boot_t *b)
+{
+    size_t idlen = strlen(b->job_id);
+    uint8_t *p = b->tx + WEFT_BOOT_PROTO_HDR_SIZE;
+    weft__boot_put32(p, (uint32_t)b->rank);
+    weft__boot_put32(p + 4, (uint32_t)b->size);
+    weft__boot_put16(p + 8, (uint16_t)idlen);
+    memcpy(p + 10, b->job_id, idlen);
+    int rc = send_msg(b, WEFT_BOOT_MSG_HELLO, 10 + idlen);
+    if (rc != WEFT_OK)
+        return rc;
+    int status;
+    rc = recv_status(b, WEFT_BOOT_MSG_HELLO_REPLY, &status);
+    if (rc != WEFT_OK)
+        return rc;
+    if (status != WEFT_OK) {
+        weft_log_error("boot: the launcher refused rank %d: %s", b->rank, weft_strerror(status));
+        return WEFT_EBOOT;
+    }
+    return WEFT_OK;
+}
+
+/* Read the job description weftrun put in the environment. */
+static int init_from_env(weft_boot_t *b, const char *addr)
+{
+    const char *id = getenv("WEFT_JOBID");
+    b->rank = parse_int(getenv("WEFT_RANK"));
+    b->size = parse_int(getenv("WEFT_SIZE"));
+    if (b->rank < 0 || b->size <= 0 || b->rank >= b->size) {
+        weft_log_error(
+            "boot: WEFT_BOOT_ADDR is set but WEFT_RANK/WEFT_SIZE are missing or invalid");
+        return WEFT_EBOOT;
+    }
+    if (!id || !weft__boot_jobid_valid(id, strlen(id))) {
+        weft_log_error("boot: WEFT_JOBID is missing or not made of [A-Za-z0-9_-]");
+        return WEFT_EBOOT;
+    }
+    memcpy(b->job_id, id, strlen(id) + 1);
+    b->tx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
+    b->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
+    if (!b->tx || !b->rx)
+        return WEFT_ENOMEM;
+    int rc = connect_launcher(b, addr);
+    if (rc != WEFT_OK)
+        return rc;
+    return hello(b);
+}
+
+int weft__boot_init(weft_boot_t **out)
+{
+    if (!out)
+        return WEFT_EINVAL;
+    weft_boot_t *b = calloc(1, sizeof *b);
+    if (!b)
+        return WEFT_ENOMEM;
+    b->fd = -1;
+
+    const char *addr = getenv("WEFT_BOOT_ADDR");
+    if (addr && *addr) {
+        int rc = init_from_env(b, addr);
+        if (rc != WEFT_OK) {
+            weft__boot_fini(b);
+            return rc;
+        }
+    } else {
+        /* A singleton: the id only has to be unique on this machine, and pid plus
+         * the clock is (two live processes never share a pid). */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(b->job_id, sizeof b->job_id, "s%ld-%" PRIx64, (long)getpid(),
+                 (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+        b->rank = 0;
+        b->size = 1;
+    }
+    weft__log_set_rank(b->rank);
+    *out = b;
+    return WEFT_OK;
+}
+
+int weft__boot_rank(const weft_boot_t *b)
+{
+    return b->rank;
+}
+
+int weft__boot_size(const weft_boot_t *b)
+{
+    return b->size;
+}
+
+const char *weft__boot_job_id(const weft_boot_t *b)
+{
+    return b->job_id;
+}
+
+static int check_key(const char *key)
+{
+    if (!key)
+        return WEFT_EINVAL;
+    size_t klen = strnlen(key, WEFT_BOOT_KEY_MAX + 1);
+    if (klen == 0 || klen > WEFT_BOOT_KEY_MAX)
+        return WEFT_EINVAL;
+    return WEFT_OK;
+}
+
+int weft__boot_put(weft_boot_t *b, const char *key, const void *value, size_t len)
+{
+    if (!b || check_key(key) != WEFT_OK || len > WEFT_BOOT_VALUE_MAX || (len && !value))
+        return WEFT_EINVAL;
+    if (b->fd < 0)
+        return local_put(b, key, value, len);
+
+    size_t klen = strlen(key);
+    uint8_t *p = b->tx + WEFT_BOOT_PROTO_HDR_SIZE;
+    weft__boot_put16(p, (uint16_t)klen);
+    memcpy(p + 2, key, klen);
+    weft__boot_put32(p + 2 + klen, (uint32_t)len);
+    if (len)
+        memcpy(p + 6 + klen, value, len);
+    /* No reply: puts are pipelined, and the fence that follows reports failures. */
+    return send_msg(b, WEFT_BOOT_MSG_PUT, 6 + klen + len);
+}
+
+int weft__boot_fence(weft_boot_t *b)
+{
+    if (!b)
+        return WEFT_EINVAL;
+    if (b->fd < 0)
+        return local_fence(b);
+    int rc = send_msg(b, WEFT_BOOT_MSG_FENCE, 0);
+    if (rc != WEFT_OK)
+        return rc;
+    int status;
+    rc = recv_status(b, WEFT_BOOT_MSG_FENCE_REPLY, &status);
+    if (rc != WEFT_OK)
+        return rc;
+    if (status != WEFT_OK)
+        weft_log_warn("boot: fence failed: %s", weft_strerror(status));
+    return status;
+}
+
+int weft__boot_get(weft_boot_t *b, const char *key, void *value, size_t *len)
+{
+    if (!b || !len || check_key(key) != WEFT_OK || (*len && !value))
+        return WEFT_EINVAL;
+    if (b->fd < 0)
+        return local_get(b, key, value, len);
+
+    size_t klen = strlen(key);
+    uint8_t *p = b->tx + WEFT_BOOT_PROTO_HDR_SIZE;
+    weft__boot_put16(p, (uint16_t)klen);
+    memcpy(p + 2, key, klen);
+    int rc = send_msg(b, WEFT_BOOT_MSG_GET, 2 + klen);
+    if (rc != WEFT_OK)
+        return rc;
+    uint32_t body_len;
+    rc = recv_msg(b, WEFT_BOOT_MSG_GET_REPLY, &body_len);
+    if (rc != WEFT_OK)
+        return rc;
+    if (body_len < 8)
+        goto err_proto;
+    int status = (int32_t)weft__boot_get32(b->rx);
+    uint32_t vlen = weft__boot_get32(b->rx + 4);
+    if (vlen != body_len - 8 || (status != WEFT_OK && vlen != 0))
+        goto err_proto;
+    if (status != WEFT_OK)
+        return status == WEFT_ENOTFOUND ? WEFT_ENOTFOUND : WEFT_EBOOT;
+    if (vlen > *len) {
+        *len = vlen;
+        return WEFT_ENOBUFS;
+    }
+    if (vlen)
+        memcpy(value, b->rx + 8, vlen);
+    *len = vlen;
+    return WEFT_OK;
+
+err_proto:
+    weft_log_error("boot: malformed GET reply from the launcher");
+    return WEFT_EBOOT;
+}
+
+int weft__boot_abort(weft_boot_t *b, int code, const char *msg)
+{
+    if (!b)
+        return WEFT_EINVAL;
+    if (!msg)
+        msg = "";
+    if (b->fd < 0) {
+        /* Alone there is nobody to end but ourselves, which the caller does. */
+        return WEFT_OK;
+    }
+    size_t mlen = strnlen(msg, WEFT_BOOT_ABORT_MSG_MAX);
+    uint8_t *p = b->tx + WEFT_BOOT_PROTO_HDR_SIZE;
+    weft__boot_put32(p, (uint32_t)code);
+    weft__boot_put16(p + 4, (uint16_t)mlen);
+    memcpy(p + 6, msg, mlen);
+    int rc = send_msg(b, WEFT_BOOT_MSG_ABORT, 6 + mlen);
+    if (rc != WEFT_OK)
+        return rc;
+    /* Wait for the launcher to acknowledge, so that the message is printed and the
+     * job's exit code is set before the caller exits on its own. The launcher may
+     * well kill us before the reply arrives; that is the point. */
+    int status;
+    rc = recv_status(b, WEFT_BOOT_MSG_ABORT_REPLY, &status);
+    return rc != WEFT_OK ? rc : status;
+}
+
+void weft__boot_fini(weft_boot_t *b)
+{
+    if (!b)
+        return;
+    if (b->fd >= 0) {
+        /* Say goodbye so the launcher counts this rank out of later fences rather
+         * than treating the closed connection as a failure. Best effort. */
+        uint8_t bye[WEFT_BOOT_PROTO_HDR_SIZE];
+        weft__boot_hdr_encode(bye, WEFT_BOOT_MSG_BYE, 0);
+        ssize_t n = send(b->fd, bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)n;
+        close(b->fd);
+    }
+    free(b->tx);
+    free(b->rx);
+    table_clear(&b->pending);
+    table_clear(&b->committed);
+    free(b);
+}

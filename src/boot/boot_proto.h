@@ -1,0 +1,157 @@
+/* Wire protocol between the boot client (boot.c) and weftrun's key-value server.
+ *
+ * A Unix stream socket carries messages; each is a 12-byte header followed by a
+ * body of the length the header gives. Every field is fixed-width little-endian,
+ * so the format does not depend on the compiler's struct layout or the host.
+ *
+ *   header:      u32 magic "WFTB", u16 version, u16 type, u32 body length
+ *   HELLO        u32 rank, u32 size, u16 jobid length, jobid      -> HELLO_REPLY
+ *   HELLO_REPLY  i32 status
+ *   PUT          u16 key length, key, u32 value length, value     (no reply)
+ *   FENCE        (empty)                                          -> FENCE_REPLY
+ *   FENCE_REPLY  i32 status (WEFT_OK, or WEFT_EPEERDEAD if a rank failed)
+ *   GET          u16 key length, key                              -> GET_REPLY
+ *   GET_REPLY    i32 status, u32 value length, value
+ *   ABORT        i32 exit code, u16 message length, message       -> ABORT_REPLY
+ *   ABORT_REPLY  i32 status
+ *   BYE          (empty; the client leaves the job cleanly)       (no reply)
+ *
+ * Whoever receives a message checks every length against the limits below and
+ * against the body length before touching the bytes: a peer is never trusted.
+ * The helpers are static inline so that weftrun needs only this header.
+ */
+#ifndef WEFT_BOOT_PROTO_H
+#define WEFT_BOOT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "boot/boot.h"
+
+#define WEFT_BOOT_PROTO_MAGIC    0x42544657u /* "WFTB" read as little-endian */
+#define WEFT_BOOT_PROTO_VERSION  1
+#define WEFT_BOOT_PROTO_HDR_SIZE 12
+#define WEFT_BOOT_JOBID_MAX      63
+#define WEFT_BOOT_ABORT_MSG_MAX  1024
+/* The largest body of any message: a PUT or GET_REPLY of a maximal value. */
+#define WEFT_BOOT_PROTO_BODY_MAX (2 + WEFT_BOOT_KEY_MAX + 4 + WEFT_BOOT_VALUE_MAX)
+
+enum weft_boot_msg_type {
+    WEFT_BOOT_MSG_HELLO = 1,
+    WEFT_BOOT_MSG_HELLO_REPLY = 2,
+    WEFT_BOOT_MSG_PUT = 3,
+    WEFT_BOOT_MSG_FENCE = 4,
+    WEFT_BOOT_MSG_FENCE_REPLY = 5,
+    WEFT_BOOT_MSG_GET = 6,
+    WEFT_BOOT_MSG_GET_REPLY = 7,
+    WEFT_BOOT_MSG_ABORT = 8,
+    WEFT_BOOT_MSG_ABORT_REPLY = 9,
+    WEFT_BOOT_MSG_BYE = 10,
+};
+
+typedef struct weft_boot_hdr {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t type;
+    uint32_t body_len;
+} weft_boot_hdr_t;
+
+static inline void weft__boot_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void weft__boot_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint16_t weft__boot_get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t weft__boot_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static inline void weft__boot_hdr_encode(uint8_t *p, uint16_t type, uint32_t body_len)
+{
+    weft__boot_put32(p, WEFT_BOOT_PROTO_MAGIC);
+    weft__boot_put16(p + 4, WEFT_BOOT_PROTO_VERSION);
+    weft__boot_put16(p + 6, type);
+    weft__boot_put32(p + 8, body_len);
+}
+
+/* The largest body a message of this type may carry, or -1 for an unknown type.
+ * Receivers reject a header whose body length exceeds it before reading the body. */
+static inline long weft__boot_body_max(uint16_t type)
+{
+    switch (type) {
+    case WEFT_BOOT_MSG_HELLO:
+        return 4 + 4 + 2 + WEFT_BOOT_JOBID_MAX;
+    case WEFT_BOOT_MSG_HELLO_REPLY:
+    case WEFT_BOOT_MSG_FENCE_REPLY:
+    case WEFT_BOOT_MSG_ABORT_REPLY:
+        return 4;
+    case WEFT_BOOT_MSG_PUT:
+        return 2 + WEFT_BOOT_KEY_MAX + 4 + WEFT_BOOT_VALUE_MAX;
+    case WEFT_BOOT_MSG_FENCE:
+    case WEFT_BOOT_MSG_BYE:
+        return 0;
+    case WEFT_BOOT_MSG_GET:
+        return 2 + WEFT_BOOT_KEY_MAX;
+    case WEFT_BOOT_MSG_GET_REPLY:
+        return 4 + 4 + WEFT_BOOT_VALUE_MAX;
+    case WEFT_BOOT_MSG_ABORT:
+        return 4 + 2 + WEFT_BOOT_ABORT_MSG_MAX;
+    default:
+        return -1;
+    }
+}
+
+/* Decode and check a header: 0 if it is well formed (magic, version, known type,
+ * body length within that type's limit), -1 otherwise. */
+static inline int weft__boot_hdr_decode(const uint8_t *p, weft_boot_hdr_t *hdr)
+{
+    hdr->magic = weft__boot_get32(p);
+    hdr->version = weft__boot_get16(p + 4);
+    hdr->type = weft__boot_get16(p + 6);
+    hdr->body_len = weft__boot_get32(p + 8);
+    if (hdr->magic != WEFT_BOOT_PROTO_MAGIC || hdr->version != WEFT_BOOT_PROTO_VERSION)
+        return -1;
+    long max = weft__boot_body_max(hdr->type);
+    if (max < 0 || hdr->body_len > (uint32_t)max)
+        return -1;
+    return 0;
+}
+
+/* A job id is non-empty, at most WEFT_BOOT_JOBID_MAX bytes of [A-Za-z0-9_-], so it
+ * can be part of a file name (shm segments are /dev/shm/weft-<jobid>-...). */
+static inline int weft__boot_jobid_valid(const char *id, size_t len)
+{
+    if (len == 0 || len > WEFT_BOOT_JOBID_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Keys are non-empty, at most WEFT_BOOT_KEY_MAX bytes, with no NUL inside (they
+ * are C strings on the client side). */
+static inline int weft__boot_key_valid(const uint8_t *key, size_t len)
+{
+    return len > 0 && len <= WEFT_BOOT_KEY_MAX && memchr(key, 0, len) == NULL;
+}
+
+#endif

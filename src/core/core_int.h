@@ -1,0 +1,236 @@
+/* The engine's private objects: context, gates, requests, chunks.
+ *
+ * The application thread never touches the network directly: it builds a
+ * request, queues its chunk on the gate of the destination, and the scheduler
+ * turns the gate's backlog into packets whenever the gate's track is idle
+ * (seed 000: "decouple MPI_Send/Recv from NIC send/recv"). With an idle track
+ * the submitting thread runs the scheduler itself, so a lone message leaves at
+ * once with no hand-off.
+ */
+#ifndef WEFT_CORE_INT_H
+#define WEFT_CORE_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "boot/boot.h"
+#include "core/match.h"
+#include "core/wire.h"
+#include "drivers/driver.h"
+#include "util/list.h"
+#include "util/lock.h"
+#include "util/util.h"
+#include "weft/weft.h"
+
+typedef struct weft__gate weft__gate_t;
+typedef struct weft__strategy_ops weft__strategy_ops_t;
+
+/* An outgoing chunk waiting in a gate's backlog. It is embedded in the object
+ * it belongs to (a send request, a receive request, the gate), so queuing
+ * allocates nothing. The header is encoded when the chunk is queued, except for
+ * RDATA, whose header changes with every fragment. */
+typedef struct weft__chunk {
+    weft_list_t link;
+    uint8_t kind;
+    bool queued;
+    uint16_t hdr_len;
+    uint8_t hdr[WEFT_WIRE_CHUNK_HDR_MAX];
+    /* Payload: a range of the owner's iovec. */
+    const struct iovec *iov;
+    int iovcnt;
+    uint64_t offset;          /* next byte of the payload to send (RDATA fragments) */
+    uint64_t length;          /* payload bytes in all (EAGER) or still to send (RDATA: end) */
+    uint64_t rreq;            /* RDATA: receiver's request id */
+    struct weft_request *req; /* owner, or NULL for control chunks */
+    bool heap;                /* a control chunk from ctx->free_chunks, freed once sent */
+    struct weft__chunk *next_free;
+} weft__chunk_t;
+
+typedef enum weft__req_kind {
+    WEFT_REQ_SEND = 1,
+    WEFT_REQ_RECV = 2,
+} weft__req_kind_t;
+
+/* Where a request stands in its protocol (for sends awaiting an answer). */
+enum {
+    WEFT_RS_NONE = 0,
+    WEFT_RS_QUEUED,    /* chunk in the backlog */
+    WEFT_RS_WAIT_ACK,  /* eager sync or rendezvous: waiting for ACK or RTR */
+    WEFT_RS_STREAMING, /* RDATA fragments in the backlog */
+    WEFT_RS_POSTED,    /* receive posted in the matcher */
+    WEFT_RS_RDV_RECV,  /* receive matched a rendezvous, RDATA expected */
+};
+
+struct weft_request {
+    atomic_int done; /* 0 until complete; read without the lock by test */
+    uint8_t kind;
+    uint8_t state;
+    bool sync;
+    bool exposed;       /* rkey must be unexposed at completion */
+    int peer;           /* destination, or requested source (may be ANY) */
+    int error;          /* result once done */
+    uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
+    weft__gate_t *gate; /* gate of the peer once known */
+    weft_status_t status;
+    /* User data. */
+    struct iovec *iov;
+    int iovcnt;
+    size_t length; /* total bytes of iov */
+    struct iovec iov_inline[2];
+    /* Receive side. */
+    weft__match_recv_t match;
+    uint64_t expected; /* RDATA bytes still to come */
+    /* Send side. */
+    int holds;           /* steps left before the send completes */
+    bool answered;       /* the receiver's ACK or RTR arrived */
+    uint64_t peer_sreq;  /* receive of a rendezvous: the sender's request id */
+    weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
+    weft__chunk_t data;  /* RDATA fragments after an RTR */
+    weft_rkey_t rkey;
+    weft_list_t link; /* in the context's list of live requests (peer death) */
+    struct weft_request *next_free;
+};
+
+/* An unexpected message: arrived before its receive was posted. Eager data is
+ * copied into data[]; a rendezvous keeps only its descriptor (the data stays in
+ * the sender's memory, so a flood of large sends costs the receiver nothing). */
+typedef struct weft__unexpected {
+    weft__match_msg_t match;
+    weft_list_t link; /* in ctx->unexpected, so finalize can free it */
+    weft__gate_t *gate;
+    uint8_t kind;    /* EAGER, EAGER_SYNC or RDV */
+    uint64_t length; /* message length */
+    uint64_t sreq;
+    uint64_t credit; /* eager credit to return once consumed */
+    weft_rkey_t rkey;
+    uint8_t data[];
+} weft__unexpected_t;
+
+/* The packet being built or in flight on a track: its iovec points at the
+ * headers in hdrs[] and at user payloads. */
+#define WEFT_PKT_MAX_CHUNKS 64
+#define WEFT_PKT_MAX_IOV    (2 + 3 * WEFT_PKT_MAX_CHUNKS)
+typedef struct weft__packet {
+    int nchunks;
+    int iovcnt;
+    size_t length;
+    weft__chunk_t *chunks[WEFT_PKT_MAX_CHUNKS];
+    struct iovec iov[WEFT_PKT_MAX_IOV];
+    uint64_t frag_end[WEFT_PKT_MAX_CHUNKS]; /* RDATA: offset after this fragment */
+    uint8_t pkt_hdr[WEFT_WIRE_PKT_HDR];
+    uint8_t rdata_hdr[WEFT_PKT_MAX_CHUNKS][WEFT_WIRE_RDATA_HDR];
+} weft__packet_t;
+
+/* One peer. */
+struct weft__gate {
+    struct weft_ctx *ctx;
+    int peer;
+    int dead; /* 0, or the status it died with */
+    const weft_driver_ops_t *drv_ops;
+    weft_driver_t *drv;
+    weft_track_t *track;
+    weft_track_caps_t caps;
+    const weft__strategy_ops_t *strategy;
+    bool busy;                /* a packet is in flight on the track */
+    bool on_pending;          /* linked in ctx->pending_gates */
+    size_t eager_max;         /* largest eager payload */
+    size_t rdata_max;         /* largest RDATA fragment */
+    uint32_t send_seq;        /* next sequence number to send */
+    uint32_t recv_seq;        /* next sequence number expected */
+    int64_t send_credit;      /* eager bytes we may still send to this peer */
+    uint64_t credit_owed;     /* eager bytes consumed here, not yet returned */
+    uint64_t eager_held;      /* eager bytes of this peer received, not yet consumed */
+    weft_list_t backlog;      /* chunks waiting for the track */
+    weft_list_t pending_link; /* in ctx->pending_gates */
+    weft__chunk_t credit_chunk;
+    weft__packet_t packet;
+};
+
+/* A table mapping wire ids to live requests. An id is (generation << 32) | slot:
+ * a stale or forged id from a peer never reaches a freed request. */
+typedef struct weft__handles {
+    struct {
+        struct weft_request *req;
+        uint32_t gen;
+        uint32_t next_free;
+    } * slots;
+    uint32_t capacity;
+    uint32_t free_head; /* UINT32_MAX when empty */
+} weft__handles_t;
+
+#define WEFT_MAX_DRIVERS 4
+
+struct weft_ctx {
+    weft_lock_t lock; /* the engine lock; kind follows the thread level */
+    int thread_level;
+    int rank, size;
+    weft_boot_t *boot;
+    weft__gate_t *gates;
+    int ndrivers;
+    struct {
+        const weft_driver_ops_t *ops;
+        weft_driver_t *drv;
+    } drivers[WEFT_MAX_DRIVERS];
+    weft__match_t *match;
+    weft__handles_t handles;
+    weft_list_t pending_gates; /* gates with a backlog and an idle track */
+    weft_list_t live_requests; /* posted receives and unfinished sends */
+    weft_list_t unexpected;    /* every unexpected message */
+    struct weft_request *free_requests;
+    weft__chunk_t *free_chunks;
+    uint64_t eager_credits; /* window granted to each peer */
+    weft_counters_t counters;
+    bool finalizing;
+};
+
+/* Requests (request.c). */
+struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind);
+void weft__request_free(struct weft_ctx *ctx, struct weft_request *req);
+void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int error);
+int weft__handle_add(weft__handles_t *h, struct weft_request *req, uint64_t *id_out);
+struct weft_request *weft__handle_get(weft__handles_t *h, uint64_t id);
+void weft__handle_remove(weft__handles_t *h, uint64_t id);
+void weft__handles_fini(weft__handles_t *h);
+
+/* Control chunks (ACK, RTR) live apart from requests, so a receive may complete
+ * and be freed while its ACK still waits for the track. */
+weft__chunk_t *weft__ctrl_alloc(struct weft_ctx *ctx);
+void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c);
+
+/* Scheduler (sched.c). */
+void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
+/* Build and send packets while the gate's track is idle. Returns events done. */
+int weft__sched_gate(weft__gate_t *g);
+int weft__sched_pending(struct weft_ctx *ctx);
+
+/* Protocols (proto.c). */
+int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req);
+int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req);
+int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t len);
+void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);
+void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status);
+void weft__proto_peer_lost(void *owner, void *peer_cookie, int status);
+/* A packet's chunks have left (the driver accepted them). */
+void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status);
+/* Consume an unexpected message into a receive that matched it. */
+void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
+int weft__progress_locked(struct weft_ctx *ctx);
+
+/* Strategies (strategy/). */
+struct weft__strategy_ops {
+    const char *name;
+    /* Fill pkt from the gate's backlog (chunks stay linked until sent: the
+     * strategy unlinks what it takes). Returns the number of chunks taken. */
+    int (*build)(weft__gate_t *g, weft__packet_t *pkt);
+};
+extern const weft__strategy_ops_t weft__strategy_default;
+const weft__strategy_ops_t *weft__strategy_find(const char *name);
+/* Append one chunk (or the next RDATA fragment) to a packet being built; false
+ * if it does not fit. The chunk stays in the backlog: the scheduler commits
+ * (unlinks, advances fragments) only once the driver took the packet, so a
+ * refused packet (WEFT_EAGAIN) needs no undo. Shared by all strategies. */
+bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c);
+
+#endif

@@ -1,0 +1,415 @@
+/* The context: joining the job (bootstrap, drivers, gates) and leaving it.
+ *
+ * Wire-up: every rank publishes which node it runs on and one address blob per
+ * driver, fences, connects one track per peer (self for itself, shm within the
+ * node), fences again so every segment is mapped everywhere, then lets drivers
+ * drop setup resources (shm unlinks its segment).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core_int.h"
+#include "util/log.h"
+#include "util/param.h"
+
+#define NODE_ID_MAX 256
+
+static const weft_driver_ops_t *const builtin_drivers[] = {
+    &weft__driver_self_ops,
+    &weft__driver_shm_ops,
+};
+
+/* Which node this process runs on: host name and kernel boot id, unless
+ * WEFT_NODE_ID says otherwise (network-namespace test clusters share both). */
+static void node_id(char *buf, size_t len)
+{
+    const char *forced = weft__param_str("WEFT_NODE_ID", NULL);
+    if (forced) {
+        snprintf(buf, len, "%s", forced);
+        return;
+    }
+    char host[128] = "", boot[64] = "";
+    gethostname(host, sizeof host - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof boot, f))
+            boot[0] = 0;
+        fclose(f);
+        boot[strcspn(boot, "\n")] = 0;
+    }
+    snprintf(buf, len, "%s/%s", host, boot);
+}
+
+/* Is a driver allowed by WEFT_DRIVERS (a comma-separated list)? self always is. */
+static bool driver_allowed(const char *name)
+{
+    if (!strcmp(name, "self"))
+        return true;
+    const char *list = weft__param_str("WEFT_DRIVERS", "self,shm");
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && !strncmp(p, name, n))
+            return true;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return false;
+}
+
+static int find_node(weft_ctx_t *ctx, int **node_ranks, int *node_size, int *node_index)
+{
+    char mine[NODE_ID_MAX], other[NODE_ID_MAX], key[64];
+    node_id(mine, sizeof mine);
+    snprintf(key, sizeof key, "node.%d", ctx->rank);
+    int rc = weft__boot_put(ctx->boot, key, mine, strlen(mine) + 1);
+    if (rc == WEFT_OK)
+        rc = weft__boot_fence(ctx->boot);
+    if (rc)
+        return rc;
+    int *ranks = malloc(sizeof(int) * (size_t)ctx->size);
+    if (!ranks)
+        return WEFT_ENOMEM;
+    int n = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        size_t len = sizeof other;
+        if (r != ctx->rank) {
+            snprintf(key, sizeof key, "node.%d", r);
+            rc = weft__boot_get(ctx->boot, key, other, &len);
+            if (rc) {
+                free(ranks);
+                return rc;
+            }
+            other[sizeof other - 1] = 0;
+        }
+        if (r == ctx->rank || !strcmp(mine, other)) {
+            if (r == ctx->rank)
+                *node_index = n;
+            ranks[n++] = r;
+        }
+    }
+    *node_ranks = ranks;
+    *node_size = n;
+    return WEFT_OK;
+}
+
+static const weft_driver_upcalls_t *upcalls_for(weft_ctx_t *ctx, weft_driver_upcalls_t *up)
+{
+    up->owner = ctx;
+    up->packet = weft__proto_packet;
+    up->send_done = weft__proto_send_done;
+    up->rget_done = weft__proto_rget_done;
+    up->peer_lost = weft__proto_peer_lost;
+    return up;
+}
+
+static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index)
+{
+    weft_driver_params_t params = {
+        .rank = ctx->rank,
+        .size = ctx->size,
+        .job_id = weft__boot_job_id(ctx->boot),
+        .node_ranks = node_ranks,
+        .node_size = node_size,
+        .node_index = node_index,
+    };
+    weft_driver_upcalls_t up;
+    upcalls_for(ctx, &up);
+    for (size_t i = 0; i < WEFT_ARRAY_SIZE(builtin_drivers); i++) {
+        const weft_driver_ops_t *ops = builtin_drivers[i];
+        if (!driver_allowed(ops->name))
+            continue;
+        /* A node driver is pointless alone on its node. */
+        if (!strcmp(ops->name, "shm") && node_size < 2)
+            continue;
+        weft_driver_t *drv;
+        int rc = ops->init(&params, &up, &drv);
+        if (rc) {
+            weft_log_error("driver %s failed to start: %s", ops->name, weft_strerror(rc));
+            return rc;
+        }
+        ctx->drivers[ctx->ndrivers].ops = ops;
+        ctx->drivers[ctx->ndrivers].drv = drv;
+        ctx->ndrivers++;
+        uint8_t blob[WEFT_ADDR_MAX];
+        size_t len = sizeof blob;
+        char key[64];
+        if ((rc = ops->address(drv, blob, &len)) < 0)
+            return rc;
+        snprintf(key, sizeof key, "addr.%s.%d", ops->name, ctx->rank);
+        if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
+            return rc;
+    }
+    return WEFT_OK;
+}
+
+static int driver_index(weft_ctx_t *ctx, const char *name)
+{
+    for (int i = 0; i < ctx->ndrivers; i++)
+        if (!strcmp(ctx->drivers[i].ops->name, name))
+            return i;
+    return -1;
+}
+
+static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
+{
+    int di = g->peer == ctx->rank ? driver_index(ctx, "self")
+                                  : (same_node ? driver_index(ctx, "shm") : -1);
+    if (di < 0) {
+        weft_log_error("no driver reaches rank %d (WEFT_DRIVERS=%s)", g->peer,
+                       weft__param_str("WEFT_DRIVERS", "self,shm"));
+        return WEFT_EUNSUPPORTED;
+    }
+    const weft_driver_ops_t *ops = ctx->drivers[di].ops;
+    uint8_t blob[WEFT_ADDR_MAX];
+    size_t len = sizeof blob;
+    char key[64];
+    snprintf(key, sizeof key, "addr.%s.%d", ops->name, g->peer);
+    int rc = weft__boot_get(ctx->boot, key, blob, &len);
+    if (rc)
+        return rc;
+    rc = ops->connect(ctx->drivers[di].drv, g->peer, blob, len, g, &g->track, &g->caps);
+    if (rc) {
+        weft_log_error("cannot connect to rank %d with %s: %s", g->peer, ops->name,
+                       weft_strerror(rc));
+        return rc;
+    }
+    g->drv_ops = ops;
+    g->drv = ctx->drivers[di].drv;
+    /* The largest payloads that fit a packet with their header and padding. */
+    size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
+    size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
+    g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
+    g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    return WEFT_OK;
+}
+
+static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__strategy_ops_t *st)
+{
+    g->ctx = ctx;
+    g->peer = peer;
+    g->strategy = st;
+    g->send_credit = (int64_t)ctx->eager_credits;
+    /* A test hook: both sides start their sequence numbers here, to exercise
+     * wrap-around of the 32-bit counters. */
+    g->send_seq = g->recv_seq = (uint32_t)weft__param_size("WEFT_SEQ_START", 0);
+    weft_list_init(&g->backlog);
+    weft_list_init(&g->pending_link);
+    weft_list_init(&g->credit_chunk.link);
+    g->credit_chunk.kind = WEFT_CHUNK_CREDIT;
+    g->credit_chunk.hdr_len = WEFT_WIRE_CREDIT_HDR;
+}
+
+static void ctx_free(weft_ctx_t *ctx)
+{
+    if (ctx->gates) {
+        for (int i = 0; i < ctx->size; i++)
+            if (ctx->gates[i].track)
+                ctx->gates[i].drv_ops->disconnect(ctx->gates[i].track);
+    }
+    for (int i = 0; i < ctx->ndrivers; i++)
+        ctx->drivers[i].ops->fini(ctx->drivers[i].drv);
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &ctx->unexpected)
+    {
+        weft__unexpected_t *u = weft_list_entry(pos, weft__unexpected_t, link);
+        free(u);
+    }
+    while (ctx->free_requests) {
+        struct weft_request *r = ctx->free_requests;
+        ctx->free_requests = r->next_free;
+        free(r);
+    }
+    while (ctx->free_chunks) {
+        weft__chunk_t *c = ctx->free_chunks;
+        ctx->free_chunks = c->next_free;
+        free(c);
+    }
+    if (ctx->match)
+        weft__match_destroy(ctx->match);
+    weft__handles_fini(&ctx->handles);
+    free(ctx->gates);
+    if (ctx->boot)
+        weft__boot_fini(ctx->boot);
+    weft_lock_destroy(&ctx->lock);
+    free(ctx);
+}
+
+int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
+{
+    if (!ctx_out)
+        return WEFT_EINVAL;
+    int level = WEFT_THREAD_SINGLE;
+    if (params && (params->field_mask & WEFT_INIT_FIELD_THREAD_LEVEL)) {
+        level = params->thread_level;
+        if (level < WEFT_THREAD_SINGLE || level > WEFT_THREAD_MULTIPLE)
+            return WEFT_EINVAL;
+    }
+    const weft__strategy_ops_t *st =
+        weft__strategy_find(weft__param_str("WEFT_STRATEGY", "default"));
+    if (!st) {
+        weft_log_error("unknown WEFT_STRATEGY=%s", weft__param_str("WEFT_STRATEGY", ""));
+        return WEFT_EINVAL;
+    }
+    weft_ctx_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return WEFT_ENOMEM;
+    weft_lock_init(&ctx->lock, level == WEFT_THREAD_MULTIPLE ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
+    ctx->thread_level = level;
+    ctx->handles.free_head = UINT32_MAX;
+    weft_list_init(&ctx->pending_gates);
+    weft_list_init(&ctx->live_requests);
+    weft_list_init(&ctx->unexpected);
+    ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
+    if (ctx->eager_credits < 4096)
+        ctx->eager_credits = 4096;
+
+    int *node_ranks = NULL, node_size = 0, node_index = 0;
+    int rc = weft__boot_init(&ctx->boot);
+    if (rc)
+        goto err;
+    ctx->rank = weft__boot_rank(ctx->boot);
+    ctx->size = weft__boot_size(ctx->boot);
+    weft__log_set_rank(ctx->rank);
+    if ((rc = weft__match_create(&ctx->match)))
+        goto err;
+    ctx->gates = calloc((size_t)ctx->size, sizeof *ctx->gates);
+    if (!ctx->gates) {
+        rc = WEFT_ENOMEM;
+        goto err;
+    }
+    for (int r = 0; r < ctx->size; r++)
+        gate_init(ctx, &ctx->gates[r], r, st);
+    if ((rc = find_node(ctx, &node_ranks, &node_size, &node_index)))
+        goto err;
+    if ((rc = open_drivers(ctx, node_ranks, node_size, node_index)))
+        goto err;
+    if ((rc = weft__boot_fence(ctx->boot)))
+        goto err;
+    for (int r = 0, n = 0; r < ctx->size; r++) {
+        bool same = n < node_size && node_ranks[n] == r;
+        n += same;
+        if ((rc = connect_gate(ctx, &ctx->gates[r], same)))
+            goto err;
+    }
+    if ((rc = weft__boot_fence(ctx->boot)))
+        goto err;
+    for (int i = 0; i < ctx->ndrivers; i++)
+        if ((rc = ctx->drivers[i].ops->connected(ctx->drivers[i].drv)))
+            goto err;
+    free(node_ranks);
+    *ctx_out = ctx;
+    return WEFT_OK;
+err:
+    weft_log_error("init failed: %s", weft_strerror(rc));
+    free(node_ranks);
+    ctx_free(ctx);
+    return rc;
+}
+
+static bool backlogs_empty(weft_ctx_t *ctx)
+{
+    for (int r = 0; r < ctx->size; r++) {
+        weft__gate_t *g = &ctx->gates[r];
+        if (!g->dead && (g->busy || !weft_list_empty(&g->backlog)))
+            return false;
+    }
+    return true;
+}
+
+int weft_finalize(weft_ctx_t *ctx)
+{
+    if (!ctx)
+        return WEFT_EINVAL;
+    weft_lock_acquire(&ctx->lock);
+    ctx->finalizing = true;
+    /* Credits are of no use to anybody now; ACKs and data still owed to peers
+     * are, so they get a bounded time to leave. */
+    for (int r = 0; r < ctx->size; r++) {
+        weft__gate_t *g = &ctx->gates[r];
+        if (g->credit_chunk.queued) {
+            weft_list_remove(&g->credit_chunk.link);
+            g->credit_chunk.queued = false;
+        }
+    }
+    uint64_t deadline = weft__now_ns() + 2000000000ull;
+    while (!backlogs_empty(ctx) && weft__now_ns() < deadline)
+        weft__progress_locked(ctx);
+    int rc = weft__boot_fence(ctx->boot);
+    /* Whatever was never waited on is canceled. */
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
+    {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
+        if (req->state == WEFT_RS_POSTED)
+            weft__match_cancel(ctx->match, &req->match);
+        weft__request_complete(ctx, req, WEFT_ECANCELED);
+    }
+    for (int r = 0; r < ctx->size; r++) {
+        weft__gate_t *g = &ctx->gates[r];
+        weft_list_for_each_safe(pos, tmp, &g->backlog)
+        {
+            weft__chunk_t *c = weft_list_entry(pos, weft__chunk_t, link);
+            weft_list_remove(&c->link);
+            if (c->heap)
+                weft__ctrl_free(ctx, c);
+        }
+    }
+    weft_lock_release(&ctx->lock);
+    ctx_free(ctx);
+    return rc;
+}
+
+int weft_rank(const weft_ctx_t *ctx)
+{
+    return ctx->rank;
+}
+
+int weft_size(const weft_ctx_t *ctx)
+{
+    return ctx->size;
+}
+
+int weft_thread_level(const weft_ctx_t *ctx)
+{
+    return ctx->thread_level;
+}
+
+int weft__progress_locked(weft_ctx_t *ctx)
+{
+    int events = 0;
+    for (int i = 0; i < ctx->ndrivers; i++) {
+        int n = ctx->drivers[i].ops->poll(ctx->drivers[i].drv);
+        if (n > 0)
+            events += n;
+    }
+    if (!weft_list_empty(&ctx->pending_gates))
+        events += weft__sched_pending(ctx);
+    return events;
+}
+
+int weft_progress(weft_ctx_t *ctx)
+{
+    if (!ctx)
+        return WEFT_EINVAL;
+    /* A thread that finds another one progressing goes on: never a convoy. */
+    if (!weft_lock_try(&ctx->lock))
+        return 0;
+    int n = weft__progress_locked(ctx);
+    weft_lock_release(&ctx->lock);
+    return n;
+}
+
+int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out)
+{
+    if (!ctx || !out)
+        return WEFT_EINVAL;
+    weft_lock_acquire(&ctx->lock);
+    *out = ctx->counters;
+    weft_lock_release(&ctx->lock);
+    return WEFT_OK;
+}

@@ -1,0 +1,439 @@
+/* Constant-time tag matching, after seed 000 ("A constant-time tag matching
+ * algorithm", NewMadeleine): one hash table per receive class, a FIFO of posted
+ * receives and a FIFO of unexpected messages per key, and a global posting
+ * sequence number to interleave the classes. See match.h for the contract.
+ *
+ * Where this departs from the seed's pseudo-code:
+ *  - the seed's Algorithm 2 swaps the any-source and any-tag lookups; here an
+ *    any-source receive is indexed by (comm, tag) and an any-tag receive by
+ *    (comm, source), as the text of the seed says;
+ *  - every key includes the communicator, the wildcard table included, so a
+ *    receive never matches a message of another communicator;
+ *  - an entry is freed (or kept on a small free list) as soon as both its FIFOs
+ *    are empty. NewMadeleine kept them for ever, so an application that used
+ *    many distinct tags grew the tables without bound;
+ *  - the tables grow and shrink with the number of live entries.
+ */
+#include <stdlib.h>
+
+#include "util/util.h" /* before match.h: list.h uses weft_container_of */
+#include "core/match.h"
+#include "core/match_int.h"
+#include "weft/weft.h"
+
+/* Smallest bucket array; a power of two, as are all sizes (index = hash & mask). */
+#define TABLE_MIN_BUCKETS 16
+/* Entries kept for reuse instead of freed: enough to absorb the churn of a
+ * steady stream of distinct tags without a malloc/free pair per message, small
+ * enough that the memory held after a burst stays negligible. */
+#define FREE_LIST_MAX 64
+
+/* A key of one class's table and the two FIFOs that hang from it. The fields a
+ * class does not use hold the wildcard value, so one comparison serves all. */
+struct weft__match_entry {
+    weft__match_entry_t *next;   /* next in the bucket chain */
+    weft__match_entry_t **pprev; /* the pointer that points to this entry: O(1) unlink */
+    uint64_t hash;
+    uint32_t comm;
+    int32_t source;
+    uint64_t tag;
+    weft_list_t recvs; /* posted receives (recv->link), in posting order */
+    weft_list_t msgs;  /* unexpected messages (msg->link[class]), in arrival order */
+};
+
+/* Chained hashing: entries never move when the table is resized, so receives
+ * and messages can keep a pointer to their entry and leave it in O(1). */
+typedef struct table {
+    weft__match_entry_t **buckets;
+    size_t mask;  /* number of buckets - 1 */
+    size_t count; /* live entries */
+} table_t;
+
+struct weft__match {
+    table_t tables[WEFT_MATCH_NIDX];
+    uint64_t next_seq;                    /* global posting order (seed 000) */
+    size_t posted_class[WEFT_MATCH_NIDX]; /* lets arrive skip empty classes */
+    size_t posted;
+    size_t unexpected;
+    weft__match_entry_t *free_list; /* chained through next */
+    size_t free_count;
+    long fail_after; /* test hook, < 0 when off */
+};
+
+/* The finaliser of MurmurHash3: every input bit reaches every output bit, so
+ * tags 0, 1, 2... or multiples of 1024 spread over all buckets, low bits
+ * included. */
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline uint64_t key_hash(uint32_t comm, int32_t source, uint64_t tag)
+{
+    uint64_t comm_source = ((uint64_t)comm << 32) | (uint32_t)source;
+    return mix64(tag ^ mix64(comm_source + 0x9e3779b97f4a7c15ULL));
+}
+
+static inline int class_of(int32_t source, uint64_t tag)
+{
+    if (source == WEFT_MATCH_ANY_SOURCE)
+        return tag == WEFT_MATCH_ANY_TAG ? WEFT_MATCH_IDX_ALL : WEFT_MATCH_IDX_TAG;
+    return tag == WEFT_MATCH_ANY_TAG ? WEFT_MATCH_IDX_SRC : WEFT_MATCH_IDX_SPEC;
+}
+
+/* The key under which a message (comm, source, tag) is filed in table idx. */
+static inline void message_key(int idx, int32_t *source, uint64_t *tag)
+{
+    if (idx == WEFT_MATCH_IDX_TAG || idx == WEFT_MATCH_IDX_ALL)
+        *source = WEFT_MATCH_ANY_SOURCE;
+    if (idx == WEFT_MATCH_IDX_SRC || idx == WEFT_MATCH_IDX_ALL)
+        *tag = WEFT_MATCH_ANY_TAG;
+}
+
+/* msg->link[idx] back to its message: offsetof needs a constant index. */
+static inline weft__match_msg_t *msg_of_link(weft_list_t *link, int idx)
+{
+    return weft_container_of(link - idx, weft__match_msg_t, link);
+}
+
+static int table_init(table_t *t)
+{
+    t->buckets = calloc(TABLE_MIN_BUCKETS, sizeof(*t->buckets));
+    if (!t->buckets)
+        return WEFT_ENOMEM;
+    t->mask = TABLE_MIN_BUCKETS - 1;
+    t->count = 0;
+    return WEFT_OK;
+}
+
+static inline void bucket_insert(weft__match_entry_t **head, weft__match_entry_t *e)
+{
+    e->next = *head;
+    if (e->next)
+        e->next->pprev = &e->next;
+    e->pprev = head;
+    *head = e;
+}
+
+static inline void bucket_unlink(weft__match_entry_t *e)
+{
+    *e->pprev = e->next;
+    if (e->next)
+        e->next->pprev = e->pprev;
+}
+
+/* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
+ * one: lookups stay correct, only the chains get longer, so growth never turns
+ * into an error for the caller. */
+static void table_resize(table_t *t, size_t nbuckets)
+{
+    weft__match_entry_t **buckets = calloc(nbuckets, sizeof(*buckets));
+    if (!buckets)
+        return;
+    for (size_t i = 0; i <= t->mask; i++) {
+        weft__match_entry_t *e = t->buckets[i];
+        while (e) {
+            weft__match_entry_t *next = e->next;
+            bucket_insert(&buckets[e->hash & (nbuckets - 1)], e);
+            e = next;
+        }
+    }
+    free(t->buckets);
+    t->buckets = buckets;
+    t->mask = nbuckets - 1;
+}
+
+static inline weft__match_entry_t *table_lookup(const table_t *t, uint64_t hash, uint32_t comm,
+                                                int32_t source, uint64_t tag)
+{
+    for (weft__match_entry_t *e = t->buckets[hash & t->mask]; e; e = e->next)
+        if (e->hash == hash && e->tag == tag && e->source == source && e->comm == comm)
+            return e;
+    return NULL;
+}
+
+static weft__match_entry_t *entry_alloc(weft__match_t *m)
+{
+    if (m->fail_after >= 0) {
+        if (m->fail_after == 0)
+            return NULL;
+        m->fail_after--;
+    }
+    weft__match_entry_t *e = m->free_list;
+    if (e) {
+        m->free_list = e->next;
+        m->free_count--;
+        return e;
+    }
+    return malloc(sizeof(*e));
+}
+
+static void entry_free(weft__match_t *m, weft__match_entry_t *e)
+{
+    if (m->free_count < FREE_LIST_MAX) {
+        e->next = m->free_list;
+        m->free_list = e;
+        m->free_count++;
+        return;
+    }
+    free(e);
+}
+
+/* The entry for a key in table idx, created if absent. */
+static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, int32_t source,
+                     uint64_t tag, weft__match_entry_t **out)
+{
+    table_t *t = &m->tables[idx];
+    weft__match_entry_t *e = table_lookup(t, hash, comm, source, tag);
+    if (e) {
+        *out = e;
+        return WEFT_OK;
+    }
+    e = entry_alloc(m);
+    if (!e)
+        return WEFT_ENOMEM;
+    e->hash = hash;
+    e->comm = comm;
+    e->source = source;
+    e->tag = tag;
+    weft_list_init(&e->recvs);
+    weft_list_init(&e->msgs);
+    /* Grow at load 3/4: chains stay O(1) on average. */
+    if ((t->count + 1) * 4 > (t->mask + 1) * 3)
+        table_resize(t, (t->mask + 1) * 2);
+    bucket_insert(&t->buckets[hash & t->mask], e);
+    t->count++;
+    *out = e;
+    return WEFT_OK;
+}
+
+/* Drop an entry once nothing hangs from it: an empty entry is never left in a
+ * table, which is what keeps memory proportional to what is pending. */
+static void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
+{
+    if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
+        return;
+    table_t *t = &m->tables[idx];
+    bucket_unlink(e);
+    t->count--;
+    entry_free(m, e);
+    /* Shrink at load 1/8 to load 1/4: far enough from the growth threshold that
+     * an insert/remove pattern around one size cannot make every call rehash, so
+     * resizing stays amortised O(1). */
+    size_t nbuckets = t->mask + 1;
+    if (nbuckets > TABLE_MIN_BUCKETS && t->count * 8 < nbuckets)
+        table_resize(t, nbuckets / 2);
+}
+
+static void recv_unlink(weft__match_t *m, weft__match_recv_t *recv)
+{
+    int idx = class_of(recv->source, recv->tag);
+    weft_list_remove(&recv->link);
+    entry_release(m, idx, recv->entry);
+    recv->entry = NULL;
+    m->posted_class[idx]--;
+    m->posted--;
+}
+
+int weft__match_create(weft__match_t **out)
+{
+    weft__match_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return WEFT_ENOMEM;
+    int idx;
+    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+        if (table_init(&m->tables[idx]) != WEFT_OK)
+            goto err_free_tables;
+    m->fail_after = -1;
+    *out = m;
+    return WEFT_OK;
+
+err_free_tables:
+    while (idx-- > 0)
+        free(m->tables[idx].buckets);
+    free(m);
+    return WEFT_ENOMEM;
+}
+
+void weft__match_destroy(weft__match_t *m)
+{
+    if (!m)
+        return;
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+        table_t *t = &m->tables[idx];
+        for (size_t i = 0; i <= t->mask; i++) {
+            weft__match_entry_t *e = t->buckets[i];
+            while (e) {
+                weft__match_entry_t *next = e->next;
+                free(e);
+                e = next;
+            }
+        }
+        free(t->buckets);
+    }
+    while (m->free_list) {
+        weft__match_entry_t *next = m->free_list->next;
+        free(m->free_list);
+        m->free_list = next;
+    }
+    free(m);
+}
+
+/* Seed 000, Algorithm 1: look at the head of the posted FIFO of each class the
+ * message could match and take the receive posted first. */
+weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t source,
+                                       uint64_t tag)
+{
+    if (m->posted == 0 || source < 0 || tag == WEFT_MATCH_ANY_TAG)
+        return NULL;
+    weft__match_recv_t *best = NULL;
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+        if (m->posted_class[idx] == 0)
+            continue;
+        int32_t key_source = source;
+        uint64_t key_tag = tag;
+        message_key(idx, &key_source, &key_tag);
+        weft__match_entry_t *e = table_lookup(&m->tables[idx], key_hash(comm, key_source, key_tag),
+                                              comm, key_source, key_tag);
+        if (!e || weft_list_empty(&e->recvs))
+            continue;
+        weft__match_recv_t *head = weft_list_entry(e->recvs.next, weft__match_recv_t, link);
+        if (!best || head->seq < best->seq)
+            best = head;
+    }
+    if (best)
+        recv_unlink(m, best);
+    return best;
+}
+
+/* Seed 000, Algorithm 1, last step: the message goes at the tail of all four
+ * unexpected FIFOs, so a receive of any class finds it at its own key. */
+int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
+{
+    if (msg->source < 0 || msg->tag == WEFT_MATCH_ANY_TAG)
+        return WEFT_EINVAL;
+    weft__match_entry_t *entries[WEFT_MATCH_NIDX];
+    int idx, rc = WEFT_OK;
+    /* Find or create all four entries before linking anything, so a failure
+     * leaves the structure exactly as it was. */
+    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+        int32_t key_source = msg->source;
+        uint64_t key_tag = msg->tag;
+        message_key(idx, &key_source, &key_tag);
+        rc = entry_get(m, idx, key_hash(msg->comm, key_source, key_tag), msg->comm, key_source,
+                       key_tag, &entries[idx]);
+        if (rc != WEFT_OK)
+            goto err_release_entries;
+    }
+    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+        weft_list_push_back(&entries[idx]->msgs, &msg->link[idx]);
+        msg->entry[idx] = entries[idx];
+    }
+    m->unexpected++;
+    return WEFT_OK;
+
+err_release_entries:
+    while (idx-- > 0)
+        entry_release(m, idx, entries[idx]); /* frees only those just created */
+    return rc;
+}
+
+/* Seed 000, Algorithm 2: a receive looks only at the unexpected FIFO of its own
+ * class and key, whose head is the oldest message it can match. */
+weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, int *err)
+{
+    int idx = class_of(recv->source, recv->tag);
+    uint64_t hash = key_hash(recv->comm, recv->source, recv->tag);
+    if (m->unexpected > 0) {
+        weft__match_entry_t *e =
+            table_lookup(&m->tables[idx], hash, recv->comm, recv->source, recv->tag);
+        if (e && !weft_list_empty(&e->msgs)) {
+            weft__match_msg_t *msg = msg_of_link(e->msgs.next, idx);
+            weft__match_remove_msg(m, msg);
+            recv->entry = NULL;
+            *err = WEFT_OK;
+            return msg;
+        }
+    }
+    weft__match_entry_t *e;
+    int rc = entry_get(m, idx, hash, recv->comm, recv->source, recv->tag, &e);
+    if (rc != WEFT_OK) {
+        *err = rc;
+        return NULL;
+    }
+    recv->seq = m->next_seq++;
+    weft_list_push_back(&e->recvs, &recv->link);
+    recv->entry = e;
+    m->posted_class[idx]++;
+    m->posted++;
+    *err = WEFT_OK;
+    return NULL;
+}
+
+weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t source, uint64_t tag)
+{
+    if (m->unexpected == 0)
+        return NULL;
+    int idx = class_of(source, tag);
+    weft__match_entry_t *e =
+        table_lookup(&m->tables[idx], key_hash(comm, source, tag), comm, source, tag);
+    if (!e || weft_list_empty(&e->msgs))
+        return NULL;
+    return msg_of_link(e->msgs.next, idx);
+}
+
+void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
+{
+    if (!msg->entry[0])
+        return; /* not (or no longer) in the structure */
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+        weft_list_remove(&msg->link[idx]);
+        entry_release(m, idx, msg->entry[idx]);
+        msg->entry[idx] = NULL;
+    }
+    m->unexpected--;
+}
+
+bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv)
+{
+    if (!recv->entry)
+        return false;
+    recv_unlink(m, recv);
+    return true;
+}
+
+size_t weft__match_posted_count(const weft__match_t *m)
+{
+    return m->posted;
+}
+
+size_t weft__match_unexpected_count(const weft__match_t *m)
+{
+    return m->unexpected;
+}
+
+size_t weft__match_entry_count(const weft__match_t *m)
+{
+    size_t n = 0;
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+        n += m->tables[idx].count;
+    return n;
+}
+
+size_t weft__match_bucket_count(const weft__match_t *m)
+{
+    size_t n = 0;
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+        n += m->tables[idx].mask + 1;
+    return n;
+}
+
+void weft__match_fail_allocs_after(weft__match_t *m, long after)
+{
+    m->fail_after = after < 0 ? -1 : after;
+}

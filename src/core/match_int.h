@@ -1,0 +1,25 @@
+/* Private to src/core and the unit tests: introspection of the matcher's hash
+ * tables (seed 000, "A constant-time tag matching algorithm"). Not thread-safe;
+ * the caller holds the same lock as for the rest of match.h. */
+#ifndef WEFT_MATCH_INT_H
+#define WEFT_MATCH_INT_H
+
+#include <stddef.h>
+
+#include "core/match.h"
+
+/* Live hash entries over the four tables. An entry lives only while its posted
+ * FIFO or its unexpected FIFO is non-empty, so after everything has matched,
+ * been cancelled or been removed this is 0. */
+size_t weft__match_entry_count(const weft__match_t *m);
+
+/* Buckets over the four tables: they grow with the entries and shrink back
+ * (down to a small minimum) when the entries go. */
+size_t weft__match_bucket_count(const weft__match_t *m);
+
+/* Test hook: let the next `after` entry acquisitions succeed, then make every
+ * one fail as if out of memory, so the WEFT_ENOMEM roll-back paths can be
+ * exercised. A negative value turns the hook off (the default). */
+void weft__match_fail_allocs_after(weft__match_t *m, long after);
+
+#endif

@@ -1,0 +1,511 @@
+/* Protocols: eager (copy) below a gate's threshold, rendezvous above it, eager
+ * flow control by credits, and the handling of every chunk that arrives.
+ *
+ * Eager: the payload travels inline; if the receive is not posted yet, the
+ * receiver copies it aside. Each peer may have at most WEFT_EAGER_CREDITS bytes
+ * of eager data outstanding at a receiver (each message also costs a fixed
+ * overhead, so a flood of empty messages is bounded too); credits come back as
+ * messages are consumed. A sender out of credit sends a rendezvous instead, so it
+ * never blocks and never deadlocks, and the receiver only keeps small
+ * descriptors: the data stays in the sender's memory.
+ *
+ * Rendezvous: RDV carries the length and, where the track can, a key to read
+ * the sender's buffer (process_vm_readv on shared memory). Once matched, the
+ * receiver reads the data itself (single copy) and ACKs; otherwise it sends RTR
+ * and the sender streams RDATA fragments straight from the user buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_int.h"
+#include "util/log.h"
+
+#define CREDIT_OVERHEAD 64
+
+static inline uint64_t eager_cost(uint64_t len)
+{
+    return len + CREDIT_OVERHEAD;
+}
+
+static void mark_pending(weft__gate_t *g)
+{
+    if (!g->on_pending && !g->dead) {
+        weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
+        g->on_pending = true;
+    }
+}
+
+/* Copy len bytes of src into an iovec starting at byte offset off. */
+static void copy_to_iov(const struct iovec *iov, int iovcnt, uint64_t off, const uint8_t *src,
+                        uint64_t len)
+{
+    for (int i = 0; i < iovcnt && len; i++) {
+        if (off >= iov[i].iov_len) {
+            off -= iov[i].iov_len;
+            continue;
+        }
+        size_t take = WEFT_MIN(iov[i].iov_len - off, len);
+        memcpy((char *)iov[i].iov_base + off, src, take);
+        src += take;
+        len -= take;
+        off = 0;
+    }
+}
+
+static void queue_ctrl(weft__gate_t *g, weft__chunk_t *c)
+{
+    if (g->dead) {
+        weft__ctrl_free(g->ctx, c);
+        return;
+    }
+    weft__chunk_queue(g, c, false);
+    mark_pending(g);
+}
+
+static void send_ack(weft__gate_t *g, uint64_t sreq)
+{
+    weft__chunk_t *c = weft__ctrl_alloc(g->ctx);
+    if (!c) {
+        weft_log_error("out of memory for an ACK to rank %d: its send will not complete", g->peer);
+        return;
+    }
+    c->kind = WEFT_CHUNK_ACK;
+    c->hdr_len = (uint16_t)weft__wire_put_ack(c->hdr, sreq);
+    queue_ctrl(g, c);
+}
+
+/* Eager bytes of this peer were consumed: return them as credit, in batches. */
+static void credit_return(weft__gate_t *g, uint64_t cost)
+{
+    g->eager_held -= cost;
+    g->credit_owed += cost;
+    if (g->credit_owed >= g->ctx->eager_credits / 4 && !g->credit_chunk.queued && !g->dead) {
+        weft__chunk_queue(g, &g->credit_chunk, false);
+        mark_pending(g);
+    }
+}
+
+static void send_release(struct weft_ctx *ctx, struct weft_request *req, int err)
+{
+    if (err && !req->status.error)
+        req->status.error = err;
+    if (--req->holds == 0)
+        weft__request_complete(ctx, req, req->status.error);
+}
+
+int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    if (g->dead)
+        return WEFT_EPEERDEAD;
+    uint64_t len = req->length;
+    uint64_t cost = eager_cost(len);
+    weft__chunk_t *c = &req->chunk;
+    uint32_t seq = g->send_seq;
+    int rc;
+
+    c->iov = req->iov;
+    c->iovcnt = req->iovcnt;
+    c->offset = 0;
+    if (len <= g->eager_max && (uint64_t)g->send_credit >= cost) {
+        if (req->sync && (rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
+            return rc;
+        g->send_credit -= (int64_t)cost;
+        c->kind = req->sync ? WEFT_CHUNK_EAGER_SYNC : WEFT_CHUNK_EAGER;
+        c->hdr_len = (uint16_t)weft__wire_put_eager(c->hdr, req->sync, seq, req->status.tag,
+                                                    req->status.comm, len, req->id);
+        c->length = len;
+        req->holds = req->sync ? 2 : 1;
+        ctx->counters.eager_sent++;
+    } else {
+        if (len <= g->eager_max)
+            ctx->counters.credit_stalls++;
+        if ((rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
+            return rc;
+        const weft_rkey_t *rkey = NULL;
+        /* Only a contiguous buffer can be exposed for a single-copy read;
+         * scattered data goes by RTR and RDATA, gathered by the driver. */
+        if ((g->caps.flags & WEFT_DRV_CAP_RGET) && g->drv_ops->expose && req->iovcnt == 1 &&
+            len > 0 &&
+            g->drv_ops->expose(g->drv, req->iov[0].iov_base, len, &req->rkey) == WEFT_OK) {
+            req->exposed = true;
+            rkey = &req->rkey;
+        }
+        c->kind = WEFT_CHUNK_RDV;
+        c->hdr_len = (uint16_t)weft__wire_put_rdv(c->hdr, seq, req->status.tag, req->status.comm,
+                                                  len, req->id, rkey);
+        c->length = 0;
+        req->holds = 2;
+        ctx->counters.rdv_sent++;
+    }
+    g->send_seq++;
+    ctx->counters.bytes_sent += len;
+    req->state = WEFT_RS_QUEUED;
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    weft__chunk_queue(g, c, false);
+    /* The submitting thread runs the scheduler itself: with an idle track the
+     * message leaves now, with no queue hop. */
+    weft__sched_gate(g);
+    return WEFT_OK;
+}
+
+void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
+{
+    struct weft_ctx *ctx = g->ctx;
+    for (int i = 0; i < pkt->nchunks; i++) {
+        weft__chunk_t *c = pkt->chunks[i];
+        if (c->heap) {
+            weft__ctrl_free(ctx, c);
+            continue;
+        }
+        struct weft_request *req = c->req;
+        if (!req)
+            continue; /* the gate's credit chunk */
+        if (c == &req->data) {
+            if (c->offset == c->length && !c->queued)
+                send_release(ctx, req, status);
+            continue;
+        }
+        if (req->holds > 1 && !req->answered)
+            req->state = WEFT_RS_WAIT_ACK;
+        send_release(ctx, req, status);
+    }
+}
+
+void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status)
+{
+    weft__gate_t *g = peer_cookie;
+    g->busy = false;
+    g->ctx->counters.packets_sent++;
+    weft__proto_chunks_sent(g, send_cookie, status);
+    mark_pending(g);
+}
+
+/* Send an RTR: the sender will stream the accepted bytes as RDATA. */
+static void rdv_rtr(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g)
+{
+    int rc = weft__handle_add(&ctx->handles, req, &req->id);
+    weft__chunk_t *c = rc == WEFT_OK ? weft__ctrl_alloc(ctx) : NULL;
+    if (!c) {
+        weft__request_complete(ctx, req, WEFT_ENOMEM);
+        return;
+    }
+    req->state = WEFT_RS_RDV_RECV;
+    req->expected = req->status.length;
+    c->kind = WEFT_CHUNK_RTR;
+    c->hdr_len = (uint16_t)weft__wire_put_rtr(c->hdr, req->peer_sreq, req->id, req->expected);
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    ctx->counters.rdv_rtr++;
+    queue_ctrl(g, c);
+}
+
+/* A receive matched a rendezvous of len bytes. */
+static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g, uint64_t len,
+                      uint64_t sreq, const weft_rkey_t *rkey)
+{
+    uint64_t accept = WEFT_MIN(len, (uint64_t)req->length);
+    req->gate = g;
+    req->peer_sreq = sreq;
+    req->status.length = accept;
+    req->status.error = len > req->length ? WEFT_ETRUNC : WEFT_OK;
+    if (g->dead) {
+        weft__request_complete(ctx, req, g->dead);
+        return;
+    }
+    if (accept == 0) {
+        send_ack(g, sreq);
+        weft__request_complete(ctx, req, req->status.error);
+        return;
+    }
+    if (rkey->len && (g->caps.flags & WEFT_DRV_CAP_RGET)) {
+        int rc = g->drv_ops->rget(g->track, req->iov, req->iovcnt, rkey, 0, accept, req);
+        if (rc == WEFT_OK) {
+            ctx->counters.rdv_rget++;
+            send_ack(g, sreq);
+            weft__request_complete(ctx, req, req->status.error);
+            return;
+        }
+        if (rc == WEFT_INPROGRESS) {
+            req->state = WEFT_RS_RDV_RECV;
+            weft_list_push_back(&ctx->live_requests, &req->link);
+            return;
+        }
+        if (rc == WEFT_EPEERDEAD) {
+            weft__request_complete(ctx, req, rc);
+            return;
+        }
+        /* EPERM and friends: the copy path always works. */
+        weft_log_debug("single-copy read from rank %d failed (%s); using RTR", g->peer,
+                       weft_strerror(rc));
+    }
+    rdv_rtr(ctx, req, g);
+}
+
+void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status)
+{
+    struct weft_ctx *ctx = owner;
+    struct weft_request *req = op_cookie;
+    weft__gate_t *g = peer_cookie;
+    weft_list_remove(&req->link);
+    if (status == WEFT_OK) {
+        ctx->counters.rdv_rget++;
+        send_ack(g, req->peer_sreq);
+        weft__request_complete(ctx, req, req->status.error);
+    } else if (status == WEFT_EPEERDEAD) {
+        weft__request_complete(ctx, req, status);
+    } else {
+        rdv_rtr(ctx, req, g);
+    }
+}
+
+void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u)
+{
+    weft__gate_t *g = u->gate;
+    req->status.source = g->peer;
+    req->status.tag = u->match.tag;
+    req->status.comm = u->match.comm;
+    req->gate = g;
+    if (u->kind == WEFT_CHUNK_RDV) {
+        rdv_start(ctx, req, g, u->length, u->sreq, &u->rkey);
+    } else {
+        uint64_t n = WEFT_MIN(u->length, (uint64_t)req->length);
+        copy_to_iov(req->iov, req->iovcnt, 0, u->data, n);
+        req->status.length = n;
+        credit_return(g, u->credit);
+        if (u->kind == WEFT_CHUNK_EAGER_SYNC)
+            send_ack(g, u->sreq);
+        weft__request_complete(ctx, req, u->length > req->length ? WEFT_ETRUNC : WEFT_OK);
+    }
+    weft_list_remove(&u->link);
+    free(u);
+}
+
+int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
+{
+    int err;
+    weft__match_msg_t *m = weft__match_post(ctx->match, &req->match, &err);
+    if (err)
+        return err;
+    if (m) {
+        weft__proto_consume(ctx, req, weft_container_of(m, weft__unexpected_t, match));
+        return WEFT_OK;
+    }
+    req->state = WEFT_RS_POSTED;
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    if (req->peer >= 0 && ctx->gates[req->peer].dead) {
+        weft__match_cancel(ctx->match, &req->match);
+        weft__request_complete(ctx, req, ctx->gates[req->peer].dead);
+    }
+    return WEFT_OK;
+}
+
+/* A message chunk (EAGER, EAGER_SYNC, RDV) arrived from g. */
+static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    bool eager = c->kind != WEFT_CHUNK_RDV;
+    if (c->seq != g->recv_seq) {
+        weft_log_error("rank %d sent message sequence %u, expected %u", g->peer, c->seq,
+                       g->recv_seq);
+        return WEFT_EPROTO;
+    }
+    if (eager) {
+        /* The peer may not exceed the window it was granted. */
+        uint64_t cost = eager_cost(c->len);
+        if (c->len > g->eager_max || g->eager_held + cost > ctx->eager_credits) {
+            weft_log_error("rank %d overran its eager credit", g->peer);
+            return WEFT_EPROTO;
+        }
+        g->eager_held += cost;
+    }
+    g->recv_seq++;
+    ctx->counters.chunks_received++;
+    weft__match_recv_t *m = weft__match_arrive(ctx->match, c->comm, g->peer, c->tag);
+    if (m) {
+        struct weft_request *req = weft_container_of(m, struct weft_request, match);
+        weft_list_remove(&req->link);
+        req->status.source = g->peer;
+        req->status.tag = c->tag;
+        req->status.comm = c->comm;
+        req->gate = g;
+        if (!eager) {
+            rdv_start(ctx, req, g, c->len, c->sreq, &c->rkey);
+            return WEFT_OK;
+        }
+        uint64_t n = WEFT_MIN(c->len, (uint64_t)req->length);
+        copy_to_iov(req->iov, req->iovcnt, 0, c->payload, n);
+        req->status.length = n;
+        credit_return(g, eager_cost(c->len));
+        if (c->kind == WEFT_CHUNK_EAGER_SYNC)
+            send_ack(g, c->sreq);
+        weft__request_complete(ctx, req, c->len > req->length ? WEFT_ETRUNC : WEFT_OK);
+        return WEFT_OK;
+    }
+    /* Unexpected: eager data is copied aside (bounded by the credit window). */
+    weft__unexpected_t *u = malloc(sizeof *u + (eager ? c->len : 0));
+    if (!u)
+        return WEFT_ENOMEM;
+    memset(&u->match, 0, sizeof u->match);
+    u->match.comm = c->comm;
+    u->match.source = g->peer;
+    u->match.tag = c->tag;
+    u->gate = g;
+    u->kind = c->kind;
+    u->length = c->len;
+    u->sreq = c->sreq;
+    u->credit = eager ? eager_cost(c->len) : 0;
+    u->rkey = c->rkey;
+    if (eager && c->len)
+        memcpy(u->data, c->payload, c->len);
+    int rc = weft__match_add_unexpected(ctx->match, &u->match);
+    if (rc) {
+        free(u);
+        return rc;
+    }
+    weft_list_push_back(&ctx->unexpected, &u->link);
+    ctx->counters.unexpected++;
+    uint64_t depth = weft__match_unexpected_count(ctx->match);
+    if (depth > ctx->counters.unexpected_max)
+        ctx->counters.unexpected_max = depth;
+    return WEFT_OK;
+}
+
+static int on_rtr(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
+    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->chunk.kind != WEFT_CHUNK_RDV ||
+        req->answered || c->len > req->length)
+        return WEFT_EPROTO;
+    req->answered = true;
+    ctx->counters.chunks_received++;
+    if (c->len == 0) {
+        send_release(ctx, req, WEFT_OK);
+        return WEFT_OK;
+    }
+    weft__chunk_t *d = &req->data;
+    d->kind = WEFT_CHUNK_RDATA;
+    d->iov = req->iov;
+    d->iovcnt = req->iovcnt;
+    d->offset = 0;
+    d->length = c->len;
+    d->rreq = c->rreq;
+    req->state = WEFT_RS_STREAMING;
+    weft__chunk_queue(g, d, false);
+    mark_pending(g);
+    return WEFT_OK;
+}
+
+static int on_rdata(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->rreq);
+    if (!req || req->kind != WEFT_REQ_RECV || req->gate != g || req->state != WEFT_RS_RDV_RECV ||
+        c->len > req->expected || c->offset > req->status.length ||
+        c->len > req->status.length - c->offset)
+        return WEFT_EPROTO;
+    copy_to_iov(req->iov, req->iovcnt, c->offset, c->payload, c->len);
+    req->expected -= c->len;
+    ctx->counters.chunks_received++;
+    if (req->expected == 0)
+        weft__request_complete(ctx, req, req->status.error);
+    return WEFT_OK;
+}
+
+static int on_ack(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
+    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->answered ||
+        req->chunk.kind == WEFT_CHUNK_EAGER)
+        return WEFT_EPROTO;
+    req->answered = true;
+    ctx->counters.chunks_received++;
+    send_release(ctx, req, WEFT_OK);
+    return WEFT_OK;
+}
+
+int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t len)
+{
+    struct weft_ctx *ctx = owner;
+    weft__gate_t *g = peer_cookie;
+    weft__wire_iter_t it;
+    weft__wire_chunk_t c;
+    int rc = weft__wire_open(buf, len, &it);
+    if (rc)
+        goto malformed;
+    ctx->counters.packets_received++;
+    while ((rc = weft__wire_next(&it, &c)) == 1) {
+        switch (c.kind) {
+        case WEFT_CHUNK_EAGER:
+        case WEFT_CHUNK_EAGER_SYNC:
+        case WEFT_CHUNK_RDV:
+            rc = on_message(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_RTR:
+            rc = on_rtr(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_RDATA:
+            rc = on_rdata(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_ACK:
+            rc = on_ack(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_CREDIT:
+            if (c.bytes > ctx->eager_credits ||
+                (uint64_t)g->send_credit + c.bytes > ctx->eager_credits)
+                rc = WEFT_EPROTO;
+            else
+                g->send_credit += (int64_t)c.bytes;
+            break;
+        default:
+            rc = WEFT_EPROTO;
+        }
+        if (rc)
+            goto malformed;
+    }
+    if (rc == 0)
+        return WEFT_OK;
+malformed:
+    weft_log_error("rejected a packet of %zu bytes from rank %d: %s", len, g->peer,
+                   weft_strerror(rc));
+    return rc < 0 ? rc : WEFT_EPROTO;
+}
+
+/* A peer is gone: fail every request that can only complete through it. */
+void weft__proto_peer_lost(void *owner, void *peer_cookie, int status)
+{
+    struct weft_ctx *ctx = owner;
+    weft__gate_t *g = peer_cookie;
+    if (g->dead)
+        return;
+    g->dead = status < 0 ? status : WEFT_EPEERDEAD;
+    if (g->dead == WEFT_EPROTO)
+        g->dead = WEFT_EPEERDEAD;
+    if (!ctx->finalizing)
+        weft_log_error("rank %d is lost (%s); its requests fail with WEFT_EPEERDEAD", g->peer,
+                       weft_strerror(status));
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &g->backlog)
+    {
+        weft__chunk_t *c = weft_list_entry(pos, weft__chunk_t, link);
+        weft_list_remove(&c->link);
+        c->queued = false;
+        if (c->heap)
+            weft__ctrl_free(ctx, c);
+    }
+    if (g->on_pending) {
+        weft_list_remove(&g->pending_link);
+        g->on_pending = false;
+    }
+    weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
+    {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
+        if (req->kind == WEFT_REQ_SEND && req->gate == g) {
+            weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+        } else if (req->kind == WEFT_REQ_RECV) {
+            if (req->state == WEFT_RS_POSTED && req->peer == g->peer) {
+                weft__match_cancel(ctx->match, &req->match);
+                weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+            } else if (req->state == WEFT_RS_RDV_RECV && req->gate == g) {
+                weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+            }
+        }
+    }
+}

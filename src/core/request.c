@@ -1,0 +1,140 @@
+/* Requests and the id table that names them on the wire. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_int.h"
+
+struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
+{
+    struct weft_request *req = ctx->free_requests;
+    if (req)
+        ctx->free_requests = req->next_free;
+    else if (!(req = malloc(sizeof *req)))
+        return NULL;
+    /* Only the fields every path reads are reset; the protocol fills the rest. */
+    atomic_store_explicit(&req->done, 0, memory_order_relaxed);
+    req->kind = kind;
+    req->state = WEFT_RS_NONE;
+    req->sync = false;
+    req->exposed = false;
+    req->error = WEFT_OK;
+    req->id = 0;
+    req->gate = NULL;
+    req->expected = 0;
+    memset(&req->status, 0, sizeof req->status);
+    memset(&req->match, 0, sizeof req->match);
+    weft_list_init(&req->link);
+    weft_list_init(&req->chunk.link);
+    weft_list_init(&req->data.link);
+    req->chunk.queued = req->data.queued = false;
+    req->chunk.heap = req->data.heap = false;
+    req->chunk.req = req->data.req = req;
+    req->holds = 0;
+    req->iov = req->iov_inline;
+    req->iovcnt = 0;
+    return req;
+}
+
+void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (req->iov != req->iov_inline)
+        free(req->iov);
+    req->next_free = ctx->free_requests;
+    ctx->free_requests = req;
+}
+
+/* Mark a request complete. The store of done is the last write: a thread in
+ * test() that sees it sees the status too. */
+void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int error)
+{
+    if (req->id) {
+        weft__handle_remove(&ctx->handles, req->id);
+        req->id = 0;
+    }
+    if (req->exposed) {
+        const weft_driver_ops_t *ops = req->gate->drv_ops;
+        if (ops->unexpose)
+            ops->unexpose(req->gate->drv, &req->rkey);
+        req->exposed = false;
+    }
+    weft_list_remove(&req->link);
+    req->error = error;
+    req->status.error = error;
+    req->state = WEFT_RS_NONE;
+    atomic_store_explicit(&req->done, 1, memory_order_release);
+}
+
+weft__chunk_t *weft__ctrl_alloc(struct weft_ctx *ctx)
+{
+    weft__chunk_t *c = ctx->free_chunks;
+    if (c)
+        ctx->free_chunks = c->next_free;
+    else if (!(c = malloc(sizeof *c)))
+        return NULL;
+    weft_list_init(&c->link);
+    c->queued = false;
+    c->heap = true;
+    c->req = NULL;
+    c->iov = NULL;
+    c->iovcnt = 0;
+    c->offset = c->length = 0;
+    return c;
+}
+
+void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c)
+{
+    c->next_free = ctx->free_chunks;
+    ctx->free_chunks = c;
+}
+
+int weft__handle_add(weft__handles_t *h, struct weft_request *req, uint64_t *id_out)
+{
+    if (h->free_head == UINT32_MAX || h->capacity == 0) {
+        uint32_t ncap = h->capacity ? h->capacity * 2 : 64;
+        void *n = realloc(h->slots, sizeof(*h->slots) * ncap);
+        if (!n)
+            return WEFT_ENOMEM;
+        h->slots = n;
+        /* Chain the new slots onto the free list; generations start at 1 so that
+         * id 0 never names a request. */
+        for (uint32_t i = h->capacity; i < ncap; i++) {
+            h->slots[i].req = NULL;
+            h->slots[i].gen = 1;
+            h->slots[i].next_free = (i + 1 < ncap) ? i + 1 : UINT32_MAX;
+        }
+        h->free_head = h->capacity;
+        h->capacity = ncap;
+    }
+    uint32_t slot = h->free_head;
+    h->free_head = h->slots[slot].next_free;
+    h->slots[slot].req = req;
+    *id_out = ((uint64_t)h->slots[slot].gen << 32) | slot;
+    return WEFT_OK;
+}
+
+struct weft_request *weft__handle_get(weft__handles_t *h, uint64_t id)
+{
+    uint32_t slot = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    if (slot >= h->capacity || h->slots[slot].gen != gen)
+        return NULL;
+    return h->slots[slot].req;
+}
+
+void weft__handle_remove(weft__handles_t *h, uint64_t id)
+{
+    uint32_t slot = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    if (slot >= h->capacity || h->slots[slot].gen != gen || !h->slots[slot].req)
+        return;
+    h->slots[slot].req = NULL;
+    h->slots[slot].gen = gen + 1 ? gen + 1 : 1;
+    h->slots[slot].next_free = h->free_head;
+    h->free_head = slot;
+}
+
+void weft__handles_fini(weft__handles_t *h)
+{
+    free(h->slots);
+    h->slots = NULL;
+    h->capacity = 0;
+    h->free_head = UINT32_MAX;
+}

@@ -1,0 +1,170 @@
+/* The scheduler: when a gate's track is idle, ask the gate's strategy to build
+ * the next packet from the backlog, hand it to the driver, and commit what was
+ * taken only once the driver accepted it (NewMadeleine's try-and-commit). */
+#include <string.h>
+
+#include "core/core_int.h"
+
+static const uint8_t zero_pad[WEFT_WIRE_ALIGN];
+
+void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front)
+{
+    if (front)
+        weft_list_push_front(&g->backlog, &c->link);
+    else
+        weft_list_push_back(&g->backlog, &c->link);
+    c->queued = true;
+}
+
+/* Describe bytes [off, off+len) of an iovec with at most max entries at out.
+ * Returns the number of entries, or -1 if more are needed. */
+static int iov_slice(const struct iovec *iov, int iovcnt, uint64_t off, uint64_t len,
+                     struct iovec *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < iovcnt && len; i++) {
+        if (off >= iov[i].iov_len) {
+            off -= iov[i].iov_len;
+            continue;
+        }
+        size_t take = WEFT_MIN(iov[i].iov_len - off, len);
+        if (n == max)
+            return -1;
+        out[n].iov_base = (char *)iov[i].iov_base + off;
+        out[n].iov_len = take;
+        n++;
+        len -= take;
+        off = 0;
+    }
+    return n;
+}
+
+bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
+{
+    if (pkt->nchunks == WEFT_PKT_MAX_CHUNKS)
+        return false;
+    if (pkt->nchunks == 0) {
+        pkt->iov[0].iov_base = pkt->pkt_hdr;
+        pkt->iov[0].iov_len = WEFT_WIRE_PKT_HDR;
+        pkt->iovcnt = 1;
+        pkt->length = WEFT_WIRE_PKT_HDR;
+    }
+    size_t room = g->caps.max_packet - pkt->length;
+    int max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - pkt->iovcnt;
+    const void *hdr = c->hdr;
+    size_t hdr_len = c->hdr_len;
+    uint64_t off = 0, len = c->length;
+    int i = pkt->nchunks;
+
+    if (c->kind == WEFT_CHUNK_RDATA) {
+        /* A fragment as large as the room left allows, cut at 8 bytes so the
+         * next fragment stays aligned. */
+        if (room < WEFT_WIRE_RDATA_HDR + WEFT_WIRE_ALIGN)
+            return false;
+        off = c->offset;
+        len = WEFT_MIN(c->length - off, (room - WEFT_WIRE_RDATA_HDR) & ~(uint64_t)7);
+        len = WEFT_MIN(len, g->rdata_max);
+        if (len == 0 && c->length != off)
+            return false;
+        hdr = pkt->rdata_hdr[i];
+        hdr_len = weft__wire_put_rdata(pkt->rdata_hdr[i], c->rreq, off, len);
+        pkt->frag_end[i] = off + len;
+    } else if (c->kind == WEFT_CHUNK_CREDIT) {
+        weft__wire_put_credit(c->hdr, g->credit_owed);
+    }
+    size_t total = weft__wire_chunk_size(hdr_len, len);
+    if (total > room || max_iov < 2)
+        return false;
+    struct iovec *v = &pkt->iov[pkt->iovcnt];
+    v[0].iov_base = (void *)hdr;
+    v[0].iov_len = hdr_len;
+    int n = 1;
+    if (len) {
+        int m = iov_slice(c->iov, c->iovcnt, off, len, v + 1, max_iov - 2);
+        if (m < 0)
+            return false;
+        n += m;
+    }
+    size_t pad = total - hdr_len - len;
+    if (pad) {
+        v[n].iov_base = (void *)zero_pad;
+        v[n].iov_len = pad;
+        n++;
+    }
+    pkt->iovcnt += n;
+    pkt->length += total;
+    pkt->chunks[i] = c;
+    pkt->nchunks++;
+    return true;
+}
+
+/* The driver took the packet: unlink what was taken, advance fragments. */
+static void commit(weft__gate_t *g, weft__packet_t *pkt)
+{
+    for (int i = 0; i < pkt->nchunks; i++) {
+        weft__chunk_t *c = pkt->chunks[i];
+        if (c->kind == WEFT_CHUNK_RDATA) {
+            c->offset = pkt->frag_end[i];
+            if (c->offset < c->length)
+                continue;
+        } else if (c->kind == WEFT_CHUNK_CREDIT) {
+            g->credit_owed = 0;
+        }
+        weft_list_remove(&c->link);
+        c->queued = false;
+    }
+}
+
+int weft__sched_gate(weft__gate_t *g)
+{
+    int events = 0;
+    while (!g->busy && !g->dead && !weft_list_empty(&g->backlog)) {
+        weft__packet_t *pkt = &g->packet;
+        pkt->nchunks = 0;
+        if (g->strategy->build(g, pkt) <= 0)
+            break;
+        weft__wire_put_packet(pkt->pkt_hdr, (uint16_t)pkt->nchunks, pkt->length);
+        int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
+        if (rc == WEFT_EAGAIN) {
+            /* The track is full: the progress loop retries this gate. */
+            if (!g->on_pending) {
+                weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
+                g->on_pending = true;
+            }
+            return events;
+        }
+        if (rc == WEFT_INPROGRESS) {
+            commit(g, pkt);
+            g->busy = true;
+            return events + 1;
+        }
+        commit(g, pkt);
+        g->ctx->counters.packets_sent++;
+        g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
+        weft__proto_chunks_sent(g, pkt, rc);
+        events++;
+    }
+    return events;
+}
+
+int weft__sched_pending(struct weft_ctx *ctx)
+{
+    int events = 0;
+    /* Take the list as it is now: a gate that is still full goes back on the
+     * context's list for the next round, not on this one. */
+    weft_list_t todo, *pos, *tmp;
+    if (weft_list_empty(&ctx->pending_gates))
+        return 0;
+    todo = ctx->pending_gates;
+    todo.next->prev = &todo;
+    todo.prev->next = &todo;
+    weft_list_init(&ctx->pending_gates);
+    weft_list_for_each_safe(pos, tmp, &todo)
+    {
+        weft__gate_t *g = weft_list_entry(pos, weft__gate_t, pending_link);
+        weft_list_remove(&g->pending_link);
+        g->on_pending = false;
+        events += weft__sched_gate(g);
+    }
+    return events;
+}

@@ -1,0 +1,28 @@
+/* The default strategy: one chunk per packet, oldest first. It is the
+ * reference the other strategies are measured against. */
+#include <string.h>
+
+#include "core/core_int.h"
+
+static int default_build(weft__gate_t *g, weft__packet_t *pkt)
+{
+    weft_list_t *first = weft_list_front(&g->backlog);
+    if (!first)
+        return 0;
+    weft__chunk_t *c = weft_list_entry(first, weft__chunk_t, link);
+    return weft__packet_add(g, pkt, c) ? 1 : 0;
+}
+
+const weft__strategy_ops_t weft__strategy_default = {
+    .name = "default",
+    .build = default_build,
+};
+
+const weft__strategy_ops_t *weft__strategy_find(const char *name)
+{
+    static const weft__strategy_ops_t *const all[] = {&weft__strategy_default};
+    for (size_t i = 0; i < WEFT_ARRAY_SIZE(all); i++)
+        if (!strcmp(all[i]->name, name))
+            return all[i];
+    return NULL;
+}

@@ -1,0 +1,192 @@
+/* Wire encode and decode. The decoder is the one place where bytes from the
+ * network become engine values, so it checks everything: magic, version, the
+ * packet length against what arrived, each chunk's kind, reserved fields, header
+ * and payload bounds, and that the chunk count matches the bytes exactly. */
+#include "core/wire.h"
+#include "weft/weft.h"
+
+static const uint8_t hdr_size[WEFT_CHUNK_KIND_MAX] = {
+    [WEFT_CHUNK_EAGER] = WEFT_WIRE_EAGER_HDR,   [WEFT_CHUNK_EAGER_SYNC] = WEFT_WIRE_EAGER_SYNC_HDR,
+    [WEFT_CHUNK_RDV] = WEFT_WIRE_RDV_HDR,       [WEFT_CHUNK_RTR] = WEFT_WIRE_RTR_HDR,
+    [WEFT_CHUNK_RDATA] = WEFT_WIRE_RDATA_HDR,   [WEFT_CHUNK_ACK] = WEFT_WIRE_ACK_HDR,
+    [WEFT_CHUNK_CREDIT] = WEFT_WIRE_CREDIT_HDR,
+};
+
+size_t weft__wire_chunk_hdr_size(uint8_t kind)
+{
+    return kind < WEFT_CHUNK_KIND_MAX ? hdr_size[kind] : 0;
+}
+
+size_t weft__wire_put_packet(uint8_t *buf, uint16_t nchunks, uint64_t length)
+{
+    weft__le32_put(buf, WEFT_WIRE_MAGIC);
+    buf[4] = WEFT_WIRE_VERSION;
+    buf[5] = 0;
+    weft__le16_put(buf + 6, nchunks);
+    weft__le64_put(buf + 8, length);
+    return WEFT_WIRE_PKT_HDR;
+}
+
+static void put_common(uint8_t *buf, uint8_t kind)
+{
+    buf[0] = kind;
+    buf[1] = 0;
+    buf[2] = buf[3] = 0;
+}
+
+static void put_msg(uint8_t *buf, uint8_t kind, uint32_t seq, uint64_t tag, uint32_t comm,
+                    uint64_t len)
+{
+    put_common(buf, kind);
+    weft__le32_put(buf + 4, seq);
+    weft__le64_put(buf + 8, tag);
+    weft__le32_put(buf + 16, comm);
+    weft__le32_put(buf + 20, 0);
+    weft__le64_put(buf + 24, len);
+}
+
+size_t weft__wire_put_eager(uint8_t *buf, bool sync, uint32_t seq, uint64_t tag, uint32_t comm,
+                            uint64_t len, uint64_t sreq)
+{
+    put_msg(buf, sync ? WEFT_CHUNK_EAGER_SYNC : WEFT_CHUNK_EAGER, seq, tag, comm, len);
+    if (!sync)
+        return WEFT_WIRE_EAGER_HDR;
+    weft__le64_put(buf + 32, sreq);
+    return WEFT_WIRE_EAGER_SYNC_HDR;
+}
+
+size_t weft__wire_put_rdv(uint8_t *buf, uint32_t seq, uint64_t tag, uint32_t comm, uint64_t len,
+                          uint64_t sreq, const weft_rkey_t *rkey)
+{
+    put_msg(buf, WEFT_CHUNK_RDV, seq, tag, comm, len);
+    weft__le64_put(buf + 32, sreq);
+    uint32_t klen = rkey ? rkey->len : 0;
+    weft__le32_put(buf + 40, klen);
+    weft__le32_put(buf + 44, 0);
+    memset(buf + 48, 0, WEFT_RKEY_MAX);
+    if (klen)
+        memcpy(buf + 48, rkey->bytes, klen);
+    return WEFT_WIRE_RDV_HDR;
+}
+
+size_t weft__wire_put_rtr(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t len)
+{
+    put_common(buf, WEFT_CHUNK_RTR);
+    weft__le32_put(buf + 4, 0);
+    weft__le64_put(buf + 8, sreq);
+    weft__le64_put(buf + 16, rreq);
+    weft__le64_put(buf + 24, len);
+    return WEFT_WIRE_RTR_HDR;
+}
+
+size_t weft__wire_put_rdata(uint8_t *buf, uint64_t rreq, uint64_t offset, uint64_t len)
+{
+    put_common(buf, WEFT_CHUNK_RDATA);
+    weft__le32_put(buf + 4, 0);
+    weft__le64_put(buf + 8, rreq);
+    weft__le64_put(buf + 16, offset);
+    weft__le64_put(buf + 24, len);
+    return WEFT_WIRE_RDATA_HDR;
+}
+
+size_t weft__wire_put_ack(uint8_t *buf, uint64_t sreq)
+{
+    put_common(buf, WEFT_CHUNK_ACK);
+    weft__le32_put(buf + 4, 0);
+    weft__le64_put(buf + 8, sreq);
+    return WEFT_WIRE_ACK_HDR;
+}
+
+size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes)
+{
+    put_common(buf, WEFT_CHUNK_CREDIT);
+    weft__le32_put(buf + 4, 0);
+    weft__le64_put(buf + 8, bytes);
+    return WEFT_WIRE_CREDIT_HDR;
+}
+
+int weft__wire_open(const void *buf, size_t len, weft__wire_iter_t *it)
+{
+    const uint8_t *p = buf;
+    if (!p || len < WEFT_WIRE_PKT_HDR)
+        return WEFT_EPROTO;
+    if (weft__le32_get(p) != WEFT_WIRE_MAGIC || p[4] != WEFT_WIRE_VERSION || p[5] != 0)
+        return WEFT_EPROTO;
+    uint64_t plen = weft__le64_get(p + 8);
+    if (plen != len)
+        return WEFT_EPROTO;
+    it->remaining = weft__le16_get(p + 6);
+    it->pos = p + WEFT_WIRE_PKT_HDR;
+    it->end = p + len;
+    return WEFT_OK;
+}
+
+int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
+{
+    size_t avail = (size_t)(it->end - it->pos);
+    if (it->remaining == 0)
+        return avail == 0 ? 0 : WEFT_EPROTO;
+    if (avail < 4)
+        return WEFT_EPROTO;
+    const uint8_t *p = it->pos;
+    uint8_t kind = p[0];
+    size_t hdr = weft__wire_chunk_hdr_size(kind);
+    if (hdr == 0 || hdr > avail || p[1] != 0 || weft__le16_get(p + 2) != 0)
+        return WEFT_EPROTO;
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    uint64_t payload = 0;
+    switch (kind) {
+    case WEFT_CHUNK_EAGER:
+    case WEFT_CHUNK_EAGER_SYNC:
+    case WEFT_CHUNK_RDV:
+        c->seq = weft__le32_get(p + 4);
+        c->tag = weft__le64_get(p + 8);
+        c->comm = weft__le32_get(p + 16);
+        if (weft__le32_get(p + 20) != 0 || c->tag == UINT64_MAX)
+            return WEFT_EPROTO;
+        c->len = weft__le64_get(p + 24);
+        if (kind == WEFT_CHUNK_EAGER_SYNC)
+            c->sreq = weft__le64_get(p + 32);
+        if (kind == WEFT_CHUNK_RDV) {
+            c->sreq = weft__le64_get(p + 32);
+            c->rkey.len = weft__le32_get(p + 40);
+            if (c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0)
+                return WEFT_EPROTO;
+            memcpy(c->rkey.bytes, p + 48, c->rkey.len);
+        } else {
+            payload = c->len;
+        }
+        break;
+    case WEFT_CHUNK_RTR:
+        c->sreq = weft__le64_get(p + 8);
+        c->rreq = weft__le64_get(p + 16);
+        c->len = weft__le64_get(p + 24);
+        break;
+    case WEFT_CHUNK_RDATA:
+        c->rreq = weft__le64_get(p + 8);
+        c->offset = weft__le64_get(p + 16);
+        c->len = weft__le64_get(p + 24);
+        payload = c->len;
+        break;
+    case WEFT_CHUNK_ACK:
+        c->sreq = weft__le64_get(p + 8);
+        break;
+    case WEFT_CHUNK_CREDIT:
+        c->bytes = weft__le64_get(p + 8);
+        break;
+    }
+    if (kind != WEFT_CHUNK_EAGER && kind != WEFT_CHUNK_EAGER_SYNC && kind != WEFT_CHUNK_RDV &&
+        weft__le32_get(p + 4) != 0)
+        return WEFT_EPROTO;
+    /* Payload must fit in what arrived; compare without overflowing. */
+    if (payload > avail - hdr)
+        return WEFT_EPROTO;
+    size_t total = weft__wire_chunk_size(hdr, payload);
+    if (total > avail)
+        return WEFT_EPROTO;
+    c->payload = payload ? p + hdr : NULL;
+    it->pos = p + total;
+    it->remaining--;
+    return 1;
+}

@@ -1,0 +1,151 @@
+/* The wire format: what travels between two engines.
+ *
+ * A packet is a 16-byte header followed by a run of chunks:
+ *
+ *   packet header   u32 magic "WEFT" | u8 version | u8 flags (0) | u16 nchunks
+ *                   | u64 length (whole packet, header included)
+ *
+ * Every chunk starts with u8 kind | u8 flags | u16 reserved (0), has a fixed
+ * header size per kind, may carry a payload, and is padded to 8 bytes. All
+ * fields are fixed-width little-endian; every length is 64-bit. A decoder
+ * checks every field against the bytes actually received and rejects the whole
+ * packet (WEFT_EPROTO) on the first inconsistency: nothing from the network is
+ * trusted.
+ *
+ *   EAGER      seq u32 | tag u64 | comm u32 | rsv u32 | len u64 | payload      (32 + len)
+ *   EAGER_SYNC as EAGER, then sreq u64 before the payload: ACK wanted    (40 + len)
+ *   RDV        seq | tag | comm | rsv | len u64 | sreq u64 | rkey_len u32 | rsv u32
+ *              | rkey[32]                                                  (80)
+ *   RTR        rsv u32 | sreq u64 | rreq u64 | len u64: "send me len bytes"  (32)
+ *   RDATA      rsv u32 | rreq u64 | offset u64 | len u64 | payload         (32 + len)
+ *   ACK        rsv u32 | sreq u64: the receiver is done with send sreq      (16)
+ *   CREDIT     rsv u32 | bytes u64: eager credit returned to the sender     (16)
+ */
+#ifndef WEFT_WIRE_H
+#define WEFT_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "drivers/driver.h"
+
+#define WEFT_WIRE_MAGIC   0x54464557u /* "WEFT" read as little-endian u32 */
+#define WEFT_WIRE_VERSION 1
+#define WEFT_WIRE_PKT_HDR 16
+#define WEFT_WIRE_ALIGN   8
+
+typedef enum weft__chunk_kind {
+    WEFT_CHUNK_EAGER = 1,
+    WEFT_CHUNK_EAGER_SYNC = 2,
+    WEFT_CHUNK_RDV = 3,
+    WEFT_CHUNK_RTR = 4,
+    WEFT_CHUNK_RDATA = 5,
+    WEFT_CHUNK_ACK = 6,
+    WEFT_CHUNK_CREDIT = 7,
+    WEFT_CHUNK_KIND_MAX = 8,
+} weft__chunk_kind_t;
+
+#define WEFT_WIRE_EAGER_HDR      32
+#define WEFT_WIRE_EAGER_SYNC_HDR 40
+#define WEFT_WIRE_RDV_HDR        80
+#define WEFT_WIRE_RTR_HDR        32
+#define WEFT_WIRE_RDATA_HDR      32
+#define WEFT_WIRE_ACK_HDR        16
+#define WEFT_WIRE_CREDIT_HDR     16
+#define WEFT_WIRE_CHUNK_HDR_MAX  80
+
+/* A decoded chunk. Fields that a kind does not carry are zero. */
+typedef struct weft__wire_chunk {
+    uint8_t kind;
+    uint8_t flags;
+    uint32_t seq;
+    uint32_t comm;
+    uint64_t tag;
+    uint64_t len;    /* message length (EAGER/RDV), accepted length (RTR), fragment (RDATA) */
+    uint64_t sreq;   /* sender's request id */
+    uint64_t rreq;   /* receiver's request id */
+    uint64_t offset; /* RDATA */
+    uint64_t bytes;  /* CREDIT */
+    weft_rkey_t rkey;
+    const uint8_t *payload; /* EAGER, EAGER_SYNC, RDATA: len bytes */
+} weft__wire_chunk_t;
+
+/* Iterator over a received packet. */
+typedef struct weft__wire_iter {
+    const uint8_t *pos, *end;
+    uint32_t remaining; /* chunks still to decode */
+} weft__wire_iter_t;
+
+/* Header size of a chunk kind (0 for an unknown kind). */
+size_t weft__wire_chunk_hdr_size(uint8_t kind);
+
+/* Bytes a chunk occupies with its payload and padding. */
+static inline size_t weft__wire_chunk_size(size_t hdr, uint64_t payload)
+{
+    return (hdr + (size_t)payload + (WEFT_WIRE_ALIGN - 1)) & ~(size_t)(WEFT_WIRE_ALIGN - 1);
+}
+
+/* Encoders: write a header into buf (at least its size), return its size. */
+size_t weft__wire_put_packet(uint8_t *buf, uint16_t nchunks, uint64_t length);
+size_t weft__wire_put_eager(uint8_t *buf, bool sync, uint32_t seq, uint64_t tag, uint32_t comm,
+                            uint64_t len, uint64_t sreq);
+size_t weft__wire_put_rdv(uint8_t *buf, uint32_t seq, uint64_t tag, uint32_t comm, uint64_t len,
+                          uint64_t sreq, const weft_rkey_t *rkey);
+size_t weft__wire_put_rtr(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t len);
+size_t weft__wire_put_rdata(uint8_t *buf, uint64_t rreq, uint64_t offset, uint64_t len);
+size_t weft__wire_put_ack(uint8_t *buf, uint64_t sreq);
+size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes);
+
+/* Check a packet's header against len received bytes and start iterating.
+ * WEFT_OK or WEFT_EPROTO. */
+int weft__wire_open(const void *buf, size_t len, weft__wire_iter_t *it);
+/* Decode the next chunk: 1 when *out was filled, 0 at the end of the packet
+ * (which must then have been consumed exactly), WEFT_EPROTO on a malformed chunk. */
+int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *out);
+
+/* Little-endian field access that is safe on any alignment. */
+static inline void weft__le16_put(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void weft__le32_put(uint8_t *p, uint32_t v)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    memcpy(p, &v, 4);
+}
+static inline void weft__le64_put(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+static inline uint16_t weft__le16_get(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t weft__le32_get(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+static inline uint64_t weft__le64_get(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+#endif

@@ -1,0 +1,125 @@
+/* The driver interface: what the engine asks of a transport.
+ *
+ * A driver moves whole packets (opaque byte strings built by the engine) between
+ * processes, and may offer a one-sided "get" for rendezvous (RDMA on fabrics,
+ * process_vm_readv on shared memory). It knows nothing of requests, tags or
+ * matching: it calls the engine back through weft_driver_upcalls_t.
+ *
+ * One driver instance (weft_driver_t) per context; one track (weft_track_t) per
+ * peer reached through it. Every op returns a weft status; no driver aborts the
+ * process. Drivers never include core headers.
+ *
+ * Threading: the engine serialises calls on one driver instance (it holds the
+ * driver's progress lock around poll and the track's send lock around send), so
+ * a driver needs no locks of its own for that. Upcalls are made from inside
+ * poll() (and, for send completions, possibly from inside send()).
+ */
+#ifndef WEFT_DRIVER_H
+#define WEFT_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "weft/weft.h"
+
+typedef struct weft_driver weft_driver_t; /* a driver's own instance state */
+typedef struct weft_track weft_track_t;   /* a driver's own per-peer state */
+
+/* Capability flags of a track. */
+enum {
+    /* rget() works on this track: the receiver of a rendezvous can pull the data. */
+    WEFT_DRV_CAP_RGET = 1u << 0,
+};
+
+/* What a track can do, filled by connect(). Queried once at setup. */
+typedef struct weft_track_caps {
+    uint32_t flags;          /* WEFT_DRV_CAP_* */
+    size_t max_packet;       /* largest packet one send() may carry, header included */
+    int max_iov;             /* most iovec entries one send() accepts */
+    size_t rdv_threshold;    /* payloads above this go by rendezvous */
+    double latency_us;       /* rough one-way latency, for strategies */
+    double bandwidth_mbs;    /* rough bandwidth in MB/s, for strategies */
+} weft_track_caps_t;
+
+/* How the engine is called back. owner is the engine's context. */
+typedef struct weft_driver_upcalls {
+    void *owner;
+    /* A packet of len bytes arrived from the peer whose connect() was given
+     * peer_cookie. buf is valid only during the call. A negative return tells the
+     * driver the packet was malformed; the driver then treats the peer as lost. */
+    int (*packet)(void *owner, void *peer_cookie, const void *buf, size_t len);
+    /* A send() that returned WEFT_INPROGRESS finished (status WEFT_OK or an error);
+     * its buffers may be reused. */
+    void (*send_done)(void *owner, void *peer_cookie, void *send_cookie, int status);
+    /* An rget() that returned WEFT_INPROGRESS finished. */
+    void (*rget_done)(void *owner, void *peer_cookie, void *op_cookie, int status);
+    /* The peer is gone (process died, connection closed). Called once per track;
+     * sends and gets on the track fail afterwards with WEFT_EPEERDEAD. */
+    void (*peer_lost)(void *owner, void *peer_cookie, int status);
+} weft_driver_upcalls_t;
+
+/* What the engine tells a driver at init. */
+typedef struct weft_driver_params {
+    int rank;              /* this process's rank in the job */
+    int size;              /* ranks in the job */
+    const char *job_id;    /* unique per job: names shared objects, keys secrets */
+    const int *node_ranks; /* ranks on this node, ascending (this one included) */
+    int node_size;         /* number of entries in node_ranks */
+    int node_index;        /* position of this rank in node_ranks */
+} weft_driver_params_t;
+
+/* A remote memory descriptor produced by expose() and consumed by rget(). */
+#define WEFT_RKEY_MAX 32
+typedef struct weft_rkey {
+    uint32_t len;
+    uint8_t bytes[WEFT_RKEY_MAX];
+} weft_rkey_t;
+
+#define WEFT_ADDR_MAX 256
+
+typedef struct weft_driver_ops {
+    const char *name;
+    /* Create the instance; *out on success. */
+    int (*init)(const weft_driver_params_t *params, const weft_driver_upcalls_t *up,
+                weft_driver_t **out);
+    /* This instance's address blob (at most WEFT_ADDR_MAX bytes), published to peers
+     * through the bootstrap. *len is the buffer size in, the blob size out. */
+    int (*address)(weft_driver_t *d, void *buf, size_t *len);
+    /* Open a track to peer_rank, whose address blob is addr. peer_cookie is
+     * handed back in every upcall about this peer. Fills *caps. */
+    int (*connect)(weft_driver_t *d, int peer_rank, const void *addr, size_t addrlen,
+                   void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps);
+    /* Called once every rank has connected all its tracks (after a job-wide fence):
+     * the driver may now release setup resources (shm unlinks its segment). */
+    int (*connected)(weft_driver_t *d);
+    /* Send one packet gathered from iov. Returns WEFT_OK when the buffers may be
+     * reused at once, WEFT_INPROGRESS when send_done will be called later,
+     * WEFT_EAGAIN when the track has no room now (nothing was sent), or an error
+     * (WEFT_EPEERDEAD...). */
+    int (*send)(weft_track_t *t, const struct iovec *iov, int iovcnt, void *send_cookie);
+    /* Poll for arrivals and completions, making upcalls. Returns the number of
+     * events handled (>= 0) or an error of the instance as a whole. */
+    int (*poll)(weft_driver_t *d);
+    /* Make [buf, buf+len) readable by peers' rget(); fill *rkey. Optional (NULL
+     * when no track has WEFT_DRV_CAP_RGET). */
+    int (*expose)(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t *rkey);
+    /* Undo expose(). Optional. */
+    void (*unexpose)(weft_driver_t *d, const weft_rkey_t *rkey);
+    /* Read len bytes at offset of the peer's exposed region rkey into the local
+     * iovec. WEFT_OK when done, WEFT_INPROGRESS when rget_done comes later,
+     * WEFT_EPERM when the system forbids it (the engine falls back to a copy
+     * path), or an error. Optional. */
+    int (*rget)(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
+                uint64_t offset, size_t len, void *op_cookie);
+    /* Close one track. */
+    void (*disconnect)(weft_track_t *t);
+    /* Free the instance (all tracks were disconnected). */
+    void (*fini)(weft_driver_t *d);
+} weft_driver_ops_t;
+
+/* The drivers built into this library. */
+extern const weft_driver_ops_t weft__driver_self_ops;
+extern const weft_driver_ops_t weft__driver_shm_ops;
+
+#endif

@@ -1,0 +1,180 @@
+/* Private types of the shm driver: the layout of a process's shared segment,
+ * the address blob, and the driver and track objects. See README.md here. */
+#ifndef WEFT_SHM_INT_H
+#define WEFT_SHM_INT_H
+
+#include <poll.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "drivers/driver.h"
+#include "util/util.h"
+
+/* ---- Segment layout ------------------------------------------------------------
+ *
+ *   page 0                  shm_seg_hdr_t (identity, geometry, CMA probe word)
+ *   ctl region (pages)      node_size x shm_ring_ctl_t: the reader's tail of ring i
+ *   ring 0 .. node_size-1   ring_bytes of 64-byte slots each, page aligned;
+ *                           ring i is written only by the rank of node_index i
+ */
+#define SHM_SEG_MAGIC   0x4d485357u /* "WSHM" */
+#define SHM_SEG_VERSION 1u
+#define SHM_PAGE        4096u
+#define SHM_CTL_SIZE    128u /* two cache lines: keeps the adjacent-line prefetcher off */
+
+typedef struct shm_seg_hdr {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t node_size;
+    uint32_t node_index;
+    uint64_t ring_bytes;
+    uint64_t seg_size;
+    int32_t rank;
+    int32_t pid;
+    uint64_t probe; /* random word that a peer reads with process_vm_readv to test CMA */
+} shm_seg_hdr_t;
+
+/* The reader of a ring publishes here how far it has consumed (absolute slot
+ * index); the writer reads it only when its cached copy says the ring is full. */
+typedef struct shm_ring_ctl {
+    _Alignas(WEFT_CACHELINE) _Atomic uint64_t tail;
+    uint8_t pad[SHM_CTL_SIZE - sizeof(uint64_t)];
+} shm_ring_ctl_t;
+
+/* Offsets inside a segment, computed the same way by its owner and by peers. */
+static inline uint64_t shm_ctl_region_size(uint32_t node_size)
+{
+    return WEFT_ALIGN_UP((uint64_t)node_size * SHM_CTL_SIZE, (uint64_t)SHM_PAGE);
+}
+static inline uint64_t shm_ring_offset(uint32_t node_size, uint64_t ring_bytes, uint32_t index)
+{
+    return SHM_PAGE + shm_ctl_region_size(node_size) + (uint64_t)index * ring_bytes;
+}
+static inline uint64_t shm_seg_size(uint32_t node_size, uint64_t ring_bytes)
+{
+    return shm_ring_offset(node_size, ring_bytes, node_size);
+}
+
+/* Ring size bounds (WEFT_SHM_RING is rounded up to a power of two inside them). */
+#define SHM_RING_MIN   (4u << 10)
+#define SHM_RING_MAX   (256u << 20)
+#define SHM_MAX_PACKET (64u << 10)
+#define SHM_MAX_IOV    64
+#define SHM_NODE_MAX   4096
+#define SHM_NAME_MAX   96
+
+static inline size_t shm_max_packet(uint64_t ring_bytes)
+{
+    return (size_t)WEFT_MIN(ring_bytes / 4, (uint64_t)SHM_MAX_PACKET);
+}
+
+/* ---- Address blob ----------------------------------------------------------------
+ * Fixed layout, little-endian host order (peers share the host by construction). */
+#define SHM_ADDR_MAGIC   0x52444157u /* "WADR" */
+#define SHM_ADDR_VERSION 1u
+
+typedef struct shm_addr {
+    uint32_t magic;
+    uint32_t version;
+    int32_t rank;
+    int32_t pid;
+    uint32_t node_size;
+    uint32_t node_index;
+    uint64_t boot_hash; /* hash of /proc/sys/kernel/random/boot_id */
+    uint64_t host_hash; /* hash of the host name */
+    uint64_t pidns;     /* inode of /proc/self/ns/pid: kill() and CMA need one pid space */
+    uint64_t ring_bytes;
+    uint64_t probe_addr; /* address, in the peer, of its segment header's probe word */
+    char name[SHM_NAME_MAX];
+} shm_addr_t;
+
+_Static_assert(sizeof(shm_addr_t) <= WEFT_ADDR_MAX, "shm address blob too large");
+
+/* ---- rkey (CMA) ------------------------------------------------------------------ */
+#define SHM_RKEY_MAGIC 0x414d4357u /* "WCMA" */
+typedef struct shm_rkey {
+    uint32_t magic;
+    int32_t pid;
+    uint64_t addr;
+    uint64_t len;
+} shm_rkey_t;
+_Static_assert(sizeof(shm_rkey_t) <= WEFT_RKEY_MAX, "shm rkey too large");
+
+/* ---- Objects ---------------------------------------------------------------------- */
+typedef struct shm_slot shm_slot_t;
+
+struct weft_track {
+    /* Sending side: our ring in the peer's segment. One cache line, hot in send(). */
+    _Alignas(WEFT_CACHELINE) shm_slot_t *tx_slots;
+    _Atomic uint64_t *tx_tail; /* the peer's (reader's) tail of that ring */
+    uint64_t tx_head;          /* private: next absolute slot to write */
+    uint64_t tx_tail_cache;    /* last tail read */
+    uint64_t tx_mask;          /* slots - 1 */
+    size_t max_packet;
+    /* Set by poll() with peer_lost; read by send() and rget(), which the engine may
+     * run in other threads than poll(): hence atomic (relaxed: a plain load). */
+    _Atomic int dead;
+
+    /* Receiving side: the peer's ring in our segment. Hot in poll(). */
+    _Alignas(WEFT_CACHELINE) shm_slot_t *rx_slots;
+    _Atomic uint64_t *rx_tail;
+    uint64_t rx_head;
+    uint64_t rx_mask;
+    size_t rx_max_packet;
+    void *peer_cookie;
+    weft_driver_t *driver;
+
+    /* Cold. */
+    _Alignas(WEFT_CACHELINE) int peer_rank;
+    int peer_index;
+    pid_t pid;
+    int pidfd;     /* -1 when pidfd_open is not available: kill(pid, 0) then */
+    int active_at; /* position in driver->active, -1 when not polled */
+    int lost;      /* peer_lost was called */
+    int cma;       /* rget works on this track */
+    void *peer_hdr_map;
+    size_t peer_hdr_len;
+    void *peer_ring_map;
+    size_t peer_ring_len;
+};
+
+struct weft_driver {
+    /* Hot in poll(). */
+    _Alignas(WEFT_CACHELINE) weft_track_t **active; /* tracks whose ring is polled */
+    int nactive;
+    uint32_t polls;
+    weft_driver_upcalls_t up;
+
+    /* Cold. */
+    _Alignas(WEFT_CACHELINE) uint64_t next_check_ns;
+    uint64_t check_interval_ns;
+    int rank;
+    int node_index;
+    int node_size;
+    int *node_ranks;
+    weft_track_t **by_index; /* node_size entries */
+    struct pollfd *pfds;     /* scratch for the liveness check */
+    int *pfd_index;
+    char name[SHM_NAME_MAX];
+    void *seg;
+    size_t seg_size;
+    uint64_t ring_bytes;
+    int unlinked;
+    int cma_enabled;
+    int warned_addr; /* a bad address blob was logged at warning level once */
+    size_t rdv_threshold;
+    shm_addr_t addr;
+};
+
+/* shm_cma.c */
+WEFT_INTERNAL int weft__shm_cma_probe(pid_t pid, uint64_t addr, uint64_t expect);
+WEFT_INTERNAL int weft__shm_expose(weft_driver_t *d, const void *buf, size_t len,
+                                   weft_rkey_t *rkey);
+WEFT_INTERNAL void weft__shm_unexpose(weft_driver_t *d, const weft_rkey_t *rkey);
+WEFT_INTERNAL int weft__shm_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
+                                 const weft_rkey_t *rkey, uint64_t offset, size_t len,
+                                 void *op_cookie);
+
+#endif

@@ -1,0 +1,72 @@
+/* WEFT_* parameters: the one table of everything weft reads from the
+ * environment, so that the README and weft-info never drift from the code. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "util/param.h"
+#include "util/util.h"
+
+static const weft_param_desc_t params[] = {
+    {"WEFT_LOG", "warn", "log level: error, warn, info or debug"},
+    {"WEFT_DRIVERS", "self,shm", "drivers allowed, in order of preference"},
+    {"WEFT_STRATEGY", "default", "packet scheduling strategy of every gate"},
+    {"WEFT_EAGER_CREDITS", "4M",
+     "bytes of eager data a peer may have in flight to this rank before its sends turn to "
+     "rendezvous (bounds unexpected-message memory per peer)"},
+    {"WEFT_RDV_THRESHOLD", "driver's own",
+     "payload size above which messages go by rendezvous (shm: 16K)"},
+    {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
+    {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
+    {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},
+};
+
+const weft_param_desc_t *weft__param_table(size_t *count)
+{
+    *count = WEFT_ARRAY_SIZE(params);
+    return params;
+}
+
+uint64_t weft__param_size(const char *name, uint64_t deflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return deflt;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (errno || end == v)
+        goto bad;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        x <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        x <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        x <<= 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (*end)
+        goto bad;
+    return x;
+bad:
+    weft_log_warn("ignoring %s=%s (not a size); using %llu", name, v, (unsigned long long)deflt);
+    return deflt;
+}
+
+const char *weft__param_str(const char *name, const char *deflt)
+{
+    const char *v = getenv(name);
+    return (v && *v) ? v : deflt;
+}

@@ -1,0 +1,254 @@
+/* weftrun's key-value server against clients that lie: oversized lengths, bad
+ * magic, a wrong job id, a rank that is already connected, messages before HELLO,
+ * a connection that closes in the middle of a message. Each bad connection must be
+ * closed (or refused), and the server must go on serving the real ranks. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "weft/weft.h"
+#include "boot/boot.h"
+#include "boot/boot_proto.h"
+
+static int failures;
+
+static int raw_connect(void)
+{
+    const char *addr = getenv("WEFT_BOOT_ADDR");
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (!addr || strncmp(addr, "unix:", 5) != 0 || strlen(addr + 5) >= sizeof sa.sun_path)
+        return -1;
+    strcpy(sa.sun_path, addr + 5);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Wait (at most 10 s) for the server to close fd; return the bytes it sent first. */
+static ssize_t wait_closed(int fd, uint8_t *reply, size_t cap)
+{
+    size_t got = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 10000) != 1)
+            return -1; /* still open: the server trusted us */
+        ssize_t n = recv(fd, reply + got, cap - got, 0);
+        if (n == 0)
+            return (ssize_t)got;
+        if (n < 0)
+            return errno == ECONNRESET ? (ssize_t)got : -1;
+        got += (size_t)n;
+        if (got == cap)
+            return -1;
+    }
+}
+
+static void expect_closed(const char *what, const uint8_t *msg, size_t len, int expect_status)
+{
+    int fd = raw_connect();
+    if (fd < 0) {
+        fprintf(stderr, "boot_badclient: %s: cannot connect\n", what);
+        failures++;
+        return;
+    }
+    if (len && send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len)
+        fprintf(stderr, "boot_badclient: %s: short send (fine if already closed)\n", what);
+    uint8_t reply[256];
+    ssize_t n = wait_closed(fd, reply, sizeof reply);
+    close(fd);
+    if (n < 0) {
+        fprintf(stderr, "boot_badclient: %s: the server did not close the connection\n", what);
+        failures++;
+        return;
+    }
+    if (expect_status) {
+        weft_boot_hdr_t h;
+        if (n != WEFT_BOOT_PROTO_HDR_SIZE + 4 || weft__boot_hdr_decode(reply, &h) != 0 ||
+            h.type != WEFT_BOOT_MSG_HELLO_REPLY ||
+            (int32_t)weft__boot_get32(reply + WEFT_BOOT_PROTO_HDR_SIZE) != expect_status) {
+            fprintf(stderr, "boot_badclient: %s: expected a refusal (%d), got %zd bytes\n", what,
+                    expect_status, n);
+            failures++;
+            return;
+        }
+    }
+    printf("boot_badclient: %s: refused\n", what);
+}
+
+static size_t hello(uint8_t *m, uint32_t rank, uint32_t size, const char *jobid)
+{
+    size_t l = strlen(jobid);
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_HELLO, (uint32_t)(10 + l));
+    weft__boot_put32(m + 12, rank);
+    weft__boot_put32(m + 16, size);
+    weft__boot_put16(m + 20, (uint16_t)l);
+    memcpy(m + 22, jobid, l);
+    return 22 + l;
+}
+
+static int recv_exact(int fd, uint8_t *p, size_t len)
+{
+    while (len > 0) {
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, 10000) != 1)
+            return -1;
+        ssize_t n = recv(fd, p, len, 0);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int pipelined_gets(const uint8_t *big)
+{
+    enum { NGETS = 400 }; /* 25 MiB: more than any socket buffer holds */
+    static uint8_t reply[WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX];
+    uint8_t m[64];
+    int fd = -1;
+    /* The server may not have processed our BYE yet: then it says "already connected". */
+    for (int tries = 0; tries < 100; tries++) {
+        fd = raw_connect();
+        if (fd < 0)
+            break;
+        size_t l = hello(m, 1, (uint32_t)atoi(getenv("WEFT_SIZE")), getenv("WEFT_JOBID"));
+        if (send(fd, m, l, MSG_NOSIGNAL) != (ssize_t)l || recv_exact(fd, reply, 16) != 0)
+            goto err;
+        if ((int32_t)weft__boot_get32(reply + 12) == WEFT_OK)
+            break;
+        close(fd);
+        fd = -1;
+        usleep(10000);
+    }
+    if (fd < 0)
+        goto err;
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_GET, 5);
+    weft__boot_put16(m + 12, 3);
+    memcpy(m + 14, "big", 3);
+    for (int i = 0; i < NGETS; i++)
+        if (send(fd, m, 17, MSG_NOSIGNAL) != 17)
+            goto err;
+    usleep(200000); /* let the replies pile up on the server's side */
+    for (int i = 0; i < NGETS; i++) {
+        weft_boot_hdr_t h;
+        if (recv_exact(fd, reply, 12) != 0 || weft__boot_hdr_decode(reply, &h) != 0 ||
+            h.type != WEFT_BOOT_MSG_GET_REPLY || h.body_len != 8 + WEFT_BOOT_VALUE_MAX ||
+            recv_exact(fd, reply + 12, h.body_len) != 0 ||
+            weft__boot_get32(reply + 12) != WEFT_OK ||
+            memcmp(reply + 20, big, WEFT_BOOT_VALUE_MAX) != 0) {
+            fprintf(stderr, "boot_badclient: pipelined get %d: bad reply\n", i);
+            goto err;
+        }
+    }
+    close(fd);
+    printf("boot_badclient: %d pipelined gets of 64 KiB ok\n", NGETS);
+    return 0;
+
+err:
+    fprintf(stderr, "boot_badclient: pipelined gets failed\n");
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+int main(void)
+{
+    if (!getenv("WEFT_BOOT_ADDR")) {
+        fprintf(stderr, "boot_badclient: needs weftrun; skipped\n");
+        return 77;
+    }
+    weft_boot_t *b;
+    int rc = weft__boot_init(&b);
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "boot_badclient: init: %s\n", weft_strerror(rc));
+        return 1;
+    }
+    int rank = weft__boot_rank(b), size = weft__boot_size(b);
+    /* Everyone is connected before rank 0 impersonates rank 1. */
+    rc = weft__boot_fence(b);
+
+    if (rank == 0 && rc == WEFT_OK) {
+        uint8_t m[512];
+        weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, 0xffffffffu);
+        expect_closed("4 GiB body length", m, 12, 0);
+        weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, WEFT_BOOT_PROTO_BODY_MAX + 1);
+        expect_closed("body one byte over the limit", m, 12, 0);
+        weft__boot_hdr_encode(m, 999, 0);
+        expect_closed("unknown type", m, 12, 0);
+        memcpy(m, "GET / HTTP/1.0\r\n\r\n", 18);
+        expect_closed("bad magic", m, 18, 0);
+        weft__boot_hdr_encode(m, WEFT_BOOT_MSG_FENCE, 0);
+        expect_closed("FENCE before HELLO", m, 12, 0);
+        size_t l = hello(m, 1, (uint32_t)size, "someone-else");
+        expect_closed("wrong job id", m, l, WEFT_EPERM);
+        l = hello(m, 1, (uint32_t)size, weft__boot_job_id(b));
+        expect_closed("rank already connected", m, l, WEFT_ESTATE);
+        l = hello(m, (uint32_t)size, (uint32_t)size, weft__boot_job_id(b));
+        expect_closed("rank out of range", m, l, WEFT_ERANK);
+        l = hello(m, 0, 1000, weft__boot_job_id(b));
+        expect_closed("wrong size", m, l, WEFT_ERANK);
+        /* HELLO with a job id length that runs past the body. */
+        l = hello(m, 1, (uint32_t)size, weft__boot_job_id(b));
+        weft__boot_put16(m + 20, 200);
+        expect_closed("job id length past the body", m, l, 0);
+
+        /* Half a header, then gone; and a header promising more than comes. */
+        int fd = raw_connect();
+        if (fd >= 0) {
+            send(fd, m, 5, MSG_NOSIGNAL);
+            close(fd);
+        }
+        fd = raw_connect();
+        if (fd >= 0) {
+            weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, 300);
+            send(fd, m, 40, MSG_NOSIGNAL);
+            close(fd);
+        }
+        printf("boot_badclient: half messages sent\n");
+    }
+
+    /* The server still serves the real ranks. */
+    static uint8_t big[WEFT_BOOT_VALUE_MAX];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)(i * 7 + 3);
+    if (rc == WEFT_OK && rank == 0)
+        rc = weft__boot_put(b, "big", big, sizeof big);
+    if (rc == WEFT_OK)
+        rc = weft__boot_put(b, "after", &rank, sizeof rank);
+    if (rc == WEFT_OK)
+        rc = weft__boot_fence(b);
+    for (int r = 0; rc == WEFT_OK && r < size; r++) {
+        int v = -1;
+        size_t len = sizeof v;
+        rc = weft__boot_fence(b);
+        if (rc == WEFT_OK)
+            rc = weft__boot_get(b, "after", &v, &len);
+        if (rc == WEFT_OK && (len != sizeof v || v < 0 || v >= size))
+            rc = WEFT_EPROTO;
+    }
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "boot_badclient: rank %d: %s\n", rank, weft_strerror(rc));
+        failures++;
+    }
+    weft__boot_fini(b);
+
+    /* A rank that leaves may join again. Rank 1 does, by hand, and sends many gets
+     * of the 64 KiB value without reading the replies: the server must stop reading
+     * it for a while (the replies exceed its high-water mark), not grow or stall,
+     * and resume once the replies are read. */
+    if (rank == 1 && size >= 2 && rc == WEFT_OK && pipelined_gets(big) != 0)
+        failures++;
+    if (failures)
+        return 1;
+    printf("boot_badclient: rank %d ok\n", rank);
+    return 0;
+}

@@ -1,0 +1,189 @@
+#!/bin/sh
+# Launcher behaviour of weftrun: exit codes, failure detection, timeouts,
+# environment, output forwarding, skips, bad programs, --keep-going, signals,
+# cleanup. Usage: test_weftrun.sh WEFTRUN BOOT_HELPER
+set -u
+WEFTRUN=$1
+HELPER=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# weftrun makes its socket directory in $TMPDIR: what a killed weftrun leaves
+# behind goes away with $tmp.
+TMPDIR=$tmp
+export TMPDIR
+out=$tmp/out
+err=$tmp/err
+
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+# run EXPECTED_STATUS MAX_SECONDS weftrun-args...: run weftrun, check its status
+# and that it ended in time; stdout and stderr land in $out and $err.
+run() {
+    expect=$1 max=$2
+    shift 2
+    start=$(date +%s)
+    "$WEFTRUN" "$@" >"$out" 2>"$err"
+    status=$?
+    elapsed=$(($(date +%s) - start))
+    if [ "$status" != "$expect" ]; then
+        bad "weftrun $*: status $status, expected $expect"
+        sed 's/^/    stderr: /' "$err"
+        return 1
+    fi
+    if [ "$elapsed" -ge "$max" ]; then
+        bad "weftrun $*: took ${elapsed}s (limit ${max}s)"
+        return 1
+    fi
+    return 0
+}
+
+# expect FILE PATTERN WHAT: FILE contains a line matching PATTERN (grep -E).
+expect() {
+    if grep -qE "$2" "$1"; then
+        ok "$3"
+    else
+        bad "$3: no line matching '$2' in:"
+        sed 's/^/    /' "$1"
+    fi
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+    [ -r "/proc/$1/stat" ] || return 1
+    state=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# wait_lines FILE N: wait (at most 10 s) until FILE has N lines.
+wait_lines() {
+    i=0
+    while [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -lt "$2" ]; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && return 1
+        sleep 0.1
+    done
+}
+
+# --- usage
+run 2 5 && expect "$err" "usage: weftrun" "no arguments: usage, exit 2"
+run 2 5 --bogus -n 1 true && expect "$err" "unknown option '--bogus'" "bad option: exit 2"
+run 2 5 -n 1 && expect "$err" "no program" "missing program: exit 2"
+run 2 5 -n zero true && ok "bad -n: exit 2"
+run 0 5 --help && expect "$out" "usage: weftrun" "--help"
+run 0 5 --version && expect "$out" "weftrun \(weft\) [0-9]" "--version"
+
+# --- plain runs, output forwarding
+run 0 10 -n 1 true && ok "-n 1 true"
+if run 0 10 -n 3 "$HELPER" info; then
+    for r in 0 1 2; do
+        expect "$out" "^rank $r size 3 jobid w[0-9]+-[0-9a-f]+ addr unix:" "stdout of rank $r"
+        expect "$err" "^stderr from rank $r\$" "stderr of rank $r"
+    done
+    sock=$(sed -n 's/.* addr unix://p' "$out" | head -n 1)
+    case $sock in "$tmp"/weftrun-*) ok "socket in \$TMPDIR" ;; *) bad "socket at '$sock'" ;; esac
+    if [ -n "$sock" ] && [ ! -e "$(dirname "$sock")" ]; then
+        ok "socket directory removed"
+    else
+        bad "socket directory $(dirname "$sock") left behind"
+    fi
+fi
+run 0 10 -np 2 --tag-output "$HELPER" info &&
+    expect "$out" "^\[1\] rank 1 size 2" "--tag-output on stdout" &&
+    expect "$err" "^\[0\] stderr from rank 0" "--tag-output on stderr"
+
+# --- environment
+FOO2=forwarded
+export FOO2
+run 0 10 -x FOO=bar -x FOO2 -x EMPTY= -n 2 "$HELPER" env FOO bar FOO2 forwarded EMPTY "" &&
+    ok "-x VAR=val and -x VAR reach the ranks"
+run 2 5 -x "1BAD=x" -n 1 true && ok "-x with a bad name: exit 2"
+
+# --- exit statuses
+run 3 15 -n 3 "$HELPER" exit 1 3 sleep &&
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) exited with status 3; ending the job" \
+        "a rank exiting 3 ends the job with 3"
+[ "$(grep -c '^weftrun:' "$err")" = 1 ] && ok "one line about the failure" ||
+    bad "expected one weftrun line, got: $(cat "$err")"
+run 77 10 -n 3 "$HELPER" exit 0 77 77 && ok "all ranks exit 77: weftrun exits 77"
+run 77 10 -n 3 "$HELPER" exit 1 77 0 && ok "one rank 77, others 0: weftrun exits 77"
+run 4 15 -n 2 "$HELPER" exit 0 4 0 && ok "rank 0 exits 4, rank 1 exits 0: 4"
+
+# --- a rank killed mid-job while the others sleep forever
+if run 137 15 -n 3 "$HELPER" kill-self 2; then
+    expect "$err" "^weftrun: rank 2 \(pid [0-9]+\) was killed by signal 9 \(Killed\); ending the job" \
+        "SIGKILLed rank named with its signal"
+    for pid in $(sed -n 's/^sleeping rank [0-9]* pid //p' "$out"); do
+        alive "$pid" && bad "rank pid $pid survived the job"
+    done
+fi
+
+# --- timeout
+run 124 15 --timeout 2 -n 2 "$HELPER" sleep &&
+    expect "$err" "longer than --timeout 2 s" "--timeout ends a hanging job"
+
+# --- missing program
+run 127 10 -n 2 /nonexistent/weft-prog &&
+    expect "$err" "^weftrun: cannot run '/nonexistent/weft-prog': No such file or directory" \
+        "missing program: clear error"
+
+# --- --keep-going waits for the survivors
+run 5 15 --keep-going -n 3 "$HELPER" keep-going &&
+    expect "$out" "^survivor 0 done" "--keep-going: survivor 0 finished" &&
+    expect "$out" "^survivor 2 done" "--keep-going: survivor 2 finished" &&
+    expect "$err" "rank 1 \(pid [0-9]+\) exited with status 5; waiting for the other ranks" \
+        "--keep-going: failure reported"
+run 137 15 --keep-going -n 3 "$HELPER" fence-dead &&
+    expect "$out" "^rank 0: fence reported a dead peer" "fence fails when a rank died (rank 0)" &&
+    expect "$out" "^rank 2: fence reported a dead peer" "fence fails when a rank died (rank 2)"
+
+# --- abort
+run 7 15 -n 3 "$HELPER" abort &&
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 7: helper abort" \
+        "abort ends the job with its code"
+
+# --- ranks that leave before the others
+run 0 15 -n 3 "$HELPER" early-exit && ok "a rank exiting 0 without fences does not block fences"
+run 0 15 -n 3 "$HELPER" fini-early && ok "a rank leaving with fini does not block fences"
+
+# --- leftover shared-memory files of the job are removed
+if run 0 10 -n 1 "$HELPER" shm; then
+    f=$(head -n 1 "$out")
+    [ -n "$f" ] && [ ! -e "$f" ] && ok "/dev/shm/weft-<jobid>* removed" || bad "$f left behind"
+fi
+
+# --- signals to weftrun reach the ranks; ranks die if weftrun dies
+for sig in TERM KILL; do
+    "$WEFTRUN" -n 2 "$HELPER" sleep >"$out" 2>"$err" &
+    wpid=$!
+    if ! wait_lines "$out" 2; then
+        bad "SIG$sig: ranks did not start"
+        kill -KILL $wpid
+        wait $wpid
+        continue
+    fi
+    start=$(date +%s)
+    kill -$sig $wpid
+    wait $wpid
+    status=$?
+    pids=$(sed -n 's/^sleeping rank [0-9]* pid //p' "$out")
+    i=0
+    for pid in $pids; do
+        while alive "$pid" && [ $i -lt 100 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        alive "$pid" && bad "SIG$sig to weftrun: rank pid $pid survived"
+    done
+    if [ $sig = TERM ]; then
+        [ $status = 143 ] && ok "SIGTERM to weftrun: exit 143, ranks ended" ||
+            bad "SIGTERM to weftrun: status $status"
+    else
+        [ $i -lt 100 ] && ok "SIGKILL to weftrun: ranks died with it"
+    fi
+    [ $(($(date +%s) - start)) -lt 15 ] || bad "SIG$sig: too slow"
+done
+
+[ $fail = 0 ] && echo "test_weftrun: all passed"
+exit $fail

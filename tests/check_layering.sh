@@ -1,0 +1,23 @@
+#!/bin/sh
+# Each layer includes only the headers of the layers below it (DESIGN.md):
+#   util < drivers, boot < core < api. A driver never sees the engine.
+root=${1:-.}
+fail=0
+check() { # dir forbidden-prefix...
+    dir=$1; shift
+    for f in $(find "$root/src/$dir" -name '*.[ch]' 2>/dev/null); do
+        for bad in "$@"; do
+            if grep -nE "^#include \"$bad/" "$f"; then
+                echo "layering: $f includes $bad/ (not allowed from src/$dir)"
+                fail=1
+            fi
+        done
+    done
+}
+check util drivers boot core api mpi shmem progress
+check drivers boot core api mpi shmem progress
+check boot drivers core api mpi shmem progress
+check core api mpi shmem
+check api mpi shmem
+[ $fail = 0 ] && echo "layering: ok"
+exit $fail

@@ -1,0 +1,1363 @@
+/* weftrun: start N ranks of a program on this machine and serve them the
+ * bootstrap key-value store (put / fence / get) over a Unix socket.
+ *
+ * One thread, one epoll loop: the listening socket, one connection per rank, a
+ * signalfd for SIGCHLD and the terminating signals, and (with --tag-output) the
+ * ranks' stdout/stderr pipes. Nothing blocks except epoll_wait, so a rank that
+ * stalls, sends half a message or disappears never stalls the others.
+ *
+ * Failure policy: the first rank that exits non-zero (other than 77, "skip") or
+ * dies of a signal is reported on one line; the others get SIGTERM, then SIGKILL
+ * after a grace period, and weftrun exits with that rank's code (128+signal for
+ * a signal). --keep-going lets the survivors run to their end instead.
+ *
+ * The wire protocol is in src/boot/boot_proto.h; weftrun needs only that header.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weft/weft.h"
+#include "boot/boot_proto.h"
+
+#ifndef WEFT_VERSION
+#define WEFT_VERSION "unknown"
+#endif
+
+#define MAX_RANKS      65536
+#define KILL_GRACE_NS  (2 * 1000000000ull)
+#define DRAIN_GRACE_NS (1 * 1000000000ull)
+/* Stop reading a connection whose replies pile up beyond this, until it reads
+ * them: a rank that sends gets without reading cannot make us grow forever. */
+#define TX_HIGH_WATER (1u << 20)
+/* A bound on the whole store, so a runaway rank cannot eat the machine. */
+#define STORE_BYTES_MAX    (1ull << 30)
+#define EXIT_USAGE         2
+#define EXIT_SKIP          77
+#define EXIT_TIMEOUT       124
+#define EXIT_CANNOT_EXEC   127
+#define LINE_MAX_TAGGED    4096
+#define WEFT_MIN_U64(a, b) ((a) < (b) ? (a) : (b))
+
+/* What an epoll event points at: each object starts with its kind. */
+enum source_kind { SRC_SIGNAL, SRC_LISTEN, SRC_CONN, SRC_OUTPUT };
+
+struct source {
+    enum source_kind kind;
+};
+
+struct conn {
+    struct source src;
+    int fd;
+    int rank; /* -1 until a valid HELLO */
+    bool dead;
+    bool close_after_flush;
+    bool reading;    /* EPOLLIN registered */
+    bool processing; /* inside conn_process: do not re-enter */
+    uint32_t events;
+    uint8_t *rx;
+    size_t rx_len;
+    uint8_t *tx;
+    size_t tx_len, tx_off, tx_cap;
+    struct conn *next_dead;
+    struct conn *prev, *next; /* every live connection, to close them at the end */
+};
+
+struct output {
+    struct source src;
+    int fd; /* read end of the rank's pipe, -1 once closed */
+    int rank;
+    int dest_fd; /* 1 or 2 */
+    size_t len;
+    char buf[LINE_MAX_TAGGED];
+};
+
+struct rank {
+    pid_t pid; /* 0 if never started */
+    bool running;
+    int wstatus;
+    struct conn *conn;
+    bool in_fence;
+    bool said_bye;
+    bool departed; /* left cleanly: counts as present at every later fence */
+    bool failed;
+    struct output out[2];
+};
+
+/* The store: a chained hash table. Each entry has the value committed by the
+ * last fence and possibly a pending one, committed by the next. */
+struct entry {
+    struct entry *next;
+    struct entry *next_pending;
+    char *key;
+    uint8_t *value;
+    size_t len;
+    bool has_value;
+    bool is_pending;
+    uint8_t *pending_value;
+    size_t pending_len;
+};
+
+static struct {
+    /* options */
+    int nranks;
+    double timeout_s;
+    bool keep_going;
+    bool tag_output;
+    char **set_env; /* "VAR=val" or "VAR" (forward) */
+    int nset_env;
+    char **prog_argv;
+
+    /* job */
+    char jobid[WEFT_BOOT_JOBID_MAX + 1];
+    /* The socket path must fit in sun_path (108 bytes), so the directory is
+     * limited to leave room for "/boot.sock". */
+    char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path) - 16];
+    int epfd, sigfd, listen_fd;
+    struct source sig_src, listen_src;
+    sigset_t old_mask;
+    struct rank *ranks;
+    int running;
+    int started;
+    int in_fence;
+
+    /* store */
+    struct entry **buckets;
+    size_t nbuckets, nentries;
+    uint64_t store_bytes;
+    struct entry *pending;
+
+    /* ending */
+    bool ending;
+    bool killed_hard;
+    uint64_t kill_at_ns;
+    bool exit_code_set;
+    int exit_code;
+    uint64_t deadline_ns;
+    struct conn *dead_conns;
+    struct conn *conns;
+} g = {.nranks = 1, .epfd = -1, .sigfd = -1, .listen_fd = -1};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+    char line[2048];
+    int n = snprintf(line, sizeof line, "weftrun: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    /* One write, so the line does not interleave with the ranks' output. */
+    ssize_t w = write(2, line, (size_t)n);
+    (void)w;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: weftrun [options] -n N program [args...]\n"
+            "Start N ranks of program on this machine, connected by weft's bootstrap.\n"
+            "\n"
+            "  -n, -np, --np N   number of ranks (default 1)\n"
+            "  -x VAR            forward VAR from weftrun's environment to the ranks\n"
+            "  -x VAR=value      set VAR=value in the ranks' environment\n"
+            "  --timeout SEC     end the job (exit %d) if it runs longer than SEC seconds\n"
+            "  --keep-going      when a rank fails, let the others run to their end\n"
+            "  --tag-output      prefix each line of output with [rank]\n"
+            "  -h, --help        show this help\n"
+            "  --version         show the version\n"
+            "\n"
+            "Each rank finds WEFT_RANK, WEFT_SIZE, WEFT_JOBID and WEFT_BOOT_ADDR in its\n"
+            "environment. weftrun exits 0 if every rank exits 0, 77 if ranks exit 77\n"
+            "(skip) and the rest 0, otherwise with the first failing rank's status\n"
+            "(128+signal if it was killed).\n",
+            EXIT_TIMEOUT);
+}
+
+/* Set the job's exit code once: the first cause of failure is the one reported. */
+static void set_exit_code(int code)
+{
+    if (!g.exit_code_set) {
+        g.exit_code_set = true;
+        g.exit_code = code;
+    }
+}
+
+static void signal_ranks(int sig)
+{
+    for (int r = 0; r < g.nranks; r++)
+        if (g.ranks[r].running)
+            kill(g.ranks[r].pid, sig);
+}
+
+static void end_job(void)
+{
+    if (g.ending)
+        return;
+    g.ending = true;
+    signal_ranks(SIGTERM);
+    g.kill_at_ns = now_ns() + KILL_GRACE_NS;
+}
+
+/* ---- the store ---- */
+
+static uint64_t hash_key(const uint8_t *key, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ key[i]) * 1099511628211ull;
+    return h;
+}
+
+static struct entry *store_find(const uint8_t *key, size_t klen, uint64_t h)
+{
+    for (struct entry *e = g.buckets[h % g.nbuckets]; e; e = e->next)
+        if (strlen(e->key) == klen && !memcmp(e->key, key, klen))
+            return e;
+    return NULL;
+}
+
+static int store_grow(void)
+{
+    size_t n = g.nbuckets * 2;
+    struct entry **b = calloc(n, sizeof *b);
+    if (!b)
+        return -1;
+    for (size_t i = 0; i < g.nbuckets; i++) {
+        struct entry *e = g.buckets[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            size_t j = hash_key((uint8_t *)e->key, strlen(e->key)) % n;
+            e->next = b[j];
+            b[j] = e;
+        }
+    }
+    free(g.buckets);
+    g.buckets = b;
+    g.nbuckets = n;
+    return 0;
+}
+
+/* Record a put, to be committed by the next fence. -1 if out of memory or over
+ * the store's bound. */
+static int store_put(const uint8_t *key, size_t klen, const uint8_t *value, size_t vlen)
+{
+    if (g.store_bytes + klen + vlen > STORE_BYTES_MAX)
+        return -1;
+    uint64_t h = hash_key(key, klen);
+    struct entry *e = store_find(key, klen, h);
+    if (!e) {
+        if (g.nentries >= g.nbuckets && store_grow() != 0)
+            return -1;
+        e = calloc(1, sizeof *e);
+        if (!e || !(e->key = malloc(klen + 1))) {
+            free(e);
+            return -1;
+        }
+        memcpy(e->key, key, klen);
+        e->key[klen] = 0;
+        size_t i = h % g.nbuckets;
+        e->next = g.buckets[i];
+        g.buckets[i] = e;
+        g.nentries++;
+        g.store_bytes += klen;
+    }
+    uint8_t *v = malloc(vlen ? vlen : 1);
+    if (!v)
+        return -1;
+    if (vlen)
+        memcpy(v, value, vlen);
+    if (e->is_pending) {
+        g.store_bytes -= e->pending_len;
+        free(e->pending_value);
+    } else {
+        e->is_pending = true;
+        e->next_pending = g.pending;
+        g.pending = e;
+    }
+    e->pending_value = v;
+    e->pending_len = vlen;
+    g.store_bytes += vlen;
+    return 0;
+}
+
+static void store_commit(void)
+{
+    struct entry *e = g.pending, *next;
+    for (; e; e = next) {
+        next = e->next_pending;
+        if (e->has_value) {
+            g.store_bytes -= e->len;
+            free(e->value);
+        }
+        e->value = e->pending_value;
+        e->len = e->pending_len;
+        e->has_value = true;
+        e->pending_value = NULL;
+        e->is_pending = false;
+        e->next_pending = NULL;
+    }
+    g.pending = NULL;
+}
+
+static void store_free(void)
+{
+    for (size_t i = 0; i < g.nbuckets; i++) {
+        struct entry *e = g.buckets[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            free(e->key);
+            free(e->value);
+            free(e->pending_value);
+            free(e);
+        }
+    }
+    free(g.buckets);
+    g.buckets = NULL;
+}
+
+/* ---- connections ---- */
+
+static void conn_update_events(struct conn *c)
+{
+    uint32_t ev = 0;
+    c->reading = !c->close_after_flush && c->tx_len - c->tx_off < TX_HIGH_WATER;
+    if (c->reading)
+        ev |= EPOLLIN;
+    if (c->tx_len > c->tx_off)
+        ev |= EPOLLOUT;
+    if (ev != c->events) {
+        struct epoll_event e = {.events = ev, .data.ptr = c};
+        epoll_ctl(g.epfd, EPOLL_CTL_MOD, c->fd, &e);
+        c->events = ev;
+    }
+}
+
+static void rank_lost(int r);
+static void conn_process(struct conn *c);
+
+static void conn_close(struct conn *c)
+{
+    if (c->dead)
+        return;
+    c->dead = true;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        g.conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    epoll_ctl(g.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    /* Freed after the current batch of events, which may still name it. */
+    c->next_dead = g.dead_conns;
+    g.dead_conns = c;
+    if (c->rank >= 0 && g.ranks[c->rank].conn == c) {
+        g.ranks[c->rank].conn = NULL;
+        rank_lost(c->rank);
+    }
+}
+
+static void conn_flush(struct conn *c)
+{
+    while (c->tx_off < c->tx_len) {
+        ssize_t n = send(c->fd, c->tx + c->tx_off, c->tx_len - c->tx_off, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            conn_close(c); /* the rank is gone; its exit status will tell why */
+            return;
+        }
+        c->tx_off += (size_t)n;
+    }
+    if (c->tx_off == c->tx_len) {
+        c->tx_off = c->tx_len = 0;
+        if (c->close_after_flush) {
+            conn_close(c);
+            return;
+        }
+    }
+    bool was_reading = c->reading;
+    conn_update_events(c);
+    /* Messages that arrived while we stopped reading are already buffered, and
+     * epoll will not report them again. */
+    if (!was_reading && c->reading && c->rx_len >= WEFT_BOOT_PROTO_HDR_SIZE)
+        conn_process(c);
+}
+
+/* Queue a message; it leaves when the socket takes it. */
+static void conn_send(struct conn *c, uint16_t type, const void *b1, size_t l1, const void *b2,
+                      size_t l2)
+{
+    if (c->dead)
+        return;
+    size_t need = c->tx_len + WEFT_BOOT_PROTO_HDR_SIZE + l1 + l2;
+    if (need > c->tx_cap) {
+        if (c->tx_off > 0) { /* reclaim what was already sent */
+            memmove(c->tx, c->tx + c->tx_off, c->tx_len - c->tx_off);
+            c->tx_len -= c->tx_off;
+            c->tx_off = 0;
+            need = c->tx_len + WEFT_BOOT_PROTO_HDR_SIZE + l1 + l2;
+        }
+        if (need > c->tx_cap) {
+            size_t cap = c->tx_cap ? c->tx_cap : 4096;
+            while (cap < need)
+                cap *= 2;
+            uint8_t *t = realloc(c->tx, cap);
+            if (!t) {
+                msg("out of memory for a reply to rank %d; closing its connection", c->rank);
+                conn_close(c);
+                return;
+            }
+            c->tx = t;
+            c->tx_cap = cap;
+        }
+    }
+    weft__boot_hdr_encode(c->tx + c->tx_len, type, (uint32_t)(l1 + l2));
+    c->tx_len += WEFT_BOOT_PROTO_HDR_SIZE;
+    if (l1)
+        memcpy(c->tx + c->tx_len, b1, l1);
+    c->tx_len += l1;
+    if (l2)
+        memcpy(c->tx + c->tx_len, b2, l2);
+    c->tx_len += l2;
+    conn_flush(c);
+}
+
+static void send_status(struct conn *c, uint16_t type, int status)
+{
+    uint8_t b[4];
+    weft__boot_put32(b, (uint32_t)status);
+    conn_send(c, type, b, 4, NULL, 0);
+}
+
+/* A rank counts as present at a fence when it is in it or left the job cleanly.
+ * A fence completes when every rank is present; it fails (WEFT_EPEERDEAD) as soon
+ * as a rank has failed, because its keys will never come. */
+static void check_fence(void)
+{
+    if (g.in_fence == 0)
+        return;
+    bool failed = false, complete = true;
+    for (int r = 0; r < g.nranks; r++) {
+        struct rank *rk = &g.ranks[r];
+        failed |= rk->failed;
+        if (!rk->in_fence && !rk->departed)
+            complete = false;
+    }
+    if (!failed && !complete)
+        return;
+    if (!failed)
+        store_commit();
+    for (int r = 0; r < g.nranks; r++) {
+        struct rank *rk = &g.ranks[r];
+        if (!rk->in_fence)
+            continue;
+        rk->in_fence = false;
+        if (rk->conn)
+            send_status(rk->conn, WEFT_BOOT_MSG_FENCE_REPLY, failed ? WEFT_EPEERDEAD : WEFT_OK);
+    }
+    g.in_fence = 0;
+}
+
+static void rank_failed(int r)
+{
+    g.ranks[r].failed = true;
+    if (g.ranks[r].in_fence) {
+        g.ranks[r].in_fence = false;
+        g.in_fence--;
+    }
+    check_fence();
+}
+
+/* The rank's connection closed. Without a BYE, whether it left cleanly or died is
+ * decided by its exit status; until then it simply is not present. */
+static void rank_lost(int r)
+{
+    struct rank *rk = &g.ranks[r];
+    if (rk->in_fence) {
+        rk->in_fence = false;
+        g.in_fence--;
+    }
+    if (rk->said_bye)
+        rk->departed = true;
+    check_fence();
+}
+
+static void protocol_error(struct conn *c, const char *why)
+{
+    if (c->rank >= 0)
+        msg("rank %d sent a malformed message (%s); closing its connection", c->rank, why);
+    else
+        msg("a client sent a malformed message (%s); closing its connection", why);
+    conn_close(c);
+}
+
+static void handle_hello(struct conn *c, const uint8_t *p, uint32_t len)
+{
+    if (len < 10)
+        return protocol_error(c, "short HELLO");
+    uint32_t rank = weft__boot_get32(p);
+    uint32_t size = weft__boot_get32(p + 4);
+    uint16_t idlen = weft__boot_get16(p + 8);
+    if (len != 10u + idlen)
+        return protocol_error(c, "HELLO length mismatch");
+    int status = WEFT_OK;
+    if (idlen != strlen(g.jobid) || memcmp(p + 10, g.jobid, idlen) != 0)
+        status = WEFT_EPERM; /* a process of another job */
+    else if (size != (uint32_t)g.nranks || rank >= size)
+        status = WEFT_ERANK;
+    else if (g.ranks[rank].conn || !g.ranks[rank].running)
+        status = WEFT_ESTATE; /* already connected, or not a live rank */
+    if (status != WEFT_OK) {
+        msg("refused a connection claiming rank %" PRIu32 " of %" PRIu32 ": %s", rank, size,
+            status == WEFT_EPERM   ? "it belongs to another job"
+            : status == WEFT_ERANK ? "wrong rank or job size"
+                                   : "that rank is already connected or not running");
+        c->close_after_flush = true;
+        send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, status);
+        return;
+    }
+    struct rank *rk = &g.ranks[rank];
+    c->rank = (int)rank;
+    rk->conn = c;
+    /* A rank may leave (BYE) and join again with a new context. */
+    rk->said_bye = false;
+    rk->departed = false;
+    send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, WEFT_OK);
+}
+
+static void handle_put(struct conn *c, const uint8_t *p, uint32_t len)
+{
+    if (len < 2)
+        return protocol_error(c, "short PUT");
+    uint16_t klen = weft__boot_get16(p);
+    if (klen > WEFT_BOOT_KEY_MAX || len < 6u + klen)
+        return protocol_error(c, "bad key length in PUT");
+    if (!weft__boot_key_valid(p + 2, klen))
+        return protocol_error(c, "bad key in PUT");
+    uint32_t vlen = weft__boot_get32(p + 2 + klen);
+    if (vlen > WEFT_BOOT_VALUE_MAX || len != 6u + klen + vlen)
+        return protocol_error(c, "bad value length in PUT");
+    if (store_put(p + 2, klen, p + 6 + klen, vlen) != 0) {
+        msg("the key-value store is full or out of memory; ending the job");
+        set_exit_code(1);
+        end_job();
+    }
+}
+
+static void handle_get(struct conn *c, const uint8_t *p, uint32_t len)
+{
+    if (len < 2)
+        return protocol_error(c, "short GET");
+    uint16_t klen = weft__boot_get16(p);
+    if (len != 2u + klen || !weft__boot_key_valid(p + 2, klen))
+        return protocol_error(c, "bad key in GET");
+    struct entry *e = store_find(p + 2, klen, hash_key(p + 2, klen));
+    uint8_t head[8];
+    if (!e || !e->has_value) {
+        weft__boot_put32(head, (uint32_t)WEFT_ENOTFOUND);
+        weft__boot_put32(head + 4, 0);
+        conn_send(c, WEFT_BOOT_MSG_GET_REPLY, head, 8, NULL, 0);
+        return;
+    }
+    weft__boot_put32(head, WEFT_OK);
+    weft__boot_put32(head + 4, (uint32_t)e->len);
+    conn_send(c, WEFT_BOOT_MSG_GET_REPLY, head, 8, e->value, e->len);
+}
+
+static void handle_abort(struct conn *c, const uint8_t *p, uint32_t len)
+{
+    if (len < 6)
+        return protocol_error(c, "short ABORT");
+    int32_t code = (int32_t)weft__boot_get32(p);
+    uint16_t mlen = weft__boot_get16(p + 4);
+    if (len != 6u + mlen || mlen > WEFT_BOOT_ABORT_MSG_MAX)
+        return protocol_error(c, "bad message length in ABORT");
+    /* Print the message as text even if it is not: it goes to a terminal. */
+    char text[WEFT_BOOT_ABORT_MSG_MAX + 1];
+    for (uint16_t i = 0; i < mlen; i++) {
+        uint8_t ch = p[6 + i];
+        text[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+    }
+    text[mlen] = 0;
+    /* An exit code is 8 bits; an abort must not look like success. */
+    int exit_code = (code > 0 && code < 256) ? code : 1;
+    struct rank *rk = &g.ranks[c->rank];
+    if (!g.ending)
+        msg("rank %d (pid %ld) aborted the job with code %d: %s; ending the job", c->rank,
+            (long)rk->pid, (int)code, text);
+    set_exit_code(exit_code);
+    send_status(c, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
+    end_job();
+}
+
+static void handle_msg(struct conn *c, const weft_boot_hdr_t *h, const uint8_t *body)
+{
+    if (c->rank < 0) {
+        if (h->type != WEFT_BOOT_MSG_HELLO)
+            return protocol_error(c, "first message is not HELLO");
+        return handle_hello(c, body, h->body_len);
+    }
+    struct rank *rk = &g.ranks[c->rank];
+    if (rk->in_fence)
+        return protocol_error(c, "message while waiting in a fence");
+    switch (h->type) {
+    case WEFT_BOOT_MSG_PUT:
+        return handle_put(c, body, h->body_len);
+    case WEFT_BOOT_MSG_FENCE:
+        rk->in_fence = true;
+        g.in_fence++;
+        return check_fence();
+    case WEFT_BOOT_MSG_GET:
+        return handle_get(c, body, h->body_len);
+    case WEFT_BOOT_MSG_ABORT:
+        return handle_abort(c, body, h->body_len);
+    case WEFT_BOOT_MSG_BYE:
+        rk->said_bye = true;
+        c->close_after_flush = true;
+        return conn_flush(c);
+    default:
+        return protocol_error(c, "unexpected message type");
+    }
+}
+
+/* Handle every complete message in the receive buffer, as long as we are
+ * reading (replies may pile up and stop us). */
+static void conn_process(struct conn *c)
+{
+    if (c->processing)
+        return; /* the outer call goes on with the buffer */
+    c->processing = true;
+    size_t off = 0;
+    while (!c->dead && c->reading && c->rx_len - off >= WEFT_BOOT_PROTO_HDR_SIZE) {
+        weft_boot_hdr_t h;
+        if (weft__boot_hdr_decode(c->rx + off, &h) != 0) {
+            protocol_error(c, "bad header");
+            break;
+        }
+        size_t total = WEFT_BOOT_PROTO_HDR_SIZE + h.body_len;
+        if (c->rx_len - off < total)
+            break;
+        handle_msg(c, &h, c->rx + off + WEFT_BOOT_PROTO_HDR_SIZE);
+        off += total;
+    }
+    c->processing = false;
+    if (c->dead)
+        return;
+    memmove(c->rx, c->rx + off, c->rx_len - off);
+    c->rx_len -= off;
+}
+
+static void conn_readable(struct conn *c)
+{
+    /* Room for the largest message: a complete one is never stuck for lack of space. */
+    const size_t cap = WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX;
+    while (!c->dead && c->reading) {
+        ssize_t n = recv(c->fd, c->rx + c->rx_len, cap - c->rx_len, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                conn_close(c);
+            return;
+        }
+        if (n == 0) { /* closed, possibly in the middle of a message: drop the rest */
+            conn_close(c);
+            return;
+        }
+        c->rx_len += (size_t)n;
+        conn_process(c);
+    }
+}
+
+static void accept_conns(void)
+{
+    for (;;) {
+        int fd = accept4(g.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                msg("accept: %s", strerror(errno));
+            return;
+        }
+        struct conn *c = calloc(1, sizeof *c);
+        if (c)
+            c->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
+        if (!c || !c->rx) {
+            if (c)
+                free(c);
+            close(fd);
+            msg("out of memory for a connection");
+            continue;
+        }
+        c->src.kind = SRC_CONN;
+        c->fd = fd;
+        c->rank = -1;
+        c->events = EPOLLIN;
+        c->reading = true;
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(g.epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+            close(fd);
+            free(c->rx);
+            free(c);
+            continue;
+        }
+        c->next = g.conns;
+        if (g.conns)
+            g.conns->prev = c;
+        g.conns = c;
+    }
+}
+
+static void free_dead_conns(void)
+{
+    while (g.dead_conns) {
+        struct conn *c = g.dead_conns;
+        g.dead_conns = c->next_dead;
+        free(c->rx);
+        free(c->tx);
+        free(c);
+    }
+}
+
+/* ---- rank output (--tag-output) ---- */
+
+static void write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; /* our own output is gone; nothing better to do */
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static void emit_line(struct output *o, const char *line, size_t len)
+{
+    char buf[LINE_MAX_TAGGED + 32];
+    int n = snprintf(buf, sizeof buf, "[%d] ", o->rank);
+    memcpy(buf + n, line, len);
+    buf[n + len] = '\n';
+    write_all(o->dest_fd, buf, (size_t)n + len + 1);
+}
+
+static void output_close(struct output *o)
+{
+    if (o->fd < 0)
+        return;
+    if (o->len)
+        emit_line(o, o->buf, o->len);
+    o->len = 0;
+    epoll_ctl(g.epfd, EPOLL_CTL_DEL, o->fd, NULL);
+    close(o->fd);
+    o->fd = -1;
+}
+
+static void output_readable(struct output *o)
+{
+    for (;;) {
+        ssize_t n = read(o->fd, o->buf + o->len, sizeof o->buf - o->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            output_close(o);
+            return;
+        }
+        o->len += (size_t)n;
+        size_t start = 0;
+        for (size_t i = 0; i < o->len; i++) {
+            if (o->buf[i] == '\n') {
+                emit_line(o, o->buf + start, i - start);
+                start = i + 1;
+            }
+        }
+        if (start == 0 && o->len == sizeof o->buf) { /* a very long line: cut it */
+            emit_line(o, o->buf, o->len);
+            start = o->len;
+        }
+        memmove(o->buf, o->buf + start, o->len - start);
+        o->len -= start;
+    }
+}
+
+static bool outputs_open(void)
+{
+    for (int r = 0; r < g.nranks; r++)
+        if (g.ranks[r].out[0].fd >= 0 || g.ranks[r].out[1].fd >= 0)
+            return true;
+    return false;
+}
+
+/* ---- ranks ---- */
+
+static const char *describe_exit(int wstatus, char *buf, size_t len, int *code)
+{
+    if (WIFSIGNALED(wstatus)) {
+        int sig = WTERMSIG(wstatus);
+        snprintf(buf, len, "was killed by signal %d (%s)", sig, strsignal(sig));
+        *code = 128 + sig;
+    } else {
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(wstatus));
+        *code = WEXITSTATUS(wstatus);
+    }
+    return buf;
+}
+
+static void rank_exited(int r, int wstatus)
+{
+    struct rank *rk = &g.ranks[r];
+    rk->running = false;
+    rk->wstatus = wstatus;
+    g.running--;
+    bool ok =
+        WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 0 || WEXITSTATUS(wstatus) == EXIT_SKIP);
+    if (ok) {
+        rk->departed = true;
+        check_fence();
+        return;
+    }
+    char what[128];
+    int code;
+    describe_exit(wstatus, what, sizeof what, &code);
+    if (!g.ending) {
+        /* Ranks we are already terminating are not news. */
+        msg("rank %d (pid %ld) %s; %s", r, (long)rk->pid, what,
+            g.keep_going ? "waiting for the other ranks (--keep-going)" : "ending the job");
+        set_exit_code(code);
+        if (!g.keep_going)
+            end_job();
+    }
+    rank_failed(r);
+}
+
+static void reap_children(void)
+{
+    for (;;) {
+        int wstatus;
+        pid_t pid = waitpid(-1, &wstatus, WNOHANG);
+        if (pid <= 0)
+            return;
+        for (int r = 0; r < g.nranks; r++) {
+            if (g.ranks[r].pid == pid && g.ranks[r].running) {
+                rank_exited(r, wstatus);
+                break;
+            }
+        }
+    }
+}
+
+static void handle_signals(void)
+{
+    struct signalfd_siginfo si;
+    while (read(g.sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD)
+            continue; /* reaped below, whichever child it was */
+        if (!g.ending) {
+            msg("received signal %d (%s); ending the job", sig, strsignal(sig));
+            set_exit_code(128 + sig);
+            g.ending = true;
+            /* Forward the signal itself, so ranks see what the user sent. */
+            signal_ranks(sig);
+            g.kill_at_ns = now_ns() + KILL_GRACE_NS;
+        } else if (!g.killed_hard) {
+            /* A second interrupt: the user does not want to wait. */
+            signal_ranks(SIGKILL);
+            g.killed_hard = true;
+        }
+    }
+    reap_children();
+}
+
+/* Fork and exec one rank. Returns 0, or -1 if the program cannot be run (then
+ * the error is printed and the job is ending). */
+static int spawn_rank(int r)
+{
+    struct rank *rk = &g.ranks[r];
+    int outp[2][2] = {{-1, -1}, {-1, -1}};
+    int errp[2] = {-1, -1};
+    if (pipe2(errp, O_CLOEXEC) != 0)
+        goto err_sys;
+    if (g.tag_output) {
+        for (int i = 0; i < 2; i++) {
+            if (pipe2(outp[i], O_CLOEXEC) != 0)
+                goto err_sys;
+        }
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        goto err_sys;
+    if (pid == 0) {
+        /* Child. Only async-signal-safe work would be required in a threaded
+         * parent; weftrun has one thread, so setenv and friends are fine. */
+        int err;
+        close(errp[0]);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(EXIT_CANNOT_EXEC); /* weftrun already died: do not run orphaned */
+        sigprocmask(SIG_SETMASK, &g.old_mask, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        if (g.tag_output) {
+            if (dup2(outp[0][1], 1) < 0 || dup2(outp[1][1], 2) < 0)
+                goto child_err;
+        }
+        if (r != 0) { /* stdin goes to rank 0 only, like mpirun */
+            int fd = open("/dev/null", O_RDONLY);
+            if (fd >= 0 && fd != 0) {
+                dup2(fd, 0);
+                close(fd);
+            }
+        }
+        char num[32];
+        snprintf(num, sizeof num, "%d", r);
+        setenv("WEFT_RANK", num, 1);
+        snprintf(num, sizeof num, "%d", g.nranks);
+        setenv("WEFT_SIZE", num, 1);
+        setenv("WEFT_JOBID", g.jobid, 1);
+        char addr[sizeof g.sock_path + 8];
+        snprintf(addr, sizeof addr, "unix:%s", g.sock_path);
+        setenv("WEFT_BOOT_ADDR", addr, 1);
+        for (int i = 0; i < g.nset_env; i++) {
+            /* "-x VAR" alone forwards VAR, which the child inherits anyway. */
+            if (strchr(g.set_env[i], '=') && putenv(g.set_env[i]) != 0)
+                goto child_err;
+        }
+        execvp(g.prog_argv[0], g.prog_argv);
+    child_err:
+        err = errno;
+        ssize_t w = write(errp[1], &err, sizeof err);
+        (void)w;
+        _exit(EXIT_CANNOT_EXEC);
+    }
+
+    close(errp[1]);
+    rk->pid = pid;
+    rk->running = true;
+    g.running++;
+    g.started++;
+    if (g.tag_output) {
+        for (int i = 0; i < 2; i++) {
+            close(outp[i][1]);
+            struct output *o = &rk->out[i];
+            o->src.kind = SRC_OUTPUT;
+            o->fd = outp[i][0];
+            o->rank = r;
+            o->dest_fd = i + 1;
+            fcntl(o->fd, F_SETFL, O_NONBLOCK);
+            struct epoll_event e = {.events = EPOLLIN, .data.ptr = o};
+            epoll_ctl(g.epfd, EPOLL_CTL_ADD, o->fd, &e);
+        }
+    }
+    /* The pipe closes at exec (success) or carries errno (failure). */
+    int child_errno = 0;
+    ssize_t n;
+    do
+        n = read(errp[0], &child_errno, sizeof child_errno);
+    while (n < 0 && errno == EINTR);
+    close(errp[0]);
+    if (n == (ssize_t)sizeof child_errno) {
+        msg("cannot run '%s': %s", g.prog_argv[0], strerror(child_errno));
+        set_exit_code(EXIT_CANNOT_EXEC);
+        end_job();
+        return -1;
+    }
+    return 0;
+
+err_sys:
+    msg("cannot start rank %d: %s", r, strerror(errno));
+    if (errp[0] >= 0) {
+        close(errp[0]);
+        close(errp[1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (outp[i][0] >= 0) {
+            close(outp[i][0]);
+            close(outp[i][1]);
+        }
+    }
+    set_exit_code(1);
+    end_job();
+    return -1;
+}
+
+/* ---- setup and cleanup ---- */
+
+static int make_jobid(void)
+{
+    uint32_t rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+        rnd = (uint32_t)now_ns() ^ ((uint32_t)getpid() << 16);
+    snprintf(g.jobid, sizeof g.jobid, "w%ld-%08" PRIx32, (long)getpid(), rnd);
+    return 0;
+}
+
+static int setup_socket(void)
+{
+    /* A private directory (0700) holds the socket, so only our user can connect,
+     * and the name cannot be taken over by someone else. */
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) + sizeof "/weftrun-XXXXXX" > sizeof g.dir)
+        tmp = "/tmp";
+    snprintf(g.dir, sizeof g.dir, "%s/weftrun-XXXXXX", tmp);
+    if (!mkdtemp(g.dir)) {
+        if (strcmp(tmp, "/tmp") != 0) {
+            snprintf(g.dir, sizeof g.dir, "/tmp/weftrun-XXXXXX");
+            if (mkdtemp(g.dir))
+                goto made;
+        }
+        msg("cannot create a temporary directory in %s: %s", tmp, strerror(errno));
+        g.dir[0] = 0;
+        return -1;
+    }
+made:
+    snprintf(g.sock_path, sizeof g.sock_path, "%s/boot.sock", g.dir);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, g.sock_path, strlen(g.sock_path) + 1);
+    g.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (g.listen_fd < 0 || bind(g.listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(g.listen_fd, g.nranks < SOMAXCONN ? SOMAXCONN : g.nranks) != 0) {
+        msg("cannot listen on %s: %s", g.sock_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void cleanup_files(void)
+{
+    if (g.listen_fd >= 0)
+        close(g.listen_fd);
+    if (g.dir[0]) {
+        unlink(g.sock_path);
+        if (rmdir(g.dir) != 0)
+            msg("cannot remove %s: %s", g.dir, strerror(errno));
+    }
+    /* The shm driver unlinks its segments once mapped; a rank that died early
+     * may not have. Its segments are named /dev/shm/weft-<jobid>-... */
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    char prefix[WEFT_BOOT_JOBID_MAX + 8];
+    int plen = snprintf(prefix, sizeof prefix, "weft-%s", g.jobid);
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, prefix, (size_t)plen) != 0)
+            continue;
+        /* Our job id is a prefix of no other (fixed-width random part), but check
+         * that the name does not continue the id, to be sure. */
+        char next = de->d_name[plen];
+        if (next == 0 || next == '-' || next == '.' || next == '_')
+            unlinkat(dirfd(d), de->d_name, 0);
+    }
+    closedir(d);
+}
+
+static bool valid_env_name(const char *s, size_t len)
+{
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            return false;
+    }
+    return true;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "weftrun: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return -1;
+}
+
+/* Parse the command line; 1 if weftrun should exit 0 (help, version), -1 on a
+ * usage error, 0 to run. */
+static int parse_args(int argc, char **argv)
+{
+    int i = 1;
+    g.set_env = calloc((size_t)argc, sizeof *g.set_env);
+    if (!g.set_env)
+        return -1;
+    for (; i < argc; i++) {
+        char *a = argv[i];
+        char *val = NULL;
+        if (a[0] != '-')
+            break;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        /* --opt=value is accepted for the long options. */
+        char name[32];
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        if (eq) {
+            size_t l = (size_t)(eq - a);
+            if (l >= sizeof name)
+                return usage_error("unknown option '%s'", a);
+            memcpy(name, a, l);
+            name[l] = 0;
+            val = (char *)eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+        bool takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
+                           !strcmp(name, "-x") || !strcmp(name, "--timeout");
+        if (takes_value && !val) {
+            if (i + 1 >= argc)
+                return usage_error("option '%s' needs a value", a);
+            val = argv[++i];
+        } else if (!takes_value && val) {
+            return usage_error("option '%s' takes no value", a);
+        }
+        if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(name, "--version")) {
+            printf("weftrun (weft) %s\n", WEFT_VERSION);
+            return 1;
+        } else if (!strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np")) {
+            char *end;
+            errno = 0;
+            long n = strtol(val, &end, 10);
+            if (errno || *end || end == val || n < 1 || n > MAX_RANKS)
+                return usage_error("bad number of ranks '%s'", val);
+            g.nranks = (int)n;
+        } else if (!strcmp(name, "-x")) {
+            const char *e = strchr(val, '=');
+            size_t l = e ? (size_t)(e - val) : strlen(val);
+            if (!valid_env_name(val, l))
+                return usage_error("bad variable name in '-x %s'", val);
+            if (!e && !getenv(val))
+                fprintf(stderr, "weftrun: warning: -x %s: not set here, not forwarded\n", val);
+            g.set_env[g.nset_env++] = val;
+        } else if (!strcmp(name, "--timeout")) {
+            char *end;
+            errno = 0;
+            double t = strtod(val, &end);
+            if (errno || *end || end == val || !(t > 0) || t > 1e7)
+                return usage_error("bad timeout '%s' (seconds > 0)", val);
+            g.timeout_s = t;
+        } else if (!strcmp(name, "--keep-going")) {
+            g.keep_going = true;
+        } else if (!strcmp(name, "--tag-output")) {
+            g.tag_output = true;
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (i >= argc)
+        return usage_error("%s", "no program to run");
+    g.prog_argv = argv + i;
+    return 0;
+}
+
+/* Ranks need one descriptor each here (two more with --tag-output). */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void event_loop(void)
+{
+    struct epoll_event events[64];
+    uint64_t drain_until = 0;
+    for (;;) {
+        uint64_t now = now_ns();
+        if (g.running == 0) {
+            /* Give the output pipes a moment to drain: a grandchild that keeps them
+             * open must not keep weftrun alive. */
+            if (!outputs_open())
+                return;
+            if (!drain_until)
+                drain_until = now + DRAIN_GRACE_NS;
+            else if (now >= drain_until)
+                return;
+        }
+        if (!g.ending && g.deadline_ns && now >= g.deadline_ns) {
+            msg("the job ran longer than --timeout %g s; ending the job", g.timeout_s);
+            set_exit_code(EXIT_TIMEOUT);
+            end_job();
+        }
+        if (g.ending && !g.killed_hard && now >= g.kill_at_ns) {
+            signal_ranks(SIGKILL);
+            g.killed_hard = true;
+        }
+
+        uint64_t wake = UINT64_MAX;
+        if (!g.ending && g.deadline_ns)
+            wake = g.deadline_ns;
+        if (g.ending && !g.killed_hard && g.kill_at_ns < wake)
+            wake = g.kill_at_ns;
+        if (drain_until && drain_until < wake)
+            wake = drain_until;
+        int timeout_ms = -1;
+        if (wake != UINT64_MAX)
+            timeout_ms =
+                wake <= now ? 0 : (int)WEFT_MIN_U64((wake - now + 999999) / 1000000, 3600000);
+
+        int n = epoll_wait(g.epfd, events, 64, timeout_ms);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            msg("epoll_wait: %s", strerror(errno));
+            set_exit_code(1);
+            end_job();
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            struct source *s = events[i].data.ptr;
+            uint32_t ev = events[i].events;
+            switch (s->kind) {
+            case SRC_SIGNAL:
+                handle_signals();
+                break;
+            case SRC_LISTEN:
+                accept_conns();
+                break;
+            case SRC_CONN: {
+                struct conn *c = (struct conn *)s;
+                if (!c->dead && (ev & EPOLLOUT))
+                    conn_flush(c);
+                if (!c->dead && (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+                    conn_readable(c);
+                break;
+            }
+            case SRC_OUTPUT: {
+                struct output *o = (struct output *)s;
+                if (o->fd >= 0)
+                    output_readable(o);
+                break;
+            }
+            }
+        }
+        free_dead_conns();
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rc = parse_args(argc, argv);
+    if (rc != 0)
+        return rc > 0 ? 0 : EXIT_USAGE;
+
+    signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit();
+    g.ranks = calloc((size_t)g.nranks, sizeof *g.ranks);
+    g.nbuckets = 64;
+    g.buckets = calloc(g.nbuckets, sizeof *g.buckets);
+    if (!g.ranks || !g.buckets) {
+        msg("out of memory");
+        return 1;
+    }
+    for (int r = 0; r < g.nranks; r++)
+        g.ranks[r].out[0].fd = g.ranks[r].out[1].fd = -1;
+    make_jobid();
+
+    /* Signals arrive through a signalfd, in the event loop, instead of handlers
+     * that would have to be async-signal-safe. */
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, &g.old_mask);
+    g.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    g.epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (g.sigfd < 0 || g.epfd < 0) {
+        msg("cannot set up the event loop: %s", strerror(errno));
+        return 1;
+    }
+    if (setup_socket() != 0) {
+        cleanup_files();
+        return 1;
+    }
+    g.sig_src.kind = SRC_SIGNAL;
+    g.listen_src.kind = SRC_LISTEN;
+    struct epoll_event e = {.events = EPOLLIN, .data.ptr = &g.sig_src};
+    epoll_ctl(g.epfd, EPOLL_CTL_ADD, g.sigfd, &e);
+    e = (struct epoll_event){.events = EPOLLIN, .data.ptr = &g.listen_src};
+    epoll_ctl(g.epfd, EPOLL_CTL_ADD, g.listen_fd, &e);
+
+    if (g.timeout_s > 0)
+        g.deadline_ns = now_ns() + (uint64_t)(g.timeout_s * 1e9);
+
+    /* Ranks stay in weftrun's process group, so Ctrl-C in a terminal reaches them
+     * all directly; signals sent to weftrun alone are forwarded. */
+    for (int r = 0; r < g.nranks && !g.ending; r++) {
+        if (spawn_rank(r) != 0)
+            break;
+    }
+
+    event_loop();
+
+    for (int r = 0; r < g.nranks; r++) {
+        output_close(&g.ranks[r].out[0]);
+        output_close(&g.ranks[r].out[1]);
+    }
+    while (g.conns)
+        conn_close(g.conns);
+    free_dead_conns();
+    cleanup_files();
+    store_free();
+
+    int code = 0;
+    if (g.exit_code_set) {
+        code = g.exit_code;
+    } else {
+        for (int r = 0; r < g.nranks; r++)
+            if (WIFEXITED(g.ranks[r].wstatus) && WEXITSTATUS(g.ranks[r].wstatus) == EXIT_SKIP)
+                code = EXIT_SKIP;
+    }
+    free(g.ranks);
+    free(g.set_env);
+    return code;
+}
