@@ -107,7 +107,9 @@ WEFT_API int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out);
 
 /* Leave the job and free the context. Waits until this rank's pending sends have
  * left and every rank reached finalize, so no peer loses a message. Requests
- * still outstanding are completed with WEFT_ECANCELED. Not thread-safe: call it
+ * still in flight are freed: their handles must not be used afterwards (a request
+ * that completed but was never waited on or tested stays the caller's, so wait
+ * on everything before finalize). Not thread-safe: call it
  * from one thread once all others have stopped using the context. */
 WEFT_API int weft_finalize(weft_ctx_t *ctx);
 

@@ -340,7 +340,7 @@ int weft_finalize(weft_ctx_t *ctx)
     while (!backlogs_empty(ctx) && weft__now_ns() < deadline)
         weft__progress_locked(ctx);
     int rc = weft__boot_fence(ctx->boot);
-    /* Whatever was never waited on is canceled. */
+    /* Requests still in flight are abandoned: freed with the context. */
     weft_list_t *pos, *tmp;
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
     {
@@ -348,6 +348,7 @@ int weft_finalize(weft_ctx_t *ctx)
         if (req->state == WEFT_RS_POSTED)
             weft__match_cancel(ctx->match, &req->match);
         weft__request_complete(ctx, req, WEFT_ECANCELED);
+        weft__request_free(ctx, req);
     }
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];

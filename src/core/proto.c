@@ -448,11 +448,14 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
             rc = on_ack(ctx, g, &c);
             break;
         case WEFT_CHUNK_CREDIT:
+            /* More credit than was ever granted is a lie. */
             if (c.bytes > ctx->eager_credits ||
-                (uint64_t)g->send_credit + c.bytes > ctx->eager_credits)
+                (uint64_t)g->send_credit + c.bytes > ctx->eager_credits) {
                 rc = WEFT_EPROTO;
-            else
+            } else {
                 g->send_credit += (int64_t)c.bytes;
+                rc = WEFT_OK;
+            }
             break;
         default:
             rc = WEFT_EPROTO;

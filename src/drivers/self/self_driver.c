@@ -1,7 +1,9 @@
 /* The self driver: a rank talking to itself. A sent packet is copied into a
  * queue and delivered on the next poll (never from inside send, so the engine
  * is not re-entered while it builds a packet). A rendezvous to oneself is a
- * plain memcpy from the exposed buffer. */
+ * plain memcpy from the exposed buffer. An rkey names a slot of the table of
+ * exposed regions, never an address, so a forged key reads nothing it should
+ * not. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,18 @@ typedef struct self_packet {
     uint8_t data[];
 } self_packet_t;
 
+typedef struct self_rkey {
+    uint32_t slot;
+    uint32_t gen;
+} self_rkey_t;
+
+typedef struct self_region {
+    const uint8_t *buf;
+    size_t len;
+    uint32_t gen;
+    bool used;
+} self_region_t;
+
 struct weft_track {
     struct weft_driver *driver;
     void *peer_cookie;
@@ -25,12 +39,9 @@ struct weft_driver {
     struct weft_track track;
     bool connected;
     self_packet_t *head, **tail;
+    self_region_t *regions;
+    uint32_t nregions;
 };
-
-typedef struct self_rkey {
-    uint64_t addr;
-    uint64_t len;
-} self_rkey_t;
 
 static int self_init(const weft_driver_params_t *params, const weft_driver_upcalls_t *up,
                      weft_driver_t **out)
@@ -114,22 +125,53 @@ static int self_poll(weft_driver_t *d)
 
 static int self_expose(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t *rkey)
 {
-    self_rkey_t k = {.addr = (uint64_t)(uintptr_t)buf, .len = len};
+    uint32_t i = 0;
+    while (i < d->nregions && d->regions[i].used)
+        i++;
+    if (i == d->nregions) {
+        uint32_t n = d->nregions ? d->nregions * 2 : 16;
+        self_region_t *r = realloc(d->regions, sizeof *r * n);
+        if (!r)
+            return WEFT_ENOMEM;
+        memset(r + d->nregions, 0, sizeof *r * (n - d->nregions));
+        d->regions = r;
+        d->nregions = n;
+    }
+    self_region_t *r = &d->regions[i];
+    r->buf = buf;
+    r->len = len;
+    r->used = true;
+    self_rkey_t k = {.slot = i, .gen = ++r->gen};
     rkey->len = sizeof k;
     memcpy(rkey->bytes, &k, sizeof k);
     return WEFT_OK;
 }
 
-static int self_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
-                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+static self_region_t *region_of(weft_driver_t *d, const weft_rkey_t *rkey)
 {
     self_rkey_t k;
     if (rkey->len != sizeof k)
-        return WEFT_EINVAL;
+        return NULL;
     memcpy(&k, rkey->bytes, sizeof k);
-    if (offset > k.len || len > k.len - offset)
+    if (k.slot >= d->nregions || !d->regions[k.slot].used || d->regions[k.slot].gen != k.gen)
+        return NULL;
+    return &d->regions[k.slot];
+}
+
+static void self_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
+{
+    self_region_t *r = region_of(d, rkey);
+    if (r)
+        r->used = false;
+}
+
+static int self_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
+                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+{
+    self_region_t *r = region_of(t->driver, rkey);
+    if (!r || offset > r->len || len > r->len - offset)
         return WEFT_EINVAL;
-    const uint8_t *src = (const uint8_t *)(uintptr_t)k.addr + offset;
+    const uint8_t *src = r->buf + offset;
     for (int i = 0; i < iovcnt && len; i++) {
         size_t take = WEFT_MIN(local[i].iov_len, len);
         memcpy(local[i].iov_base, src, take);
@@ -152,6 +194,7 @@ static void self_fini(weft_driver_t *d)
         free(p);
         p = next;
     }
+    free(d->regions);
     free(d);
 }
 
@@ -164,6 +207,7 @@ const weft_driver_ops_t weft__driver_self_ops = {
     .send = self_send,
     .poll = self_poll,
     .expose = self_expose,
+    .unexpose = self_unexpose,
     .rget = self_rget,
     .disconnect = self_disconnect,
     .fini = self_fini,

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install what building and testing weft needs on Debian (as root), or say
+# exactly what to install. Usage: scripts/deps.sh [--fuzz]
+set -e
+pkgs="cmake ninja-build gcc make"
+[ "$1" = "--fuzz" ] && pkgs="$pkgs clang libclang-rt-14-dev"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing$missing"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+else
+    echo "deps: please install:$missing (e.g. sudo apt-get install$missing)" >&2
+    exit 1
+fi
