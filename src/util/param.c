@@ -20,6 +20,8 @@ static const weft_param_desc_t params[] = {
     {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
     {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
     {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},
+    {"WEFT_NODE_ID", "host name + boot id", "which ranks share a node (and so use shm)"},
+    {"WEFT_SEQ_START", "0", "first per-peer sequence number (test hook for wrap-around)"},
 };
 
 const weft_param_desc_t *weft__param_table(size_t *count)
