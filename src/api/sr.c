@@ -12,6 +12,14 @@
 
 static int set_iov(struct weft_request *req, const struct iovec *iov, int iovcnt)
 {
+    if (iovcnt == 1) { /* the common, contiguous case */
+        if (!iov[0].iov_base && iov[0].iov_len)
+            return WEFT_EINVAL;
+        req->iov_inline[0] = iov[0];
+        req->iovcnt = 1;
+        req->length = iov[0].iov_len;
+        return WEFT_OK;
+    }
     size_t total = 0;
     for (int i = 0; i < iovcnt; i++) {
         if (!iov[i].iov_base && iov[i].iov_len)

@@ -36,6 +36,9 @@ typedef struct weft__chunk {
     uint8_t kind;
     bool queued;
     uint16_t hdr_len;
+    /* Room for a packet header right before the chunk header, so a chunk that
+     * leaves alone goes out as one contiguous header (see sched_lone). */
+    uint8_t lone_pkt_hdr[WEFT_WIRE_PKT_HDR];
     uint8_t hdr[WEFT_WIRE_CHUNK_HDR_MAX];
     /* Payload: a range of the owner's iovec. */
     const struct iovec *iov;
@@ -201,6 +204,9 @@ void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c);
 
 /* Scheduler (sched.c). */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
+/* Submit a chunk: with an idle track and an empty backlog it leaves at once,
+ * alone in its packet; otherwise it joins the backlog for the strategy. */
+void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c);
 /* Build and send packets while the gate's track is idle. Returns events done. */
 int weft__sched_gate(weft__gate_t *g);
 int weft__sched_pending(struct weft_ctx *ctx);

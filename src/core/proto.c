@@ -142,10 +142,9 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     ctx->counters.bytes_sent += len;
     req->state = WEFT_RS_QUEUED;
     weft_list_push_back(&ctx->live_requests, &req->link);
-    weft__chunk_queue(g, c, false);
     /* The submitting thread runs the scheduler itself: with an idle track the
      * message leaves now, with no queue hop. */
-    weft__sched_gate(g);
+    weft__sched_submit(g, c);
     return WEFT_OK;
 }
 

@@ -115,6 +115,74 @@ static void commit(weft__gate_t *g, weft__packet_t *pkt)
     }
 }
 
+static void mark_pending(weft__gate_t *g)
+{
+    if (!g->on_pending) {
+        weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
+        g->on_pending = true;
+    }
+}
+
+/* Hand a built packet to the driver and account for the answer. Returns 1 when
+ * the driver took it, 0 when it had no room (the caller keeps the chunks). */
+static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
+{
+    int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
+    if (rc == WEFT_EAGAIN)
+        return 0;
+    commit(g, pkt);
+    if (rc == WEFT_INPROGRESS) {
+        g->busy = true;
+        return 1;
+    }
+    g->ctx->counters.packets_sent++;
+    g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
+    weft__proto_chunks_sent(g, pkt, rc);
+    return 1;
+}
+
+/* The lone-message path. With nothing waiting and the track idle, every
+ * strategy would build the same packet: this chunk alone. So it is built here
+ * directly (packet header written just before the chunk header: one iovec
+ * entry for both) and the strategy is not consulted. */
+void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
+{
+    if (g->busy || !weft_list_empty(&g->backlog) || (c->length && c->iovcnt != 1) ||
+        (c->kind != WEFT_CHUNK_EAGER && c->kind != WEFT_CHUNK_EAGER_SYNC &&
+         c->kind != WEFT_CHUNK_RDV)) {
+        weft__chunk_queue(g, c, false);
+        weft__sched_gate(g);
+        return;
+    }
+    weft__packet_t *pkt = &g->packet;
+    uint64_t len = c->length;
+    size_t total = weft__wire_chunk_size(WEFT_WIRE_PKT_HDR + c->hdr_len, len);
+    weft__wire_put_packet(c->lone_pkt_hdr, 1, total);
+    pkt->iov[0].iov_base = c->lone_pkt_hdr;
+    pkt->iov[0].iov_len = WEFT_WIRE_PKT_HDR + c->hdr_len;
+    int n = 1;
+    if (len) {
+        pkt->iov[n].iov_base = c->iov[0].iov_base;
+        pkt->iov[n].iov_len = len;
+        n++;
+    }
+    size_t pad = total - WEFT_WIRE_PKT_HDR - c->hdr_len - len;
+    if (pad) {
+        pkt->iov[n].iov_base = (void *)zero_pad;
+        pkt->iov[n].iov_len = pad;
+        n++;
+    }
+    pkt->iovcnt = n;
+    pkt->length = total;
+    pkt->chunks[0] = c;
+    pkt->nchunks = 1;
+    /* Linked in the backlog only for the duration of the call, so that commit
+     * (and a refused packet) treat it like any other chunk. */
+    weft__chunk_queue(g, c, false);
+    if (!send_packet(g, pkt))
+        mark_pending(g);
+}
+
 int weft__sched_gate(weft__gate_t *g)
 {
     int events = 0;
@@ -124,24 +192,11 @@ int weft__sched_gate(weft__gate_t *g)
         if (g->strategy->build(g, pkt) <= 0)
             break;
         weft__wire_put_packet(pkt->pkt_hdr, (uint16_t)pkt->nchunks, pkt->length);
-        int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
-        if (rc == WEFT_EAGAIN) {
+        if (!send_packet(g, pkt)) {
             /* The track is full: the progress loop retries this gate. */
-            if (!g->on_pending) {
-                weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
-                g->on_pending = true;
-            }
+            mark_pending(g);
             return events;
         }
-        if (rc == WEFT_INPROGRESS) {
-            commit(g, pkt);
-            g->busy = true;
-            return events + 1;
-        }
-        commit(g, pkt);
-        g->ctx->counters.packets_sent++;
-        g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
-        weft__proto_chunks_sent(g, pkt, rc);
         events++;
     }
     return events;
