@@ -198,6 +198,7 @@ typedef struct weft_counters {
     uint64_t bytes_sent, bytes_received; /* payload bytes of user messages */
     uint64_t eager_sent, rdv_sent;       /* user messages by protocol */
     uint64_t rdv_rget, rdv_rtr;          /* rendezvous by single-copy get / by RTR + data */
+    uint64_t rdv_split;                  /* rendezvous copied by both sides at once */
     uint64_t unexpected, unexpected_max; /* arrivals before their receive; peak depth */
     uint64_t credit_stalls;              /* eager sends turned into rendezvous for lack of credit */
 } weft_counters_t;

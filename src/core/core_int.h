@@ -87,7 +87,10 @@ struct weft_request {
     uint64_t expected; /* RDATA bytes still to come */
     /* Send side. */
     int holds;           /* steps left before the send completes */
-    bool answered;       /* the receiver's ACK or RTR arrived */
+    bool answered;       /* the receiver's ACK, RTR or RTP arrived */
+    bool split;          /* a rendezvous copied by both sides (RTP) */
+    bool acked;          /* split send: the receiver's ACK arrived */
+    bool own_pending;    /* split receive: our own part is still being read */
     uint64_t peer_sreq;  /* receive of a rendezvous: the sender's request id */
     weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
     weft__chunk_t data;  /* RDATA fragments after an RTR */
@@ -184,6 +187,7 @@ struct weft_ctx {
     struct weft_request *free_requests;
     weft__chunk_t *free_chunks;
     uint64_t eager_credits; /* window granted to each peer */
+    uint64_t rdv_split;     /* rendezvous this large are copied by both sides */
     weft_counters_t counters;
     bool finalizing;
 };

@@ -93,6 +93,14 @@ static void send_release(struct weft_ctx *ctx, struct weft_request *req, int err
         weft__request_complete(ctx, req, req->status.error);
 }
 
+/* A rendezvous receive is done when the sender's part (RDATA or DONE) and our
+ * own part (single-copy read) are both in. */
+static void recv_maybe_complete(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (req->expected == 0 && !req->own_pending)
+        weft__request_complete(ctx, req, req->status.error);
+}
+
 int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
 {
     weft__gate_t *g = req->gate;
@@ -198,6 +206,55 @@ static void rdv_rtr(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t
     queue_ctrl(g, c);
 }
 
+/* Both sides copy a large message at once (the issue of the single-copy rate):
+ * we ask the sender, by RTP, to write the upper part into our buffer, send that
+ * at once, then read the lower part ourselves. We complete when our read is
+ * done and the sender's DONE (or its RDATA, if it cannot write) has arrived. */
+static int rdv_split(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g,
+                     const weft_rkey_t *rkey)
+{
+    uint64_t accept = req->status.length;
+    uint64_t lower = (accept / 2) & ~(uint64_t)4095;
+    if (lower == 0)
+        return WEFT_EUNSUPPORTED;
+    int rc = weft__handle_add(&ctx->handles, req, &req->id);
+    if (rc)
+        return rc;
+    weft__chunk_t *c = weft__ctrl_alloc(ctx);
+    if (!c || g->drv_ops->expose(g->drv, req->iov[0].iov_base, accept, &req->rkey) != WEFT_OK) {
+        if (c)
+            weft__ctrl_free(ctx, c);
+        weft__handle_remove(&ctx->handles, req->id);
+        req->id = 0;
+        return WEFT_EUNSUPPORTED;
+    }
+    req->exposed = true;
+    req->state = WEFT_RS_RDV_RECV;
+    req->expected = accept - lower;
+    req->own_pending = true;
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    c->kind = WEFT_CHUNK_RTP;
+    c->hdr_len = (uint16_t)weft__wire_put_rtp(c->hdr, req->peer_sreq, req->id, lower,
+                                              accept - lower, &req->rkey);
+    queue_ctrl(g, c);
+    weft__sched_gate(g);
+    struct iovec mine = {.iov_base = req->iov[0].iov_base, .iov_len = lower};
+    rc = g->drv_ops->rget(g->track, &mine, 1, rkey, 0, lower, req);
+    req->own_pending = false;
+    if (rc != WEFT_OK) {
+        /* The sender still writes its part into our buffer: the request may only
+         * complete once its DONE is in, with the error. */
+        weft_log_warn("single-copy read of %llu bytes from rank %d failed: %s",
+                      (unsigned long long)lower, g->peer, weft_strerror(rc));
+        req->status.error = rc;
+    } else {
+        ctx->counters.rdv_split++;
+    }
+    send_ack(g, req->peer_sreq);
+    recv_maybe_complete(ctx, req);
+    return WEFT_OK;
+}
+
 /* A receive matched a rendezvous of len bytes. */
 static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g, uint64_t len,
                       uint64_t sreq, const weft_rkey_t *rkey)
@@ -217,6 +274,9 @@ static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate
         return;
     }
     if (rkey->len && (g->caps.flags & WEFT_DRV_CAP_RGET)) {
+        if (accept >= ctx->rdv_split && (g->caps.flags & WEFT_DRV_CAP_RPUT) && req->iovcnt == 1 &&
+            rdv_split(ctx, req, g, rkey) == WEFT_OK)
+            return;
         int rc = g->drv_ops->rget(g->track, req->iov, req->iovcnt, rkey, 0, accept, req);
         if (rc == WEFT_OK) {
             ctx->counters.rdv_rget++;
@@ -403,18 +463,74 @@ static int on_rdata(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chun
     copy_to_iov(req->iov, req->iovcnt, c->offset, c->payload, c->len);
     req->expected -= c->len;
     ctx->counters.chunks_received++;
-    if (req->expected == 0)
-        weft__request_complete(ctx, req, req->status.error);
+    recv_maybe_complete(ctx, req);
+    return WEFT_OK;
+}
+
+/* The sender wrote its part of a split rendezvous into our buffer. */
+static int on_done(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->rreq);
+    if (!req || req->kind != WEFT_REQ_RECV || req->gate != g || req->state != WEFT_RS_RDV_RECV ||
+        !req->exposed || c->len != req->expected)
+        return WEFT_EPROTO;
+    req->expected = 0;
+    ctx->counters.chunks_received++;
+    recv_maybe_complete(ctx, req);
+    return WEFT_OK;
+}
+
+/* The receiver asks us to write [offset, offset+len) of a rendezvous message
+ * into its buffer while it reads the rest. */
+static int on_rtp(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
+    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->chunk.kind != WEFT_CHUNK_RDV ||
+        req->answered || c->len == 0 || c->offset > req->length || c->len > req->length - c->offset)
+        return WEFT_EPROTO;
+    req->answered = true;
+    req->split = true;
+    req->holds++; /* the receiver's ACK for its own part */
+    ctx->counters.chunks_received++;
+    int rc = WEFT_EUNSUPPORTED;
+    if ((g->caps.flags & WEFT_DRV_CAP_RPUT) && req->iovcnt == 1) {
+        struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + c->offset,
+                             .iov_len = c->len};
+        rc = g->drv_ops->rput(g->track, &part, 1, &c->rkey, c->offset, c->len, req);
+    }
+    if (rc == WEFT_OK) {
+        weft__chunk_t *d = weft__ctrl_alloc(ctx);
+        if (!d)
+            return WEFT_ENOMEM;
+        d->kind = WEFT_CHUNK_DONE;
+        d->hdr_len = (uint16_t)weft__wire_put_done(d->hdr, c->rreq, c->len);
+        queue_ctrl(g, d);
+        send_release(ctx, req, WEFT_OK);
+        return WEFT_OK;
+    }
+    /* Cannot write there: stream the part as RDATA instead (its last fragment
+     * releases the send). */
+    weft__chunk_t *d = &req->data;
+    d->kind = WEFT_CHUNK_RDATA;
+    d->iov = req->iov;
+    d->iovcnt = req->iovcnt;
+    d->offset = c->offset;
+    d->length = c->offset + c->len;
+    d->rreq = c->rreq;
+    req->state = WEFT_RS_STREAMING;
+    weft__chunk_queue(g, d, false);
+    mark_pending(g);
     return WEFT_OK;
 }
 
 static int on_ack(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
 {
     struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
-    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->answered ||
-        req->chunk.kind == WEFT_CHUNK_EAGER)
+    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g ||
+        req->chunk.kind == WEFT_CHUNK_EAGER || (req->answered && !req->split) || req->acked)
         return WEFT_EPROTO;
     req->answered = true;
+    req->acked = true;
     ctx->counters.chunks_received++;
     send_release(ctx, req, WEFT_OK);
     return WEFT_OK;
@@ -445,6 +561,12 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
             break;
         case WEFT_CHUNK_ACK:
             rc = on_ack(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_RTP:
+            rc = on_rtp(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_DONE:
+            rc = on_done(ctx, g, &c);
             break;
         case WEFT_CHUNK_CREDIT:
             /* More credit than was ever granted is a lie. */

@@ -30,6 +30,7 @@ struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
     req->chunk.heap = req->data.heap = false;
     req->chunk.req = req->data.req = req;
     req->holds = 0;
+    req->answered = req->split = req->acked = req->own_pending = false;
     req->iov = req->iov_inline;
     req->iovcnt = 0;
     return req;

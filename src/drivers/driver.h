@@ -12,7 +12,9 @@
  * Threading: the engine serialises calls on one driver instance (it holds the
  * driver's progress lock around poll and the track's send lock around send), so
  * a driver needs no locks of its own for that. Upcalls are made from inside
- * poll() (and, for send completions, possibly from inside send()).
+ * poll() (and, for send completions, possibly from inside send()). From inside a
+ * packet upcall the engine may call send(), rget() and rput() on any track of
+ * the instance (to answer a rendezvous at once), never poll().
  */
 #ifndef WEFT_DRIVER_H
 #define WEFT_DRIVER_H
@@ -30,6 +32,9 @@ typedef struct weft_track weft_track_t;   /* a driver's own per-peer state */
 enum {
     /* rget() works on this track: the receiver of a rendezvous can pull the data. */
     WEFT_DRV_CAP_RGET = 1u << 0,
+    /* rput() works on this track: the sender can write into an exposed receive
+     * buffer (so both sides can copy parts of one message at once). */
+    WEFT_DRV_CAP_RPUT = 1u << 1,
 };
 
 /* What a track can do, filled by connect(). Queried once at setup. */
@@ -111,6 +116,10 @@ typedef struct weft_driver_ops {
      * WEFT_EPERM when the system forbids it (the engine falls back to a copy
      * path), or an error. Optional. */
     int (*rget)(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
+                uint64_t offset, size_t len, void *op_cookie);
+    /* Write len bytes from the local iovec into the peer's exposed region rkey at
+     * offset. Same returns as rget. Optional. */
+    int (*rput)(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
                 uint64_t offset, size_t len, void *op_cookie);
     /* Close one track. */
     void (*disconnect)(weft_track_t *t);

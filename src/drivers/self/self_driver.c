@@ -69,7 +69,7 @@ static int self_connect(weft_driver_t *d, int peer_rank, const void *addr, size_
         return WEFT_ESTATE;
     d->connected = true;
     d->track.peer_cookie = peer_cookie;
-    caps->flags = WEFT_DRV_CAP_RGET;
+    caps->flags = WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT;
     caps->max_packet = 64 * 1024;
     caps->max_iov = 1024;
     caps->rdv_threshold = 16 * 1024;
@@ -165,20 +165,36 @@ static void self_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
         r->used = false;
 }
 
-static int self_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
-                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+/* Copy between a local iovec and an exposed region, either way. */
+static int self_copy(weft_track_t *t, const struct iovec *local, int iovcnt,
+                     const weft_rkey_t *rkey, uint64_t offset, size_t len, bool write)
 {
     self_region_t *r = region_of(t->driver, rkey);
     if (!r || offset > r->len || len > r->len - offset)
         return WEFT_EINVAL;
-    const uint8_t *src = r->buf + offset;
+    uint8_t *remote = (uint8_t *)r->buf + offset;
     for (int i = 0; i < iovcnt && len; i++) {
         size_t take = WEFT_MIN(local[i].iov_len, len);
-        memcpy(local[i].iov_base, src, take);
-        src += take;
+        if (write)
+            memcpy(remote, local[i].iov_base, take);
+        else
+            memcpy(local[i].iov_base, remote, take);
+        remote += take;
         len -= take;
     }
-    return WEFT_OK;
+    return len ? WEFT_EINVAL : WEFT_OK;
+}
+
+static int self_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
+                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+{
+    return self_copy(t, local, iovcnt, rkey, offset, len, false);
+}
+
+static int self_rput(weft_track_t *t, const struct iovec *local, int iovcnt,
+                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+{
+    return self_copy(t, local, iovcnt, rkey, offset, len, true);
 }
 
 static void self_disconnect(weft_track_t *t)
@@ -209,6 +225,7 @@ const weft_driver_ops_t weft__driver_self_ops = {
     .expose = self_expose,
     .unexpose = self_unexpose,
     .rget = self_rget,
+    .rput = self_rput,
     .disconnect = self_disconnect,
     .fini = self_fini,
 };

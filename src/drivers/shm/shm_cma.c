@@ -1,6 +1,8 @@
 /* Single-copy transfers between processes of one node: Cross Memory Attach
- * (process_vm_readv, Linux 3.2). The receiver of a rendezvous reads the sender's
- * buffer straight into its own, one copy instead of two through a ring.
+ * (process_vm_readv/writev, Linux 3.2). The receiver of a rendezvous reads the
+ * sender's buffer straight into its own, one copy instead of two through a ring;
+ * for large messages the sender writes part of it into the receiver's buffer at
+ * the same time (rput), so two cores copy one message.
  *
  * Exposing a buffer costs nothing: its rkey just names {pid, address, length}.
  * The kernel checks that we may read that process (same user, ptrace rules), and
@@ -9,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -82,10 +85,11 @@ void weft__shm_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
     (void)rkey;
 }
 
-int weft__shm_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
-                   uint64_t offset, size_t len, void *op_cookie)
+/* Copy between a local iovec and [offset, offset+len) of a peer's exposed
+ * region: a read (rget) or a write (rput), the same walk either way. */
+static int cma_copy(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
+                    uint64_t offset, size_t len, bool write)
 {
-    (void)op_cookie;
     if (!t || !rkey)
         return WEFT_EINVAL;
     if (atomic_load_explicit(&t->dead, memory_order_relaxed))
@@ -129,18 +133,20 @@ int weft__shm_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const
             n++;
         }
         struct iovec rv = {.iov_base = (void *)(uintptr_t)(remote + done), .iov_len = got};
-        ssize_t r = process_vm_readv(t->pid, lv, (unsigned long)n, &rv, 1, 0);
+        ssize_t r = write ? process_vm_writev(t->pid, lv, (unsigned long)n, &rv, 1, 0)
+                          : process_vm_readv(t->pid, lv, (unsigned long)n, &rv, 1, 0);
+        const char *call = write ? "process_vm_writev to" : "process_vm_readv from";
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             int e = errno;
             int st = errno_status(e);
             if (st != WEFT_EPEERDEAD && st != WEFT_EPERM)
-                weft_log_warn("shm: process_vm_readv from rank %d: %s", t->peer_rank, strerror(e));
+                weft_log_warn("shm: %s rank %d: %s", call, t->peer_rank, strerror(e));
             return st;
         }
         if (r == 0) {
-            weft_log_warn("shm: process_vm_readv from rank %d made no progress", t->peer_rank);
+            weft_log_warn("shm: %s rank %d made no progress", call, t->peer_rank);
             return WEFT_ESYS;
         }
         done += (size_t)r;
@@ -159,4 +165,18 @@ int weft__shm_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const
         }
     }
     return WEFT_OK;
+}
+
+int weft__shm_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
+                   uint64_t offset, size_t len, void *op_cookie)
+{
+    (void)op_cookie;
+    return cma_copy(t, local, iovcnt, rkey, offset, len, false);
+}
+
+int weft__shm_rput(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
+                   uint64_t offset, size_t len, void *op_cookie)
+{
+    (void)op_cookie;
+    return cma_copy(t, local, iovcnt, rkey, offset, len, true);
 }

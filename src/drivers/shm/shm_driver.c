@@ -617,7 +617,7 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     d->active[d->nactive++] = t;
 
     *caps = (weft_track_caps_t){
-        .flags = t->cma ? WEFT_DRV_CAP_RGET : 0,
+        .flags = t->cma ? (WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT) : 0,
         .max_packet = t->max_packet,
         .max_iov = SHM_MAX_IOV,
         .rdv_threshold = d->rdv_threshold,
@@ -701,6 +701,7 @@ const weft_driver_ops_t weft__driver_shm_ops = {
     .expose = weft__shm_expose,
     .unexpose = weft__shm_unexpose,
     .rget = weft__shm_rget,
+    .rput = weft__shm_rput,
     .disconnect = shm_disconnect,
     .fini = shm_fini,
 };

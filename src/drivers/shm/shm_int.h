@@ -176,5 +176,8 @@ WEFT_INTERNAL void weft__shm_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
 WEFT_INTERNAL int weft__shm_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
                                  const weft_rkey_t *rkey, uint64_t offset, size_t len,
                                  void *op_cookie);
+WEFT_INTERNAL int weft__shm_rput(weft_track_t *t, const struct iovec *local, int iovcnt,
+                                 const weft_rkey_t *rkey, uint64_t offset, size_t len,
+                                 void *op_cookie);
 
 #endif
