@@ -9,25 +9,28 @@
 
 #include "util/log.h"
 
-static atomic_int log_level = -1;
+/* The level plus 2, so that 0 means "not read yet" and 1 means "off". */
+static atomic_int log_level;
 static atomic_int log_rank = -1;
 
 int weft__log_level(void)
 {
     int level = atomic_load_explicit(&log_level, memory_order_relaxed);
-    if (level >= 0)
-        return level;
+    if (level)
+        return level - 2;
     const char *v = getenv("WEFT_LOG");
     level = WEFT_LOG_WARN;
     if (v) {
-        if (!strcmp(v, "error"))
+        if (!strcmp(v, "off"))
+            level = WEFT_LOG_OFF;
+        else if (!strcmp(v, "error"))
             level = WEFT_LOG_ERROR;
         else if (!strcmp(v, "info"))
             level = WEFT_LOG_INFO;
         else if (!strcmp(v, "debug"))
             level = WEFT_LOG_DEBUG;
     }
-    atomic_store_explicit(&log_level, level, memory_order_relaxed);
+    atomic_store_explicit(&log_level, level + 2, memory_order_relaxed);
     return level;
 }
 

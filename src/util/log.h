@@ -1,9 +1,15 @@
 /* Logging to stderr, prefixed with the rank. Level from WEFT_LOG
- * (error, warn, info, debug; default warn). */
+ * (off, error, warn, info, debug; default warn). */
 #ifndef WEFT_LOG_H
 #define WEFT_LOG_H
 
-enum { WEFT_LOG_ERROR = 0, WEFT_LOG_WARN = 1, WEFT_LOG_INFO = 2, WEFT_LOG_DEBUG = 3 };
+enum {
+    WEFT_LOG_OFF = -1,
+    WEFT_LOG_ERROR = 0,
+    WEFT_LOG_WARN = 1,
+    WEFT_LOG_INFO = 2,
+    WEFT_LOG_DEBUG = 3
+};
 
 /* The level in force (read once from WEFT_LOG). */
 int weft__log_level(void);
@@ -11,7 +17,11 @@ int weft__log_level(void);
 void weft__log_set_rank(int rank);
 void weft__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define weft_log_error(...) weft__log(WEFT_LOG_ERROR, __VA_ARGS__)
+#define weft_log_error(...)                                                                        \
+    do {                                                                                           \
+        if (weft__log_level() >= WEFT_LOG_ERROR)                                                   \
+            weft__log(WEFT_LOG_ERROR, __VA_ARGS__);                                                \
+    } while (0)
 #define weft_log_warn(...)                                                                         \
     do {                                                                                           \
         if (weft__log_level() >= WEFT_LOG_WARN)                                                    \

@@ -9,7 +9,7 @@
 #include "util/util.h"
 
 static const weft_param_desc_t params[] = {
-    {"WEFT_LOG", "warn", "log level: error, warn, info or debug"},
+    {"WEFT_LOG", "warn", "log level: off, error, warn, info or debug"},
     {"WEFT_DRIVERS", "self,shm", "drivers allowed, in order of preference"},
     {"WEFT_STRATEGY", "default", "packet scheduling strategy of every gate"},
     {"WEFT_EAGER_CREDITS", "4M",

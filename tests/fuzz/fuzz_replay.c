@@ -40,13 +40,19 @@ static size_t seed(int kind, uint8_t *buf)
     case 5:
         p += weft__wire_put_ack(p, (1ull << 32) | 0);
         break;
+    case 6:
+        p += weft__wire_put_rtp(p, (1ull << 32) | 0, 3, 4096, 8192, &key);
+        break;
+    case 7:
+        p += weft__wire_put_done(p, (1ull << 32) | 1, 4096);
+        break;
     default:
         p += weft__wire_put_credit(p, 4096);
         p += weft__wire_put_ack(p, 12);
         break;
     }
     size_t len = (size_t)(p - buf);
-    weft__wire_put_packet(buf, kind == 6 ? 2 : 1, len);
+    weft__wire_put_packet(buf, kind == 8 ? 2 : 1, len);
     return len;
 }
 
@@ -54,7 +60,7 @@ int main(int argc, char **argv)
 {
     static uint8_t buf[4096], mut[4096];
     if (argc > 2 && !strcmp(argv[1], "--write-corpus")) {
-        for (int k = 0; k < 7; k++) {
+        for (int k = 0; k < 9; k++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/seed%d", argv[2], k);
             FILE *f = fopen(path, "wb");
@@ -78,7 +84,7 @@ int main(int argc, char **argv)
     }
     uint64_t x = 0x243F6A8885A308D3ull;
     long runs = 0;
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 9; k++) {
         size_t len = seed(k, buf);
         LLVMFuzzerTestOneInput(buf, len);
         runs++;

@@ -81,6 +81,21 @@ static void test_roundtrip(void)
     len = one_chunk(hdr, n, NULL, 0);
     CHECK(decode_all(pkt, len, &c, 1) == 1 && c.kind == WEFT_CHUNK_ACK && c.sreq == 77);
 
+    n = weft__wire_put_rtp(hdr, 11, 12, 1 << 20, 3 << 20, &key);
+    CHECK(n == WEFT_WIRE_RTP_HDR);
+    len = one_chunk(hdr, n, NULL, 0);
+    CHECK(decode_all(pkt, len, &c, 1) == 1);
+    CHECK(c.kind == WEFT_CHUNK_RTP && c.sreq == 11 && c.rreq == 12 && c.offset == 1 << 20 &&
+          c.len == 3 << 20 && c.rkey.len == 24 && !memcmp(c.rkey.bytes, key.bytes, 24));
+    weft__le32_put(pkt + 16 + 40, 0); /* an RTP without a key is meaningless */
+    CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+
+    n = weft__wire_put_done(hdr, 13, 4096);
+    CHECK(n == WEFT_WIRE_DONE_HDR);
+    len = one_chunk(hdr, n, NULL, 0);
+    CHECK(decode_all(pkt, len, &c, 1) == 1 && c.kind == WEFT_CHUNK_DONE && c.rreq == 13 &&
+          c.len == 4096);
+
     n = weft__wire_put_credit(hdr, 65536);
     len = one_chunk(hdr, n, NULL, 0);
     CHECK(decode_all(pkt, len, &c, 1) == 1 && c.kind == WEFT_CHUNK_CREDIT && c.bytes == 65536);
