@@ -1,0 +1,117 @@
+/* See bench_common.h. */
+#include "bench_common.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double bench_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int bench_pin_by_rank(int rank)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return -1;
+    int cpus[CPU_SETSIZE], k = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[k++] = c;
+    if (k < 2)
+        return -1;
+    int cpu = cpus[rank % k];
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+        perror("sched_setaffinity");
+        return -1;
+    }
+    return cpu;
+}
+
+void bench_shuffle(uint32_t *v, size_t n, uint64_t seed)
+{
+    uint64_t x = seed ? seed : 0x9E3779B97F4A7C15ull;
+    for (size_t i = n; i > 1; i--) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t j = (size_t)(x % i);
+        uint32_t t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
+
+size_t bench_parse_size(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    return *end ? 0 : (size_t)v;
+}
+
+int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--pin")) {
+            o->pin = 1;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "--runs") && val) {
+            o->runs = atoi(val);
+            i++;
+        } else if (!strcmp(a, "--min") && val) {
+            o->min = bench_parse_size(val);
+            i++;
+        } else if (!strcmp(a, "--max") && val) {
+            o->max = bench_parse_size(val);
+            i++;
+        } else if (!strcmp(a, "--window") && val) {
+            o->window = atoi(val);
+            i++;
+        } else if (!strcmp(a, "--size") && val) {
+            o->msg_size = bench_parse_size(val);
+            i++;
+        } else {
+            fprintf(stderr, "unknown or incomplete option '%s'\nusage: %s %s\n", a, argv[0],
+                    usage);
+            return -1;
+        }
+    }
+    if (o->runs < 1 || o->min < 1 || o->max < o->min || o->window < 1) {
+        fprintf(stderr, "bad option values\nusage: %s %s\n", argv[0], usage);
+        return -1;
+    }
+    return 0;
+}

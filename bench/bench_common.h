@@ -1,0 +1,42 @@
+/* Helpers shared by the weft benchmarks and their plain-MPI twins: a clock,
+ * medians, pinning by rank, a deterministic shuffle and tiny option parsing.
+ * No dependency on weft or MPI, so the MPI twins compile it with mpicc. */
+#ifndef WEFT_BENCH_COMMON_H
+#define WEFT_BENCH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Monotonic time in microseconds. */
+double bench_now_us(void);
+
+/* Median of n values (sorts v in place). */
+double bench_median(double *v, int n);
+
+/* Pin the calling process to the (rank mod k)-th CPU of the k it may use, as
+ * HPC ranks are pinned; returns that CPU, or -1 (and pins nothing) if it has
+ * fewer than two CPUs or the call fails. */
+int bench_pin_by_rank(int rank);
+
+/* Fisher-Yates shuffle of v[0..n) with a fixed-seed xorshift generator, so
+ * every implementation sees the same permutation for a given seed. */
+void bench_shuffle(uint32_t *v, size_t n, uint64_t seed);
+
+/* Parse a size with an optional K/M/G suffix (powers of two); 0 on error. */
+size_t bench_parse_size(const char *s);
+
+/* Options common to the benchmarks. */
+typedef struct bench_opts {
+    int pin;          /* --pin: pin rank r to the r-th allowed CPU */
+    int quick;        /* --quick: fewer iterations and repetitions */
+    int runs;         /* --runs R: repetitions per point (median is reported) */
+    size_t min, max;  /* --min/--max: size range (pingpong) or N range (match) */
+    int window;       /* --window W: messages in flight for streaming bandwidth */
+    size_t msg_size;  /* --size S: message size (match) */
+} bench_opts_t;
+
+/* Fill *o from argv (defaults must be set by the caller); prints usage and
+ * returns -1 on a bad option. */
+int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage);
+
+#endif
