@@ -6,9 +6,16 @@
 
 #include "core/core_int.h"
 
-/* Spins without any event before a waiting thread yields its core: with more
- * runnable threads than cores, the peer we wait for may need this one. */
-#define WAIT_SPINS_BEFORE_YIELD 64
+/* A waiting thread polls; after WEFT_SPIN_US without any event it yields its
+ * core between polls, since with more runnable threads than cores the peer we
+ * wait for may need this one. The clock is read once every CLOCK_EVERY idle
+ * polls, so polling stays cheap. */
+#define CLOCK_EVERY 64
+
+typedef struct waiter {
+    unsigned spins;
+    uint64_t idle_since; /* 0 while events keep coming */
+} waiter_t;
 
 static int set_iov(struct weft_request *req, const struct iovec *iov, int iovcnt)
 {
@@ -176,13 +183,25 @@ static int retire(weft_ctx_t *ctx, struct weft_request *req, weft_status_t *stat
     return rc;
 }
 
-static void progress_or_yield(weft_ctx_t *ctx, int *idle)
+static void waiter_idle(weft_ctx_t *ctx, waiter_t *w)
+{
+    if (++w->spins < CLOCK_EVERY)
+        return;
+    w->spins = 0;
+    uint64_t now = weft__now_ns();
+    if (!w->idle_since)
+        w->idle_since = now;
+    else if (now - w->idle_since >= ctx->spin_ns)
+        sched_yield();
+}
+
+static void progress_or_yield(weft_ctx_t *ctx, waiter_t *w)
 {
     if (weft_progress(ctx) > 0) {
-        *idle = 0;
-    } else if (++*idle >= WAIT_SPINS_BEFORE_YIELD) {
-        *idle = 0;
-        sched_yield();
+        w->spins = 0;
+        w->idle_since = 0;
+    } else {
+        waiter_idle(ctx, w);
     }
 }
 
@@ -192,9 +211,9 @@ int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status)
         return WEFT_EINVAL;
     if (!req)
         return WEFT_OK;
-    int idle = 0;
+    waiter_t w = {0};
     while (!req_done(req))
-        progress_or_yield(ctx, &idle);
+        progress_or_yield(ctx, &w);
     return retire(ctx, req, status);
 }
 
@@ -283,15 +302,13 @@ int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *f
 
 int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, weft_status_t *status)
 {
-    int flag = 0, idle = 0;
+    int flag = 0;
+    waiter_t w = {0};
     for (;;) {
         int rc = weft_sr_iprobe(ctx, src, comm, tag, &flag, status);
         if (rc || flag)
             return rc;
-        if (++idle >= WAIT_SPINS_BEFORE_YIELD) {
-            idle = 0;
-            sched_yield();
-        }
+        waiter_idle(ctx, &w);
     }
 }
 

@@ -104,6 +104,8 @@ struct weft_request {
  * the sender's memory, so a flood of large sends costs the receiver nothing). */
 typedef struct weft__unexpected {
     weft__match_msg_t match;
+    struct weft__unexpected *next_free;
+    bool pooled;      /* from ctx->free_unexpected (small eager data) */
     weft_list_t link; /* in ctx->unexpected, so finalize can free it */
     weft__gate_t *gate;
     uint8_t kind;    /* EAGER, EAGER_SYNC or RDV */
@@ -113,6 +115,11 @@ typedef struct weft__unexpected {
     weft_rkey_t rkey;
     uint8_t data[];
 } weft__unexpected_t;
+
+/* Unexpected eager messages up to this size take a recycled descriptor; a burst
+ * of small unexpected messages costs no malloc once the pool is warm. */
+#define WEFT_UNEXP_SMALL    256
+#define WEFT_UNEXP_POOL_MAX 4096
 
 /* The packet being built or in flight on a track: its iovec points at the
  * headers in hdrs[] and at user payloads. */
@@ -186,6 +193,11 @@ struct weft_ctx {
     weft_list_t unexpected;    /* every unexpected message */
     struct weft_request *free_requests;
     weft__chunk_t *free_chunks;
+    weft__unexpected_t *free_unexpected; /* descriptors with WEFT_UNEXP_SMALL bytes of room */
+    size_t free_unexpected_count;
+    bool self_pending;      /* packets may wait in the self driver's queue */
+    int self_driver;        /* index of the self driver in drivers[] */
+    uint64_t spin_ns;       /* how long a waiting thread polls before yielding */
     uint64_t eager_credits; /* window granted to each peer */
     uint64_t rdv_split;     /* rendezvous this large are copied by both sides */
     weft_counters_t counters;
@@ -224,6 +236,8 @@ void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status);
 /* A packet's chunks have left (the driver accepted them). */
 void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status);
+/* Return an unexpected-message descriptor to the pool (or free it). */
+void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
 int weft__progress_locked(struct weft_ctx *ctx);

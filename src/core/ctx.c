@@ -132,6 +132,8 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
             weft_log_error("driver %s failed to start: %s", ops->name, weft_strerror(rc));
             return rc;
         }
+        if (ops == &weft__driver_self_ops)
+            ctx->self_driver = ctx->ndrivers;
         ctx->drivers[ctx->ndrivers].ops = ops;
         ctx->drivers[ctx->ndrivers].drv = drv;
         ctx->ndrivers++;
@@ -219,6 +221,11 @@ static void ctx_free(weft_ctx_t *ctx)
         weft__unexpected_t *u = weft_list_entry(pos, weft__unexpected_t, link);
         free(u);
     }
+    while (ctx->free_unexpected) {
+        weft__unexpected_t *u = ctx->free_unexpected;
+        ctx->free_unexpected = u->next_free;
+        free(u);
+    }
     while (ctx->free_requests) {
         struct weft_request *r = ctx->free_requests;
         ctx->free_requests = r->next_free;
@@ -268,6 +275,7 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     if (ctx->eager_credits < 4096)
         ctx->eager_credits = 4096;
     ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 256u << 10);
+    ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
 
     int *node_ranks = NULL, node_size = 0, node_index = 0;
     int rc = weft__boot_init(&ctx->boot);
@@ -385,7 +393,12 @@ int weft__progress_locked(weft_ctx_t *ctx)
 {
     int events = 0;
     for (int i = 0; i < ctx->ndrivers; i++) {
+        /* The self driver has work only after a send to oneself. */
+        if (i == ctx->self_driver && !ctx->self_pending)
+            continue;
         int n = ctx->drivers[i].ops->poll(ctx->drivers[i].drv);
+        if (i == ctx->self_driver)
+            ctx->self_pending = n > 0;
         if (n > 0)
             events += n;
     }

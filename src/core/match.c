@@ -23,10 +23,14 @@
 
 /* Smallest bucket array; a power of two, as are all sizes (index = hash & mask). */
 #define TABLE_MIN_BUCKETS 16
-/* Entries kept for reuse instead of freed: enough to absorb the churn of a
- * steady stream of distinct tags without a malloc/free pair per message, small
- * enough that the memory held after a burst stays negligible. */
-#define FREE_LIST_MAX 64
+/* Tables never shrink below WEFT_MATCH_SHRINK_FLOOR buckets (8 KiB each): a job
+ * that posts thousands of receives in bursts would otherwise rehash down and up
+ * again on every burst. */
+#define TABLE_SHRINK_FLOOR WEFT_MATCH_SHRINK_FLOOR
+/* Entries kept for reuse instead of freed: enough to absorb bursts of a few
+ * thousand distinct tags without a malloc/free pair per message, small enough
+ * that the memory held after a burst stays negligible (about 100 KiB). */
+#define FREE_LIST_MAX 1024
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
  * class does not use hold the wildcard value, so one comparison serves all. */
@@ -226,7 +230,7 @@ static void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
      * an insert/remove pattern around one size cannot make every call rehash, so
      * resizing stays amortised O(1). */
     size_t nbuckets = t->mask + 1;
-    if (nbuckets > TABLE_MIN_BUCKETS && t->count * 8 < nbuckets)
+    if (nbuckets > TABLE_SHRINK_FLOOR && t->count * 8 < nbuckets)
         table_resize(t, nbuckets / 2);
 }
 

@@ -13,8 +13,10 @@
  * been cancelled or been removed this is 0. */
 size_t weft__match_entry_count(const weft__match_t *m);
 
+/* Tables never shrink below this many buckets (see match.c). */
+#define WEFT_MATCH_SHRINK_FLOOR 1024
 /* Buckets over the four tables: they grow with the entries and shrink back
- * (down to a small minimum) when the entries go. */
+ * (down to WEFT_MATCH_SHRINK_FLOOR each) when the entries go. */
 size_t weft__match_bucket_count(const weft__match_t *m);
 
 /* Test hook: let the next `after` entry acquisitions succeed, then make every

@@ -317,6 +317,17 @@ void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
     }
 }
 
+void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u)
+{
+    if (u->pooled && ctx->free_unexpected_count < WEFT_UNEXP_POOL_MAX) {
+        u->next_free = ctx->free_unexpected;
+        ctx->free_unexpected = u;
+        ctx->free_unexpected_count++;
+    } else {
+        free(u);
+    }
+}
+
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u)
 {
     weft__gate_t *g = u->gate;
@@ -336,7 +347,7 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
         weft__request_complete(ctx, req, u->length > req->length ? WEFT_ETRUNC : WEFT_OK);
     }
     weft_list_remove(&u->link);
-    free(u);
+    weft__unexpected_free(ctx, u);
 }
 
 int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
@@ -400,9 +411,19 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
         return WEFT_OK;
     }
     /* Unexpected: eager data is copied aside (bounded by the credit window). */
-    weft__unexpected_t *u = malloc(sizeof *u + (eager ? c->len : 0));
-    if (!u)
-        return WEFT_ENOMEM;
+    weft__unexpected_t *u = NULL;
+    uint64_t room = eager ? c->len : 0;
+    if (room <= WEFT_UNEXP_SMALL && ctx->free_unexpected) {
+        u = ctx->free_unexpected;
+        ctx->free_unexpected = u->next_free;
+        ctx->free_unexpected_count--;
+    } else {
+        bool small = room <= WEFT_UNEXP_SMALL;
+        u = malloc(sizeof *u + (small ? WEFT_UNEXP_SMALL : room));
+        if (!u)
+            return WEFT_ENOMEM;
+        u->pooled = small;
+    }
     memset(&u->match, 0, sizeof u->match);
     u->match.comm = c->comm;
     u->match.source = g->peer;
@@ -417,7 +438,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
         memcpy(u->data, c->payload, c->len);
     int rc = weft__match_add_unexpected(ctx->match, &u->match);
     if (rc) {
-        free(u);
+        weft__unexpected_free(ctx, u);
         return rc;
     }
     weft_list_push_back(&ctx->unexpected, &u->link);

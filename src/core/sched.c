@@ -130,6 +130,8 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
     int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
     if (rc == WEFT_EAGAIN)
         return 0;
+    if (g->peer == g->ctx->rank)
+        g->ctx->self_pending = true;
     commit(g, pkt);
     if (rc == WEFT_INPROGRESS) {
         g->busy = true;

@@ -106,8 +106,8 @@ size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes)
     return WEFT_WIRE_CREDIT_HDR;
 }
 
-size_t weft__wire_put_rtp(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t offset,
-                          uint64_t len, const weft_rkey_t *rkey)
+size_t weft__wire_put_rtp(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t offset, uint64_t len,
+                          const weft_rkey_t *rkey)
 {
     put_common(buf, WEFT_CHUNK_RTP);
     weft__le32_put(buf + 4, 0);

@@ -106,8 +106,8 @@ size_t weft__wire_put_rtr(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t l
 size_t weft__wire_put_rdata(uint8_t *buf, uint64_t rreq, uint64_t offset, uint64_t len);
 size_t weft__wire_put_ack(uint8_t *buf, uint64_t sreq);
 size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes);
-size_t weft__wire_put_rtp(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t offset,
-                          uint64_t len, const weft_rkey_t *rkey);
+size_t weft__wire_put_rtp(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t offset, uint64_t len,
+                          const weft_rkey_t *rkey);
 size_t weft__wire_put_done(uint8_t *buf, uint64_t rreq, uint64_t len);
 
 /* Check a packet's header against len received bytes and start iterating.

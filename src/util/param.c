@@ -20,6 +20,8 @@ static const weft_param_desc_t params[] = {
     {"WEFT_RDV_SPLIT", "256K",
      "rendezvous at least this large are copied by both sides at once where the driver can "
      "(shm: receiver reads one half, sender writes the other)"},
+    {"WEFT_SPIN_US", "10",
+     "how long a waiting thread polls without any event before it starts yielding its core"},
     {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
     {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
     {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},

@@ -644,7 +644,10 @@ static void test_scale(void)
     }
     CHECK(bad == 0);
     check_empty(m);
-    CHECK(weft__match_bucket_count(m) == buckets_empty); /* and shrank back */
+    /* and shrank back to the floor (no table keeps 100000 buckets) */
+    size_t buckets_drained = weft__match_bucket_count(m);
+    CHECK(buckets_drained <= WEFT_MATCH_NIDX * WEFT_MATCH_SHRINK_FLOOR);
+    CHECK(buckets_drained >= buckets_empty);
 
     for (int i = 0; i < N; i++) {
         msg_set(&msgs[i], i, 7, 1, (uint64_t)i * 1024);
@@ -662,7 +665,8 @@ static void test_scale(void)
     }
     CHECK(bad == 0);
     check_empty(m);
-    CHECK(weft__match_bucket_count(m) == buckets_empty);
+    /* the unexpected burst grew two tables; both are back at the floor */
+    CHECK(weft__match_bucket_count(m) <= WEFT_MATCH_NIDX * WEFT_MATCH_SHRINK_FLOOR);
 
 out:
     weft__match_destroy(m);
