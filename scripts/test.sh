@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build weft and run its whole test suite: a warnings-as-errors build, an
-# ASan+UBSan build, and the libFuzzer targets run briefly (clang). Every test has
-# a timeout. Options: --quick (first build only), --no-fuzz.
+# ASan+UBSan build, a TSan build, and the libFuzzer targets run briefly (clang).
+# Every test has a timeout. Options: --quick (first build only), --no-fuzz.
 set -e
 cd "$(dirname "$0")/.."
 quick=0 fuzz=1
@@ -27,6 +27,12 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEFT_WERROR=ON \
     -DWEFT_ASAN=ON -DWEFT_UBSAN=ON >/dev/null
 ninja -C build/asan
 (cd build/asan && ctest -j"$jobs" --output-on-failure)
+
+echo "== ThreadSanitizer build"
+cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_WERROR=ON \
+    -DWEFT_TSAN=ON >/dev/null
+ninja -C build/tsan
+(cd build/tsan && ctest -j"$jobs" --output-on-failure)
 
 if [ $fuzz = 1 ]; then
     echo "== libFuzzer targets (clang), ${WEFT_FUZZ_SECONDS:-30} s each"

@@ -109,6 +109,24 @@ static int recv_exact(int fd, uint8_t *p, size_t len)
     return 0;
 }
 
+/* Send, without blocking, as much of the pipelined GETs (n of them, each the len
+ * bytes at m) as the socket takes now; *sent counts the bytes sent so far. Once our
+ * replies pass its high-water mark the server stops reading us until we read them,
+ * and the socket holds only a few hundred small messages (the kernel charges each
+ * one a whole buffer), so a blocking send here could wait forever on a server that
+ * waits for us to read: the sends must go on between the reads. */
+static int send_gets(int fd, const uint8_t *m, size_t len, size_t n, size_t *sent)
+{
+    while (*sent < n * len) {
+        size_t off = *sent % len;
+        ssize_t k = send(fd, m + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+        *sent += (size_t)k;
+    }
+    return 0;
+}
+
 static int pipelined_gets(const uint8_t *big)
 {
     enum { NGETS = 400 }; /* 25 MiB: more than any socket buffer holds */
@@ -134,11 +152,19 @@ static int pipelined_gets(const uint8_t *big)
     weft__boot_hdr_encode(m, WEFT_BOOT_MSG_GET, 5);
     weft__boot_put16(m + 12, 3);
     memcpy(m + 14, "big", 3);
-    for (int i = 0; i < NGETS; i++)
-        if (send(fd, m, 17, MSG_NOSIGNAL) != 17)
-            goto err;
+    size_t sent = 0;
+    if (send_gets(fd, m, 17, NGETS, &sent) != 0)
+        goto err;
     usleep(200000); /* let the replies pile up on the server's side */
     for (int i = 0; i < NGETS; i++) {
+        /* Send the rest as the server takes them; wait only for GET i itself. */
+        if (send_gets(fd, m, 17, NGETS, &sent) != 0)
+            goto err;
+        while (sent < (size_t)(i + 1) * 17) {
+            struct pollfd pf = {.fd = fd, .events = POLLOUT};
+            if (poll(&pf, 1, 10000) != 1 || send_gets(fd, m, 17, NGETS, &sent) != 0)
+                goto err;
+        }
         weft_boot_hdr_t h;
         if (recv_exact(fd, reply, 12) != 0 || weft__boot_hdr_decode(reply, &h) != 0 ||
             h.type != WEFT_BOOT_MSG_GET_REPLY || h.body_len != 8 + WEFT_BOOT_VALUE_MAX ||
@@ -242,9 +268,9 @@ int main(void)
     weft__boot_fini(b);
 
     /* A rank that leaves may join again. Rank 1 does, by hand, and sends many gets
-     * of the 64 KiB value without reading the replies: the server must stop reading
-     * it for a while (the replies exceed its high-water mark), not grow or stall,
-     * and resume once the replies are read. */
+     * of the 64 KiB value, as many as the socket takes, before reading any reply:
+     * the server must stop reading it for a while (the replies exceed its high-water
+     * mark), not grow or stall, and resume once the replies are read. */
     if (rank == 1 && size >= 2 && rc == WEFT_OK && pipelined_gets(big) != 0)
         failures++;
     if (failures)
