@@ -109,8 +109,10 @@ WEFT_API int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out);
  * left and every rank reached finalize, so no peer loses a message. Requests
  * still in flight are freed: their handles must not be used afterwards (a request
  * that completed but was never waited on or tested stays the caller's, so wait
- * on everything before finalize). Not thread-safe: call it
- * from one thread once all others have stopped using the context. */
+ * on everything before finalize). Returns WEFT_EPEERDEAD when a rank of the job
+ * failed before reaching finalize; the context is freed all the same. Not
+ * thread-safe: call it from one thread once all others have stopped using the
+ * context. */
 WEFT_API int weft_finalize(weft_ctx_t *ctx);
 
 /* This process's rank, and the number of ranks of the job. Thread-safe. */
