@@ -12,7 +12,9 @@
  * The two processes are pinned, by default on the first two CPUs this process may
  * use (as HPC ranks are pinned): two unpinned spinners that land on one core hand
  * over once per time slice, and the result measures the scheduler, not the cache. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
