@@ -118,7 +118,7 @@ typedef struct weft__unexpected {
 
 /* Unexpected eager messages up to this size take a recycled descriptor; a burst
  * of small unexpected messages costs no malloc once the pool is warm. */
-#define WEFT_UNEXP_SMALL    256
+#define WEFT_UNEXP_SMALL    64
 #define WEFT_UNEXP_POOL_MAX 4096
 
 /* The packet being built or in flight on a track: its iovec points at the

@@ -274,7 +274,7 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
     if (ctx->eager_credits < 4096)
         ctx->eager_credits = 4096;
-    ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 256u << 10);
+    ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
     ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
 
     int *node_ranks = NULL, node_size = 0, node_index = 0;

@@ -30,7 +30,7 @@
 /* Entries kept for reuse instead of freed: enough to absorb bursts of a few
  * thousand distinct tags without a malloc/free pair per message, small enough
  * that the memory held after a burst stays negligible (about 100 KiB). */
-#define FREE_LIST_MAX 1024
+#define FREE_LIST_MAX 65536
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
  * class does not use hold the wildcard value, so one comparison serves all. */

@@ -16,8 +16,8 @@ static const weft_param_desc_t params[] = {
      "bytes of eager data a peer may have in flight to this rank before its sends turn to "
      "rendezvous (bounds unexpected-message memory per peer)"},
     {"WEFT_RDV_THRESHOLD", "driver's own",
-     "payload size above which messages go by rendezvous (shm: 16K)"},
-    {"WEFT_RDV_SPLIT", "256K",
+     "payload size above which messages go by rendezvous (shm: 32K)"},
+    {"WEFT_RDV_SPLIT", "64K",
      "rendezvous at least this large are copied by both sides at once where the driver can "
      "(shm: receiver reads one half, sender writes the other)"},
     {"WEFT_SPIN_US", "10",

@@ -532,7 +532,7 @@ static int t_sizes(ctx_t *c)
     weft_track_caps_t *k = &c->caps[peer];
     CHECK(c, k->max_packet == 64 * 1024, "max_packet %zu", k->max_packet);
     CHECK(c, k->max_iov >= 64, "max_iov %d", k->max_iov);
-    CHECK(c, k->rdv_threshold == 16 * 1024, "rdv_threshold %zu", k->rdv_threshold);
+    CHECK(c, k->rdv_threshold == 32 * 1024, "rdv_threshold %zu", k->rdv_threshold);
     CHECK(c, k->latency_us > 0 && k->bandwidth_mbs > 0, "latency/bandwidth not set");
     build_size_table(k->max_packet);
     G.size_of = sizes_of_table;
