@@ -149,10 +149,12 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     g->send_seq++;
     ctx->counters.bytes_sent += len;
     req->state = WEFT_RS_QUEUED;
-    weft_list_push_back(&ctx->live_requests, &req->link);
     /* The submitting thread runs the scheduler itself: with an idle track the
      * message leaves now, with no queue hop. */
     weft__sched_submit(g, c);
+    /* Only a send still in flight must be found if the peer dies. */
+    if (!atomic_load_explicit(&req->done, memory_order_relaxed))
+        weft_list_push_back(&ctx->live_requests, &req->link);
     return WEFT_OK;
 }
 
