@@ -451,6 +451,23 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     return WEFT_OK;
 }
 
+/* Stream bytes [from, to) of a send's data as RDATA fragments for the
+ * receiver's request rreq; the last fragment sent releases the send. */
+static void stream_rdata(weft__gate_t *g, struct weft_request *req, uint64_t from, uint64_t to,
+                         uint64_t rreq)
+{
+    weft__chunk_t *d = &req->data;
+    d->kind = WEFT_CHUNK_RDATA;
+    d->iov = req->iov;
+    d->iovcnt = req->iovcnt;
+    d->offset = from;
+    d->length = to;
+    d->rreq = rreq;
+    req->state = WEFT_RS_STREAMING;
+    weft__chunk_queue(g, d, false);
+    mark_pending(g);
+}
+
 static int on_rtr(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
 {
     struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
@@ -463,16 +480,7 @@ static int on_rtr(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_
         send_release(ctx, req, WEFT_OK);
         return WEFT_OK;
     }
-    weft__chunk_t *d = &req->data;
-    d->kind = WEFT_CHUNK_RDATA;
-    d->iov = req->iov;
-    d->iovcnt = req->iovcnt;
-    d->offset = 0;
-    d->length = c->len;
-    d->rreq = c->rreq;
-    req->state = WEFT_RS_STREAMING;
-    weft__chunk_queue(g, d, false);
-    mark_pending(g);
+    stream_rdata(g, req, 0, c->len, c->rreq);
     return WEFT_OK;
 }
 
@@ -533,16 +541,7 @@ static int on_rtp(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_
     }
     /* Cannot write there: stream the part as RDATA instead (its last fragment
      * releases the send). */
-    weft__chunk_t *d = &req->data;
-    d->kind = WEFT_CHUNK_RDATA;
-    d->iov = req->iov;
-    d->iovcnt = req->iovcnt;
-    d->offset = c->offset;
-    d->length = c->offset + c->len;
-    d->rreq = c->rreq;
-    req->state = WEFT_RS_STREAMING;
-    weft__chunk_queue(g, d, false);
-    mark_pending(g);
+    stream_rdata(g, req, c->offset, c->offset + c->len, c->rreq);
     return WEFT_OK;
 }
 

@@ -80,6 +80,21 @@ static inline void test_watchdog(unsigned seconds)
     alarm(seconds);
 }
 
+/* Join the job; a test that needs at least min_ranks ranks and has fewer says
+ * so and exits 77 (skipped). */
+static inline weft_ctx_t *test_init(const char *name, int min_ranks)
+{
+    weft_ctx_t *ctx;
+    MUST(weft_init(NULL, &ctx));
+    test_rank = weft_rank(ctx);
+    if (weft_size(ctx) < min_ranks) {
+        printf("%s: needs %d ranks; skipped\n", name, min_ranks);
+        weft_finalize(ctx);
+        exit(77);
+    }
+    return ctx;
+}
+
 /* Print the closing line and return the exit code. */
 static inline int test_summary(const char *name)
 {

@@ -31,14 +31,7 @@ int main(int argc, char **argv)
     test_watchdog(60);
     long n = argc > 1 ? atol(argv[1]) : 20000;
     int expect_stalls = argc > 2 ? atoi(argv[2]) : 1;
-    weft_ctx_t *ctx;
-    MUST(weft_init(NULL, &ctx));
-    test_rank = weft_rank(ctx);
-    if (weft_size(ctx) < 2) {
-        printf("mp_flood: needs 2 ranks; skipped\n");
-        weft_finalize(ctx);
-        return 77;
-    }
+    weft_ctx_t *ctx = test_init("mp_flood", 2);
     size_t *off = malloc(sizeof(size_t) * (size_t)(n + 1));
     off[0] = 0;
     for (long i = 0; i < n; i++)

@@ -24,14 +24,7 @@ static double now_s(void)
 int main(void)
 {
     test_watchdog(30);
-    weft_ctx_t *ctx;
-    MUST(weft_init(NULL, &ctx));
-    test_rank = weft_rank(ctx);
-    if (weft_size(ctx) < 2) {
-        printf("mp_peer_death: needs 2 ranks; skipped\n");
-        weft_finalize(ctx);
-        return 77;
-    }
+    weft_ctx_t *ctx = test_init("mp_peer_death", 2);
     uint8_t ping[100], pong[100];
     weft_request_t *sreq, *rreq;
     weft_status_t st;

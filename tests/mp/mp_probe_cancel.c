@@ -227,14 +227,7 @@ static void ssends(weft_ctx_t *ctx)
 int main(void)
 {
     test_watchdog(60);
-    weft_ctx_t *ctx;
-    MUST(weft_init(NULL, &ctx));
-    test_rank = weft_rank(ctx);
-    if (weft_size(ctx) < 2) {
-        printf("mp_probe_cancel: needs 2 ranks; skipped\n");
-        weft_finalize(ctx);
-        return 77;
-    }
+    weft_ctx_t *ctx = test_init("mp_probe_cancel", 2);
     if (test_rank <= 1) {
         probes(ctx);
         cancels(ctx);

@@ -131,14 +131,7 @@ static void receiver(weft_ctx_t *ctx, const tcase_t *c, uint64_t tag, bool poste
 int main(void)
 {
     test_watchdog(60);
-    weft_ctx_t *ctx;
-    MUST(weft_init(NULL, &ctx));
-    test_rank = weft_rank(ctx);
-    if (weft_size(ctx) < 2) {
-        printf("mp_truncation: needs 2 ranks; skipped\n");
-        weft_finalize(ctx);
-        return 77;
-    }
+    weft_ctx_t *ctx = test_init("mp_truncation", 2);
     uint64_t tag = 1;
     for (int round = 0; round < 2; round++) {
         bool posted_first = round == 0;
