@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "bench_weft.h"
 #include "weft/weft.h"
 
 #define COMM_DATA 0u
@@ -27,14 +28,6 @@
 #define TAG_PING  1u
 #define TAG_ACK   2u
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != WEFT_OK) {                                                                      \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, weft_strerror(rc_));     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static weft_ctx_t *ctx;
 static int rank, peer;
