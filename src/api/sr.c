@@ -195,9 +195,20 @@ static void waiter_idle(weft_ctx_t *ctx, waiter_t *w)
         sched_yield();
 }
 
+/* weft_progress without the trip through the exported symbol (the PLT): a
+ * thread that finds another one progressing goes on, never a convoy. */
+static inline int progress(weft_ctx_t *ctx)
+{
+    if (!weft_lock_try(&ctx->lock))
+        return 0;
+    int n = weft__progress_locked(ctx);
+    weft_lock_release(&ctx->lock);
+    return n;
+}
+
 static void progress_or_yield(weft_ctx_t *ctx, waiter_t *w)
 {
-    if (weft_progress(ctx) > 0) {
+    if (progress(ctx) > 0) {
         w->spins = 0;
         w->idle_since = 0;
     } else {
@@ -222,7 +233,7 @@ int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t 
     if (!ctx || !flag)
         return WEFT_EINVAL;
     if (req && !req_done(req))
-        weft_progress(ctx);
+        progress(ctx);
     if (!req || req_done(req)) {
         *flag = 1;
         return req ? retire(ctx, req, status) : WEFT_OK;
@@ -269,7 +280,7 @@ int weft_sr_testany(weft_ctx_t *ctx, int n, weft_request_t **reqs, int *index, i
         if (!any)
             break;
         if (pass == 0)
-            weft_progress(ctx);
+            progress(ctx);
     }
     *index = -1;
     *flag = any ? 0 : 1;

@@ -67,36 +67,42 @@ enum {
 };
 
 struct weft_request {
+    /* Common to sends and receives, hot: the first cache lines. */
     atomic_int done; /* 0 until complete; read without the lock by test */
     uint8_t kind;
     uint8_t state;
-    bool sync;
     bool exposed;       /* rkey must be unexposed at completion */
     int peer;           /* destination, or requested source (may be ANY) */
     int error;          /* result once done */
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
     weft__gate_t *gate; /* gate of the peer once known */
     weft_status_t status;
-    /* User data. */
-    struct iovec *iov;
+    struct iovec *iov; /* user data */
     int iovcnt;
     size_t length; /* total bytes of iov */
     struct iovec iov_inline[2];
-    /* Receive side. */
-    weft__match_recv_t match;
-    uint64_t expected; /* RDATA bytes still to come */
-    /* Send side. */
-    int holds;           /* steps left before the send completes */
-    bool answered;       /* the receiver's ACK, RTR or RTP arrived */
-    bool split;          /* a rendezvous copied by both sides (RTP) */
-    bool acked;          /* split send: the receiver's ACK arrived */
-    bool own_pending;    /* split receive: our own part is still being read */
-    uint64_t peer_sreq;  /* receive of a rendezvous: the sender's request id */
-    weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
-    weft__chunk_t data;  /* RDATA fragments after an RTR */
-    weft_rkey_t rkey;
     weft_list_t link; /* in the context's list of live requests (peer death) */
     struct weft_request *next_free;
+    /* What only one kind needs: a receive never touches the send part, so a
+     * posted receive costs a few cache lines, not the whole object. */
+    union {
+        struct { /* WEFT_REQ_RECV */
+            weft__match_recv_t match;
+            uint64_t expected;  /* RDATA (or DONE) bytes still to come */
+            uint64_t peer_sreq; /* rendezvous: the sender's request id */
+            bool own_pending;   /* split rendezvous: our own part is still being read */
+        };
+        struct {                 /* WEFT_REQ_SEND */
+            int holds;           /* steps left before the send completes */
+            bool sync;           /* synchronous: complete once matched */
+            bool answered;       /* the receiver's ACK, RTR or RTP arrived */
+            bool split;          /* a rendezvous copied by both sides (RTP) */
+            bool acked;          /* split send: the receiver's ACK arrived */
+            weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
+            weft__chunk_t data;  /* RDATA fragments after an RTR */
+        };
+    };
+    weft_rkey_t rkey; /* our buffer, exposed for a peer's rget or rput */
 };
 
 /* An unexpected message: arrived before its receive was posted. Eager data is

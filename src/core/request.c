@@ -15,24 +15,27 @@ struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
     atomic_store_explicit(&req->done, 0, memory_order_relaxed);
     req->kind = kind;
     req->state = WEFT_RS_NONE;
-    req->sync = false;
     req->exposed = false;
     req->error = WEFT_OK;
     req->id = 0;
     req->gate = NULL;
-    req->expected = 0;
     memset(&req->status, 0, sizeof req->status);
-    memset(&req->match, 0, sizeof req->match);
     weft_list_init(&req->link);
-    weft_list_init(&req->chunk.link);
-    weft_list_init(&req->data.link);
-    req->chunk.queued = req->data.queued = false;
-    req->chunk.heap = req->data.heap = false;
-    req->chunk.req = req->data.req = req;
-    req->holds = 0;
-    req->answered = req->split = req->acked = req->own_pending = false;
     req->iov = req->iov_inline;
     req->iovcnt = 0;
+    if (kind == WEFT_REQ_RECV) {
+        memset(&req->match, 0, sizeof req->match);
+        req->expected = 0;
+        req->own_pending = false;
+    } else {
+        weft_list_init(&req->chunk.link);
+        weft_list_init(&req->data.link);
+        req->chunk.queued = req->data.queued = false;
+        req->chunk.heap = req->data.heap = false;
+        req->chunk.req = req->data.req = req;
+        req->holds = 0;
+        req->sync = req->answered = req->split = req->acked = false;
+    }
     return req;
 }
 

@@ -159,8 +159,14 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     size_t hdr = weft__wire_chunk_hdr_size(kind);
     if (hdr == 0 || hdr > avail || p[1] != 0 || weft__le16_get(p + 2) != 0)
         return WEFT_EPROTO;
-    memset(c, 0, sizeof *c);
+    /* Only the fields every kind may leave unset are cleared (the rkey's bytes
+     * are read only up to its length). */
     c->kind = kind;
+    c->flags = 0;
+    c->seq = c->comm = 0;
+    c->tag = c->len = c->sreq = c->rreq = c->offset = c->bytes = 0;
+    c->rkey.len = 0;
+    c->payload = NULL;
     uint64_t payload = 0;
     switch (kind) {
     case WEFT_CHUNK_EAGER:

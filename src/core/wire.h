@@ -65,7 +65,8 @@ typedef enum weft__chunk_kind {
 #define WEFT_WIRE_DONE_HDR       24
 #define WEFT_WIRE_CHUNK_HDR_MAX  80
 
-/* A decoded chunk. Fields that a kind does not carry are zero. */
+/* A decoded chunk. Fields that a kind does not carry are zero (rkey.bytes is
+ * meaningful only up to rkey.len). */
 typedef struct weft__wire_chunk {
     uint8_t kind;
     uint8_t flags;
