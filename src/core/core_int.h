@@ -155,10 +155,12 @@ struct weft__gate {
     bool busy;                /* a packet is in flight on the track */
     bool on_pending;          /* linked in ctx->pending_gates */
     size_t eager_max;         /* largest eager payload */
+    int eager_max_iov;        /* most iovec entries of an eager payload */
     size_t rdata_max;         /* largest RDATA fragment */
     uint32_t send_seq;        /* next sequence number to send */
     uint32_t recv_seq;        /* next sequence number expected */
     int64_t send_credit;      /* eager bytes we may still send to this peer */
+    uint64_t peer_window;     /* the eager window the peer grants us (its WEFT_EAGER_CREDITS) */
     uint64_t credit_owed;     /* eager bytes consumed here, not yet returned */
     uint64_t eager_held;      /* eager bytes of this peer received, not yet consumed */
     weft_list_t backlog;      /* chunks waiting for the track */
@@ -240,6 +242,8 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);
 void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status);
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status);
+/* A chunk can never be sent (it was unlinked): fail whatever owns it. */
+void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err);
 /* A packet's chunks have left (the driver accepted them). */
 void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status);
 /* Return an unexpected-message descriptor to the pool (or free it). */

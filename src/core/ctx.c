@@ -119,6 +119,13 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
     };
     weft_driver_upcalls_t up;
     upcalls_for(ctx, &up);
+    uint8_t window[8];
+    char wkey[64];
+    weft__le64_put(window, ctx->eager_credits);
+    snprintf(wkey, sizeof wkey, "window.%d", ctx->rank);
+    int wrc = weft__boot_put(ctx->boot, wkey, window, sizeof window);
+    if (wrc)
+        return wrc;
     for (size_t i = 0; i < WEFT_ARRAY_SIZE(builtin_drivers); i++) {
         const weft_driver_ops_t *ops = builtin_drivers[i];
         if (!driver_allowed(ops->name))
@@ -186,7 +193,17 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
     size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
     g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
+    g->eager_max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - 3;
     g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    /* Eager credit is the window the peer grants, which its own
+     * WEFT_EAGER_CREDITS sets: ranks need not agree. */
+    uint8_t window[8];
+    len = sizeof window;
+    snprintf(key, sizeof key, "window.%d", g->peer);
+    if ((rc = weft__boot_get(ctx->boot, key, window, &len)) != WEFT_OK || len != sizeof window)
+        return rc ? rc : WEFT_EBOOT;
+    g->peer_window = weft__le64_get(window);
+    g->send_credit = (int64_t)g->peer_window;
     return WEFT_OK;
 }
 
@@ -195,6 +212,7 @@ static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__st
     g->ctx = ctx;
     g->peer = peer;
     g->strategy = st;
+    g->peer_window = ctx->eager_credits;
     g->send_credit = (int64_t)ctx->eager_credits;
     /* A test hook: both sides start their sequence numbers here, to exercise
      * wrap-around of the 32-bit counters. */
@@ -274,6 +292,8 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
     if (ctx->eager_credits < 4096)
         ctx->eager_credits = 4096;
+    if (ctx->eager_credits > (1ull << 40))
+        ctx->eager_credits = 1ull << 40;
     ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
     ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
 

@@ -115,7 +115,10 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     c->iov = req->iov;
     c->iovcnt = req->iovcnt;
     c->offset = 0;
-    if (len <= g->eager_max && (uint64_t)g->send_credit >= cost) {
+    /* Eager needs the whole message in one packet: its bytes and its iovec
+     * entries (beside the packet header, chunk header and padding). */
+    if (len <= g->eager_max && (uint64_t)g->send_credit >= cost &&
+        req->iovcnt <= g->eager_max_iov) {
         if (req->sync && (rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
             return rc;
         g->send_credit -= (int64_t)cost;
@@ -158,9 +161,35 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     return WEFT_OK;
 }
 
+void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err)
+{
+    struct weft_ctx *ctx = g->ctx;
+    if (c->heap) {
+        weft_log_warn("dropped a control chunk (kind %d) for rank %d: %s", c->kind, g->peer,
+                      weft_strerror(err));
+        weft__ctrl_free(ctx, c);
+        return;
+    }
+    struct weft_request *req = c->req;
+    if (!req || atomic_load_explicit(&req->done, memory_order_relaxed))
+        return;
+    if (c == &req->data && c->queued) {
+        weft_list_remove(&c->link);
+        c->queued = false;
+    }
+    weft__request_complete(ctx, req, err);
+}
+
 void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
 {
     struct weft_ctx *ctx = g->ctx;
+    if (status < 0) {
+        /* The packet is lost: whatever it carried fails now, whatever else its
+         * requests were waiting for. */
+        for (int i = 0; i < pkt->nchunks; i++)
+            weft__proto_chunk_failed(g, pkt->chunks[i], status);
+        return;
+    }
     for (int i = 0; i < pkt->nchunks; i++) {
         weft__chunk_t *c = pkt->chunks[i];
         if (c->heap) {
@@ -381,9 +410,10 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
         return WEFT_EPROTO;
     }
     if (eager) {
-        /* The peer may not exceed the window it was granted. */
+        /* The peer may not exceed the window this rank granted it (the packet
+         * decoder already bounded the payload by what arrived). */
         uint64_t cost = eager_cost(c->len);
-        if (c->len > g->eager_max || g->eager_held + cost > ctx->eager_credits) {
+        if (g->eager_held + cost > ctx->eager_credits) {
             weft_log_error("rank %d overran its eager credit", g->peer);
             return WEFT_EPROTO;
         }
@@ -592,8 +622,7 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
             break;
         case WEFT_CHUNK_CREDIT:
             /* More credit than was ever granted is a lie. */
-            if (c.bytes > ctx->eager_credits ||
-                (uint64_t)g->send_credit + c.bytes > ctx->eager_credits) {
+            if (c.bytes > g->peer_window || (uint64_t)g->send_credit + c.bytes > g->peer_window) {
                 rc = WEFT_EPROTO;
             } else {
                 g->send_credit += (int64_t)c.bytes;

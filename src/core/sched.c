@@ -39,6 +39,22 @@ static int iov_slice(const struct iovec *iov, int iovcnt, uint64_t off, uint64_t
     return n;
 }
 
+/* How many of the len bytes at off fit in at most max entries of an iovec. */
+static uint64_t iov_fit(const struct iovec *iov, int iovcnt, uint64_t off, uint64_t len, int max)
+{
+    uint64_t got = 0;
+    for (int i = 0; i < iovcnt && got < len && max > 0; i++) {
+        if (off >= iov[i].iov_len) {
+            off -= iov[i].iov_len;
+            continue;
+        }
+        got += WEFT_MIN(iov[i].iov_len - off, len - got);
+        off = 0;
+        max--;
+    }
+    return got;
+}
+
 bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
 {
     if (pkt->nchunks == WEFT_PKT_MAX_CHUNKS)
@@ -64,6 +80,10 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
         off = c->offset;
         len = WEFT_MIN(c->length - off, (room - WEFT_WIRE_RDATA_HDR) & ~(uint64_t)7);
         len = WEFT_MIN(len, g->rdata_max);
+        /* A scattered buffer: the fragment ends where the iovec entries the
+         * packet has room for end. */
+        if (max_iov > 2)
+            len = iov_fit(c->iov, c->iovcnt, off, len, max_iov - 2);
         if (len == 0 && c->length != off)
             return false;
         hdr = pkt->rdata_hdr[i];
@@ -202,8 +222,16 @@ int weft__sched_gate(weft__gate_t *g)
     while (!g->busy && !g->dead && !weft_list_empty(&g->backlog)) {
         weft__packet_t *pkt = &g->packet;
         pkt->nchunks = 0;
-        if (g->strategy->build(g, pkt) <= 0)
-            break;
+        if (g->strategy->build(g, pkt) <= 0) {
+            /* Not even the first chunk fits an empty packet: it never will.
+             * Fail it rather than block the gate for ever. */
+            weft__chunk_t *c = weft_list_entry(weft_list_front(&g->backlog), weft__chunk_t, link);
+            weft_list_remove(&c->link);
+            c->queued = false;
+            weft__proto_chunk_failed(g, c, WEFT_EUNSUPPORTED);
+            events++;
+            continue;
+        }
         weft__wire_put_packet(pkt->pkt_hdr, (uint16_t)pkt->nchunks, pkt->length);
         if (!send_packet(g, pkt)) {
             /* The track is full: the progress loop retries this gate. */
