@@ -69,10 +69,23 @@ size_t bench_parse_size(const char *s)
     char *end;
     unsigned long long v = strtoull(s, &end, 0);
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'B' || *end == 'b')
         end++;
@@ -104,8 +117,7 @@ int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
             o->msg_size = bench_parse_size(val);
             i++;
         } else {
-            fprintf(stderr, "unknown or incomplete option '%s'\nusage: %s %s\n", a, argv[0],
-                    usage);
+            fprintf(stderr, "unknown or incomplete option '%s'\nusage: %s %s\n", a, argv[0], usage);
             return -1;
         }
     }

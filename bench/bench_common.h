@@ -27,12 +27,12 @@ size_t bench_parse_size(const char *s);
 
 /* Options common to the benchmarks. */
 typedef struct bench_opts {
-    int pin;          /* --pin: pin rank r to the r-th allowed CPU */
-    int quick;        /* --quick: fewer iterations and repetitions */
-    int runs;         /* --runs R: repetitions per point (median is reported) */
-    size_t min, max;  /* --min/--max: size range (pingpong) or N range (match) */
-    int window;       /* --window W: messages in flight for streaming bandwidth */
-    size_t msg_size;  /* --size S: message size (match) */
+    int pin;         /* --pin: pin rank r to the r-th allowed CPU */
+    int quick;       /* --quick: fewer iterations and repetitions */
+    int runs;        /* --runs R: repetitions per point (median is reported) */
+    size_t min, max; /* --min/--max: size range (pingpong) or N range (match) */
+    int window;      /* --window W: messages in flight for streaming bandwidth */
+    size_t msg_size; /* --size S: message size (match) */
 } bench_opts_t;
 
 /* Fill *o from argv (defaults must be set by the caller); prints usage and

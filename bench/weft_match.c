@@ -32,7 +32,6 @@
 #define TAG_GO    1u
 #define TAG_DONE  2u
 
-
 static weft_ctx_t *ctx;
 static int rank, peer;
 static weft_request_t **reqs;
@@ -77,8 +76,8 @@ static double run_expected(int n, uint64_t seed)
         make_perm(n, seed);
         ctrl_recv(TAG_GO);
         for (int i = 0; i < n; i++)
-            CHECK(weft_sr_isend(ctx, peer, COMM_DATA, perm[i], buf + (size_t)i * msg, msg,
-                                &reqs[i]));
+            CHECK(
+                weft_sr_isend(ctx, peer, COMM_DATA, perm[i], buf + (size_t)i * msg, msg, &reqs[i]));
         CHECK(weft_sr_waitall(ctx, n, reqs, NULL));
     }
     return t;
@@ -96,8 +95,8 @@ static double run_unexpected(int n, uint64_t seed)
         CHECK(weft_sr_wait(ctx, done, NULL));
         double t0 = bench_now_us();
         for (int i = 0; i < n; i++)
-            CHECK(weft_sr_irecv(ctx, peer, COMM_DATA, perm[i], buf + (size_t)i * msg, msg,
-                                &reqs[i]));
+            CHECK(
+                weft_sr_irecv(ctx, peer, COMM_DATA, perm[i], buf + (size_t)i * msg, msg, &reqs[i]));
         CHECK(weft_sr_waitall(ctx, n, reqs, NULL));
         t = (bench_now_us() - t0) / n;
     } else {
@@ -114,7 +113,8 @@ static double run_unexpected(int n, uint64_t seed)
 int main(int argc, char **argv)
 {
     bench_opts_t o = {.runs = 11, .min = 1, .max = 4096, .window = 1, .msg_size = 8};
-    if (bench_parse_opts(argc, argv, &o, "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]"))
+    if (bench_parse_opts(argc, argv, &o,
+                         "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]"))
         return 2;
     if (o.quick && o.runs == 11)
         o.runs = 5;
@@ -169,7 +169,8 @@ int main(int argc, char **argv)
     if (rank == 1) {
         weft_counters_t c;
         if (weft_counters_get(ctx, &c) == WEFT_OK && c.credit_stalls)
-            fprintf(stderr, "# weft counters (rank 1): eager %llu, rendezvous %llu, credit_stalls %llu\n",
+            fprintf(stderr,
+                    "# weft counters (rank 1): eager %llu, rendezvous %llu, credit_stalls %llu\n",
                     (unsigned long long)c.eager_sent, (unsigned long long)c.rdv_sent,
                     (unsigned long long)c.credit_stalls);
     }

@@ -28,7 +28,6 @@
 #define TAG_PING  1u
 #define TAG_ACK   2u
 
-
 static weft_ctx_t *ctx;
 static int rank, peer;
 

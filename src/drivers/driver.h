@@ -39,12 +39,12 @@ enum {
 
 /* What a track can do, filled by connect(). Queried once at setup. */
 typedef struct weft_track_caps {
-    uint32_t flags;          /* WEFT_DRV_CAP_* */
-    size_t max_packet;       /* largest packet one send() may carry, header included */
-    int max_iov;             /* most iovec entries one send() accepts */
-    size_t rdv_threshold;    /* payloads above this go by rendezvous */
-    double latency_us;       /* rough one-way latency, for strategies */
-    double bandwidth_mbs;    /* rough bandwidth in MB/s, for strategies */
+    uint32_t flags;       /* WEFT_DRV_CAP_* */
+    size_t max_packet;    /* largest packet one send() may carry, header included */
+    int max_iov;          /* most iovec entries one send() accepts */
+    size_t rdv_threshold; /* payloads above this go by rendezvous */
+    double latency_us;    /* rough one-way latency, for strategies */
+    double bandwidth_mbs; /* rough bandwidth in MB/s, for strategies */
 } weft_track_caps_t;
 
 /* How the engine is called back. owner is the engine's context. */
