@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "bench_mpi.h"
 
 #define TAG_GO   1
 #define TAG_DONE 2
@@ -98,18 +99,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (o.quick && o.runs == 11)
         o.runs = 5;
-    int size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0)
-            fprintf(stderr, "mpi_match: needs exactly 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    peer = 1 - rank;
-    MPI_Comm_dup(MPI_COMM_WORLD, &data);
-    MPI_Comm_dup(MPI_COMM_WORLD, &ctrl);
-    int cpu = o.pin ? bench_pin_by_rank(rank) : -1;
+    int cpu = bench_mpi_setup("mpi_match", &o, &rank, &peer, &data, &ctrl);
     msg = o.msg_size;
     int nmax = (int)o.max;
     reqs = calloc((size_t)nmax + 1, sizeof *reqs);

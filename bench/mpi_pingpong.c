@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "bench_mpi.h"
 
 #define TAG_PING 1
 #define TAG_ACK  2
@@ -104,18 +105,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (o.quick && o.runs == 7)
         o.runs = 5;
-    int size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0)
-            fprintf(stderr, "mpi_pingpong: needs exactly 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    peer = 1 - rank;
-    MPI_Comm_dup(MPI_COMM_WORLD, &data);
-    MPI_Comm_dup(MPI_COMM_WORLD, &ctrl);
-    int cpu = o.pin ? bench_pin_by_rank(rank) : -1;
+    int cpu = bench_mpi_setup("mpi_pingpong", &o, &rank, &peer, &data, &ctrl);
     char *sbuf = malloc(o.max), *rbuf = malloc(o.max);
     MPI_Request *reqs = calloc((size_t)o.window, sizeof *reqs);
     double *lat = malloc(sizeof(double) * (size_t)o.runs);
