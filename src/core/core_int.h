@@ -228,6 +228,9 @@ void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c);
 
 /* Scheduler (sched.c). */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
+/* Put a gate with work waiting on the context's list, which every progress
+ * call drains (a live gate only). */
+void weft__gate_mark_pending(weft__gate_t *g);
 /* Submit a chunk: with an idle track and an empty backlog it leaves at once,
  * alone in its packet; otherwise it joins the backlog for the strategy. */
 void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c);

@@ -27,14 +27,6 @@ static inline uint64_t eager_cost(uint64_t len)
     return len + CREDIT_OVERHEAD;
 }
 
-static void mark_pending(weft__gate_t *g)
-{
-    if (!g->on_pending && !g->dead) {
-        weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
-        g->on_pending = true;
-    }
-}
-
 /* Copy len bytes of src into an iovec starting at byte offset off. */
 static void copy_to_iov(const struct iovec *iov, int iovcnt, uint64_t off, const uint8_t *src,
                         uint64_t len)
@@ -59,7 +51,7 @@ static void queue_ctrl(weft__gate_t *g, weft__chunk_t *c)
         return;
     }
     weft__chunk_queue(g, c, false);
-    mark_pending(g);
+    weft__gate_mark_pending(g);
 }
 
 static void send_ack(weft__gate_t *g, uint64_t sreq)
@@ -81,7 +73,7 @@ static void credit_return(weft__gate_t *g, uint64_t cost)
     g->credit_owed += cost;
     if (g->credit_owed >= g->ctx->eager_credits / 4 && !g->credit_chunk.queued && !g->dead) {
         weft__chunk_queue(g, &g->credit_chunk, false);
-        mark_pending(g);
+        weft__gate_mark_pending(g);
     }
 }
 
@@ -129,7 +121,7 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
         req->holds = req->sync ? 2 : 1;
         ctx->counters.eager_sent++;
     } else {
-        if (len <= g->eager_max)
+        if (len <= g->eager_max && (uint64_t)g->send_credit < cost)
             ctx->counters.credit_stalls++;
         if ((rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
             return rc;
@@ -216,7 +208,7 @@ void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, in
     g->busy = false;
     g->ctx->counters.packets_sent++;
     weft__proto_chunks_sent(g, send_cookie, status);
-    mark_pending(g);
+    weft__gate_mark_pending(g);
 }
 
 /* Send an RTR: the sender will stream the accepted bytes as RDATA. */
@@ -495,7 +487,7 @@ static void stream_rdata(weft__gate_t *g, struct weft_request *req, uint64_t fro
     d->rreq = rreq;
     req->state = WEFT_RS_STREAMING;
     weft__chunk_queue(g, d, false);
-    mark_pending(g);
+    weft__gate_mark_pending(g);
 }
 
 static int on_rtr(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)

@@ -135,9 +135,9 @@ static void commit(weft__gate_t *g, weft__packet_t *pkt)
     }
 }
 
-static void mark_pending(weft__gate_t *g)
+void weft__gate_mark_pending(weft__gate_t *g)
 {
-    if (!g->on_pending) {
+    if (!g->on_pending && !g->dead) {
         weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
         g->on_pending = true;
     }
@@ -202,7 +202,7 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
     if (rc == WEFT_EAGAIN) {
         /* No room: it joins the backlog like any other chunk. */
         weft__chunk_queue(g, c, false);
-        mark_pending(g);
+        weft__gate_mark_pending(g);
         return;
     }
     if (g->peer == g->ctx->rank)
@@ -235,7 +235,7 @@ int weft__sched_gate(weft__gate_t *g)
         weft__wire_put_packet(pkt->pkt_hdr, (uint16_t)pkt->nchunks, pkt->length);
         if (!send_packet(g, pkt)) {
             /* The track is full: the progress loop retries this gate. */
-            mark_pending(g);
+            weft__gate_mark_pending(g);
             return events;
         }
         events++;
