@@ -264,6 +264,8 @@ struct weft__strategy_ops {
 };
 extern const weft__strategy_ops_t weft__strategy_default;
 const weft__strategy_ops_t *weft__strategy_find(const char *name);
+/* Every strategy built in; *count receives their number. */
+const weft__strategy_ops_t *const *weft__strategy_list(size_t *count);
 /* Append one chunk (or the next RDATA fragment) to a packet being built; false
  * if it does not fit. The chunk stays in the backlog: the scheduler commits
  * (unlinks, advances fragments) only once the driver took the packet, so a

@@ -18,10 +18,18 @@ const weft__strategy_ops_t weft__strategy_default = {
     .build = default_build,
 };
 
-const weft__strategy_ops_t *weft__strategy_find(const char *name)
+const weft__strategy_ops_t *const *weft__strategy_list(size_t *count)
 {
     static const weft__strategy_ops_t *const all[] = {&weft__strategy_default};
-    for (size_t i = 0; i < WEFT_ARRAY_SIZE(all); i++)
+    *count = WEFT_ARRAY_SIZE(all);
+    return all;
+}
+
+const weft__strategy_ops_t *weft__strategy_find(const char *name)
+{
+    size_t n;
+    const weft__strategy_ops_t *const *all = weft__strategy_list(&n);
+    for (size_t i = 0; i < n; i++)
         if (!strcmp(all[i]->name, name))
             return all[i];
     return NULL;
