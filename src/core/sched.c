@@ -198,22 +198,12 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
     pkt->length = total;
     pkt->chunks[0] = c;
     pkt->nchunks = 1;
-    int rc = g->drv_ops->send(g->track, pkt->iov, n, pkt);
-    if (rc == WEFT_EAGAIN) {
-        /* No room: it joins the backlog like any other chunk. */
+    /* The chunk is not in the backlog (commit's unlink of it is a no-op); with
+     * no room it joins the backlog like any other. */
+    if (!send_packet(g, pkt)) {
         weft__chunk_queue(g, c, false);
         weft__gate_mark_pending(g);
-        return;
     }
-    if (g->peer == g->ctx->rank)
-        g->ctx->self_pending = true;
-    if (rc == WEFT_INPROGRESS) {
-        g->busy = true;
-        return;
-    }
-    g->ctx->counters.packets_sent++;
-    g->ctx->counters.chunks_sent++;
-    weft__proto_chunks_sent(g, pkt, rc);
 }
 
 int weft__sched_gate(weft__gate_t *g)
