@@ -56,14 +56,11 @@ typedef enum weft__req_kind {
     WEFT_REQ_RECV = 2,
 } weft__req_kind_t;
 
-/* Where a request stands in its protocol (for sends awaiting an answer). */
+/* Where a receive stands (a send's progress is its holds and answered). */
 enum {
     WEFT_RS_NONE = 0,
-    WEFT_RS_QUEUED,    /* chunk in the backlog */
-    WEFT_RS_WAIT_ACK,  /* eager sync or rendezvous: waiting for ACK or RTR */
-    WEFT_RS_STREAMING, /* RDATA fragments in the backlog */
-    WEFT_RS_POSTED,    /* receive posted in the matcher */
-    WEFT_RS_RDV_RECV,  /* receive matched a rendezvous, RDATA expected */
+    WEFT_RS_POSTED,   /* receive posted in the matcher */
+    WEFT_RS_RDV_RECV, /* receive matched a rendezvous, its data still to come */
 };
 
 struct weft_request {
@@ -231,8 +228,9 @@ void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
 /* Put a gate with work waiting on the context's list, which every progress
  * call drains (a live gate only). */
 void weft__gate_mark_pending(weft__gate_t *g);
-/* Submit a chunk: with an idle track and an empty backlog it leaves at once,
- * alone in its packet; otherwise it joins the backlog for the strategy. */
+/* Submit a message chunk (EAGER, EAGER_SYNC or RDV): with an idle track and an
+ * empty backlog it leaves at once, alone in its packet; otherwise it joins the
+ * backlog for the strategy. */
 void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c);
 /* Build and send packets while the gate's track is idle. Returns events done. */
 int weft__sched_gate(weft__gate_t *g);

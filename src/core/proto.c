@@ -143,7 +143,6 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     }
     g->send_seq++;
     ctx->counters.bytes_sent += len;
-    req->state = WEFT_RS_QUEUED;
     /* The submitting thread runs the scheduler itself: with an idle track the
      * message leaves now, with no queue hop. */
     weft__sched_submit(g, c);
@@ -196,8 +195,6 @@ void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
                 send_release(ctx, req, status);
             continue;
         }
-        if (req->holds > 1 && !req->answered)
-            req->state = WEFT_RS_WAIT_ACK;
         send_release(ctx, req, status);
     }
 }
@@ -485,7 +482,6 @@ static void stream_rdata(weft__gate_t *g, struct weft_request *req, uint64_t fro
     d->offset = from;
     d->length = to;
     d->rreq = rreq;
-    req->state = WEFT_RS_STREAMING;
     weft__chunk_queue(g, d, false);
     weft__gate_mark_pending(g);
 }

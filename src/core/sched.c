@@ -169,9 +169,7 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
  * entry for both) and the strategy is not consulted. */
 void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
 {
-    if (g->busy || !weft_list_empty(&g->backlog) || (c->length && c->iovcnt != 1) ||
-        (c->kind != WEFT_CHUNK_EAGER && c->kind != WEFT_CHUNK_EAGER_SYNC &&
-         c->kind != WEFT_CHUNK_RDV)) {
+    if (g->busy || !weft_list_empty(&g->backlog) || (c->length && c->iovcnt != 1)) {
         weft__chunk_queue(g, c, false);
         weft__sched_gate(g);
         return;

@@ -95,6 +95,18 @@ static inline weft_ctx_t *test_init(const char *name, int min_ranks)
     return ctx;
 }
 
+/* A zero-byte message on comm/tag, sent to or received from peer and waited
+ * for: the tests' way to say "I got this far". */
+static inline void test_note(weft_ctx_t *ctx, int peer, bool send, uint32_t comm, uint64_t tag)
+{
+    weft_request_t *req;
+    if (send)
+        MUST(weft_sr_isend(ctx, peer, comm, tag, NULL, 0, &req));
+    else
+        MUST(weft_sr_irecv(ctx, peer, comm, tag, NULL, 0, &req));
+    MUST(weft_sr_wait(ctx, req, NULL));
+}
+
 /* Print the closing line and return the exit code. */
 static inline int test_summary(const char *name)
 {

@@ -25,12 +25,7 @@ static double now_s(void)
 
 static void note(weft_ctx_t *ctx, int peer, bool send, uint64_t tag)
 {
-    weft_request_t *req;
-    if (send)
-        MUST(weft_sr_isend(ctx, peer, SYNC, tag, NULL, 0, &req));
-    else
-        MUST(weft_sr_irecv(ctx, peer, SYNC, tag, NULL, 0, &req));
-    MUST(weft_sr_wait(ctx, req, NULL));
+    test_note(ctx, peer, send, SYNC, tag);
 }
 
 static void send_msg(weft_ctx_t *ctx, uint32_t comm, uint64_t tag, size_t len)

@@ -36,12 +36,7 @@ static const tcase_t cases[] = {
 
 static void note(weft_ctx_t *ctx, int peer, bool send, uint64_t tag)
 {
-    weft_request_t *req;
-    if (send)
-        MUST(weft_sr_isend(ctx, peer, NOTE_COMM, tag, NULL, 0, &req));
-    else
-        MUST(weft_sr_irecv(ctx, peer, NOTE_COMM, tag, NULL, 0, &req));
-    MUST(weft_sr_wait(ctx, req, NULL));
+    test_note(ctx, peer, send, NOTE_COMM, tag);
 }
 
 static void sender(weft_ctx_t *ctx, const tcase_t *c, uint64_t tag, bool posted_first)
