@@ -130,6 +130,7 @@ static struct {
 
     /* job */
     char jobid[WEFT_BOOT_JOBID_MAX + 1];
+    char secret[2 * WEFT_BOOT_SECRET_LEN + 1]; /* hex, handed to ranks only */
     /* The socket path must fit in sun_path (108 bytes), so the directory is
      * limited to leave room for "/boot.sock". */
     char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -954,6 +955,7 @@ static int spawn_rank(int r)
         snprintf(num, sizeof num, "%d", g.nranks);
         setenv("WEFT_SIZE", num, 1);
         setenv("WEFT_JOBID", g.jobid, 1);
+        setenv("WEFT_JOB_SECRET", g.secret, 1);
         char addr[sizeof g.sock_path + 8];
         snprintf(addr, sizeof addr, "unix:%s", g.sock_path);
         setenv("WEFT_BOOT_ADDR", addr, 1);
@@ -1028,6 +1030,12 @@ static int make_jobid(void)
     if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
         rnd = (uint32_t)now_ns() ^ ((uint32_t)getpid() << 16);
     snprintf(g.jobid, sizeof g.jobid, "w%ld-%08" PRIx32, (long)getpid(), rnd);
+    /* The secret must not be guessable: no fallback to the clock. */
+    uint8_t key[WEFT_BOOT_SECRET_LEN];
+    if (getrandom(key, sizeof key, 0) != (ssize_t)sizeof key)
+        return -1;
+    for (size_t i = 0; i < sizeof key; i++)
+        snprintf(g.secret + 2 * i, 3, "%02x", key[i]);
     return 0;
 }
 
@@ -1298,7 +1306,10 @@ int main(int argc, char **argv)
     }
     for (int r = 0; r < g.nranks; r++)
         g.ranks[r].out[0].fd = g.ranks[r].out[1].fd = -1;
-    make_jobid();
+    if (make_jobid() != 0) {
+        msg("cannot draw a job secret: %s", strerror(errno));
+        return 1;
+    }
 
     /* Signals arrive through a signalfd, in the event loop, instead of handlers
      * that would have to be async-signal-safe. */

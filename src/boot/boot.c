@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -44,6 +45,7 @@ struct weft_boot {
     int size;
     int fd; /* connection to weftrun; -1 for a singleton */
     char job_id[WEFT_BOOT_JOBID_MAX + 1];
+    uint8_t secret[WEFT_BOOT_SECRET_LEN];
     /* Message buffers, sized for the largest message, allocated once so that a
      * put or get never allocates. */
     uint8_t *tx;
@@ -292,6 +294,29 @@ static int hello(weft_boot_t *b)
     return WEFT_OK;
 }
 
+/* The secret is 2*WEFT_BOOT_SECRET_LEN hex digits, nothing else. */
+static int parse_secret(const char *hex, uint8_t *out)
+{
+    if (!hex || strlen(hex) != 2 * WEFT_BOOT_SECRET_LEN)
+        return WEFT_EINVAL;
+    for (int i = 0; i < 2 * WEFT_BOOT_SECRET_LEN; i++) {
+        int c = hex[i], v;
+        if (c >= '0' && c <= '9')
+            v = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v = c - 'A' + 10;
+        else
+            return WEFT_EINVAL;
+        if (i % 2 == 0)
+            out[i / 2] = (uint8_t)(v << 4);
+        else
+            out[i / 2] |= (uint8_t)v;
+    }
+    return WEFT_OK;
+}
+
 /* Read the job description weftrun put in the environment. */
 static int init_from_env(weft_boot_t *b, const char *addr)
 {
@@ -308,6 +333,11 @@ static int init_from_env(weft_boot_t *b, const char *addr)
         return WEFT_EBOOT;
     }
     memcpy(b->job_id, id, strlen(id) + 1);
+    if (parse_secret(getenv("WEFT_JOB_SECRET"), b->secret) != WEFT_OK) {
+        weft_log_error("boot: WEFT_JOB_SECRET is missing or not %d hex digits",
+                       2 * WEFT_BOOT_SECRET_LEN);
+        return WEFT_EBOOT;
+    }
     b->tx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
     b->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
     if (!b->tx || !b->rx)
@@ -343,10 +373,19 @@ int weft__boot_init(weft_boot_t **out)
                  (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
         b->rank = 0;
         b->size = 1;
+        if (getrandom(b->secret, sizeof b->secret, 0) != (ssize_t)sizeof b->secret) {
+            weft__boot_fini(b);
+            return WEFT_ESYS;
+        }
     }
     weft__log_set_rank(b->rank);
     *out = b;
     return WEFT_OK;
+}
+
+const uint8_t *weft__boot_secret(const weft_boot_t *b)
+{
+    return b->secret;
 }
 
 int weft__boot_rank(const weft_boot_t *b)

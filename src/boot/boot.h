@@ -5,6 +5,7 @@
  *   WEFT_RANK, WEFT_SIZE   its rank and the job size
  *   WEFT_JOBID             a job identifier unique on this machine
  *   WEFT_BOOT_ADDR         "unix:/path/to/socket" of weftrun's key-value server
+ *   WEFT_JOB_SECRET        32 hex digits known only to the job's processes
  * A process without WEFT_BOOT_ADDR is a singleton: rank 0 of a job of size 1,
  * whose store lives in memory.
  *
@@ -17,6 +18,7 @@
 #define WEFT_BOOT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct weft_boot weft_boot_t;
 
@@ -30,6 +32,12 @@ int weft__boot_rank(const weft_boot_t *b);
 int weft__boot_size(const weft_boot_t *b);
 /* Job identifier: never empty, usable in file names ([A-Za-z0-9_-] only). */
 const char *weft__boot_job_id(const weft_boot_t *b);
+/* A secret shared by the processes of this job only, WEFT_BOOT_SECRET_LEN bytes.
+ * Drivers that accept connections from the network prove job membership with it
+ * (a stranger cannot know it). Under weftrun it comes from WEFT_JOB_SECRET; a
+ * singleton draws a random one. */
+#define WEFT_BOOT_SECRET_LEN 16
+const uint8_t *weft__boot_secret(const weft_boot_t *b);
 /* Publish key = value (visible to others after the next fence). */
 int weft__boot_put(weft_boot_t *b, const char *key, const void *value, size_t len);
 /* Wait until every rank of the job reached this fence. */

@@ -107,12 +107,15 @@ static const weft_driver_upcalls_t *upcalls_for(weft_ctx_t *ctx, weft_driver_upc
     return up;
 }
 
+_Static_assert(WEFT_BOOT_SECRET_LEN == WEFT_DRV_SECRET_LEN, "one secret size");
+
 static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index)
 {
     weft_driver_params_t params = {
         .rank = ctx->rank,
         .size = ctx->size,
         .job_id = weft__boot_job_id(ctx->boot),
+        .job_secret = weft__boot_secret(ctx->boot),
         .node_ranks = node_ranks,
         .node_size = node_size,
         .node_index = node_index,

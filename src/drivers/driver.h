@@ -64,14 +64,17 @@ typedef struct weft_driver_upcalls {
     void (*peer_lost)(void *owner, void *peer_cookie, int status);
 } weft_driver_upcalls_t;
 
+#define WEFT_DRV_SECRET_LEN 16
+
 /* What the engine tells a driver at init. */
 typedef struct weft_driver_params {
-    int rank;              /* this process's rank in the job */
-    int size;              /* ranks in the job */
-    const char *job_id;    /* unique per job: names shared objects, keys secrets */
-    const int *node_ranks; /* ranks on this node, ascending (this one included) */
-    int node_size;         /* number of entries in node_ranks */
-    int node_index;        /* position of this rank in node_ranks */
+    int rank;                  /* this process's rank in the job */
+    int size;                  /* ranks in the job */
+    const char *job_id;        /* unique per job: names shared objects */
+    const uint8_t *job_secret; /* WEFT_DRV_SECRET_LEN bytes known to the job only */
+    const int *node_ranks;     /* ranks on this node, ascending (this one included) */
+    int node_size;             /* number of entries in node_ranks */
+    int node_index;            /* position of this rank in node_ranks */
 } weft_driver_params_t;
 
 /* A remote memory descriptor produced by expose() and consumed by rget(). */
