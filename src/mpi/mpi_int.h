@@ -1,0 +1,401 @@
+/* The MPI layer's private objects and the interfaces between its parts.
+ *
+ * MPI is a process-wide interface (MPI_COMM_WORLD needs no handle to reach it), so
+ * this layer keeps one process-wide state, `weft__mpi`, holding the engine
+ * context it runs on; the engine below keeps none. Everything else hangs off
+ * handles.
+ *
+ * Parts (one file each, prefix mpi_):
+ *   mpi_env.c       init/finalize, thread level, Wtime, version, Alloc_mem
+ *   mpi_err.c       error classes/codes/strings, error handlers, weft__mpi_err()
+ *   mpi_p2p.c       sends, receives, probes (matched too), Sendrecv
+ *   mpi_req.c       requests: wait/test families, persistent, generalized, cancel
+ *   mpi_type*.c     datatypes: constructors, flattening, pack/unpack, envelope
+ *   mpi_op.c        reduction operations on predefined and user types
+ *   mpi_coll*.c     collectives as schedules (blocking = start + wait)
+ *   mpi_comm.c      communicators (context ids), intercommunicators
+ *   mpi_group.c     groups
+ *   mpi_attr.c      keyvals and attributes on comms, types, windows
+ *   mpi_info.c      MPI_Info
+ *   mpi_topo.c      cartesian, graph, dist graph topologies
+ *   mpi_unsupported.c  one-sided, I/O, process creation: MPI_ERR_UNSUPPORTED_OPERATION
+ *   mpi_handle.c    f2c/c2f tables
+ *
+ * Naming: the library implements PMPI_X; WEFT_MPI_ALIAS(X) next to it makes MPI_X a
+ * weak alias, so a profiler can interpose MPI_X and call PMPI_X. Inside the
+ * library, calls go to PMPI_X so that a profiler sees only the user's calls.
+ */
+#ifndef WEFT_MPI_INT_H
+#define WEFT_MPI_INT_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "util/lock.h"
+#include "weft/weft.h"
+
+#define WEFT_MPI_STR_(x) #x
+#define WEFT_MPI_STR(x)  WEFT_MPI_STR_(x)
+/* Make MPI_name a weak alias of PMPI_name (defined in the same file). */
+#define WEFT_MPI_ALIAS(name) _Pragma(WEFT_MPI_STR(weak MPI_##name = PMPI_##name))
+
+/* Magic numbers in every object: a handle that is not one of ours (garbage, freed,
+ * wrong kind) is caught and reported with the right error class. */
+enum {
+    WEFT_MPI_MAGIC_COMM = 0x436f6d6d,
+    WEFT_MPI_MAGIC_GROUP = 0x47727570,
+    WEFT_MPI_MAGIC_TYPE = 0x54797065,
+    WEFT_MPI_MAGIC_REQ = 0x52657175,
+    WEFT_MPI_MAGIC_OP = 0x4f705f5f,
+    WEFT_MPI_MAGIC_ERRH = 0x45727248,
+    WEFT_MPI_MAGIC_INFO = 0x496e666f,
+    WEFT_MPI_MAGIC_WIN = 0x57696e5f,
+    WEFT_MPI_MAGIC_FILE = 0x46696c65,
+    WEFT_MPI_MAGIC_MSG = 0x4d736721,
+    WEFT_MPI_MAGIC_DEAD = 0x44656164, /* set when an object is freed */
+};
+
+/* ---------------------------------------------------------------- attributes */
+
+typedef struct weft_mpi_attr {
+    struct weft_mpi_attr *next;
+    int keyval;
+    void *value;
+} weft_mpi_attr_t;
+
+/* ---------------------------------------------------------------- groups */
+
+struct weft_mpi_group {
+    uint32_t magic;
+    atomic_int refs; /* predefined groups are never freed */
+    bool predefined;
+    int size;
+    int rank;   /* this process's rank in the group, or MPI_UNDEFINED */
+    int *ranks; /* group rank -> world rank */
+};
+
+/* ---------------------------------------------------------------- errors */
+
+typedef enum weft_mpi_errh_kind {
+    WEFT_MPI_ERRH_FATAL,
+    WEFT_MPI_ERRH_RETURN,
+    WEFT_MPI_ERRH_COMM, /* user function for communicators */
+    WEFT_MPI_ERRH_WIN,
+    WEFT_MPI_ERRH_FILE,
+} weft_mpi_errh_kind_t;
+
+struct weft_mpi_errhandler {
+    uint32_t magic;
+    atomic_int refs;
+    bool predefined;
+    weft_mpi_errh_kind_t kind;
+    union {
+        MPI_Comm_errhandler_function *comm_fn;
+        MPI_Win_errhandler_function *win_fn;
+        MPI_File_errhandler_function *file_fn;
+    };
+};
+
+/* ---------------------------------------------------------------- topologies */
+
+typedef struct weft_mpi_topo {
+    int kind; /* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH */
+    int ndims;
+    int *dims, *periods, *coords;       /* cartesian */
+    int nnodes, nedges, *index, *edges; /* graph */
+    int indegree, outdegree, weighted;  /* dist graph */
+    int *sources, *sourceweights, *destinations, *destweights;
+} weft_mpi_topo_t;
+
+/* ---------------------------------------------------------------- communicators */
+
+struct weft_mpi_comm {
+    uint32_t magic;
+    atomic_int refs;
+    bool predefined;
+    bool inter;
+    /* Engine communicator ids: point-to-point traffic and the collectives'
+     * traffic never match each other (MPI requires both on one communicator). */
+    uint32_t id_p2p;
+    uint32_t id_coll;
+    int rank, size;         /* in the local group */
+    MPI_Group group;        /* local group (comm rank -> world rank) */
+    MPI_Group remote_group; /* intercommunicators: the remote group */
+    int *world_to_rank;     /* world rank -> rank in the group that sends to us, or -1 */
+    MPI_Comm local_comm;    /* intercommunicators: an intracommunicator of the local group */
+    MPI_Errhandler errhandler;
+    weft_mpi_attr_t *attrs;
+    MPI_Info info;
+    weft_mpi_topo_t *topo;
+    /* Sequence of collectives started on this communicator: each gets its own
+     * tag space, so a non-blocking collective never matches another's traffic. */
+    atomic_uint coll_seq;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* The rank, in comm, of a world rank that sent to us (-1 when not a member). */
+static inline int weft__mpi_comm_rank_of(MPI_Comm comm, int world_rank)
+{
+    return comm->world_to_rank[world_rank];
+}
+/* The world rank of rank r of the group we send to (remote group for inter). */
+static inline int weft__mpi_comm_peer(MPI_Comm comm, int r)
+{
+    return (comm->inter ? comm->remote_group : comm->group)->ranks[r];
+}
+static inline int weft__mpi_comm_peer_size(MPI_Comm comm)
+{
+    return comm->inter ? comm->remote_group->size : comm->size;
+}
+
+/* ---------------------------------------------------------------- datatypes */
+
+/* A datatype is flattened, at construction, into the byte segments of one
+ * element (offset from the buffer address, length), in type-map order, with
+ * adjacent segments merged. count elements repeat the segments every extent
+ * bytes. This one representation serves sends (iovec), packing and unpacking,
+ * and Get_elements (through the basic-element runs). */
+typedef struct weft_mpi_seg {
+    MPI_Aint off;
+    size_t len;
+} weft_mpi_seg_t;
+
+/* The basic elements of one element of the type, in order: n elements of
+ * basic type `type` (a predefined, named type). Get_elements counts them. */
+typedef struct weft_mpi_run {
+    MPI_Datatype type;
+    size_t n;
+} weft_mpi_run_t;
+
+/* Kinds of predefined types, for reductions and external32. */
+typedef enum weft_mpi_basic {
+    WEFT_MPI_B_NONE = 0, /* derived, or no arithmetic (MPI_BYTE, MPI_PACKED) */
+    WEFT_MPI_B_INT,      /* signed integer of `size` bytes */
+    WEFT_MPI_B_UINT,     /* unsigned integer */
+    WEFT_MPI_B_FLOAT,    /* float, double, long double by size */
+    WEFT_MPI_B_COMPLEX,  /* pairs of floats */
+    WEFT_MPI_B_BOOL,     /* C _Bool, C++ bool, Fortran logical */
+    WEFT_MPI_B_BYTE,     /* MPI_BYTE, MPI_CHAR family for bitwise ops... */
+    WEFT_MPI_B_PAIR,     /* value/index pairs for MINLOC/MAXLOC */
+} weft_mpi_basic_t;
+
+struct weft_mpi_datatype {
+    uint32_t magic;
+    atomic_int refs;
+    bool predefined;
+    bool committed;
+    weft_mpi_basic_t basic; /* for predefined types */
+    size_t size;            /* bytes of data in one element */
+    MPI_Aint lb, ub;        /* extent = ub - lb */
+    MPI_Aint true_lb, true_ub;
+    bool contig; /* count elements are one byte range from true_lb */
+    int nsegs;
+    weft_mpi_seg_t *segs; /* nsegs segments of one element */
+    int nruns;
+    weft_mpi_run_t *runs;     /* basic elements of one element */
+    MPI_Datatype reduce_type; /* the one predefined type it is made of, else NULL */
+    /* What built it (Type_get_envelope / get_contents). */
+    int combiner;
+    int nints, naddrs, ntypes;
+    int *ints;
+    MPI_Aint *addrs;
+    MPI_Datatype *types;
+    weft_mpi_attr_t *attrs;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+static inline MPI_Aint weft__mpi_type_extent(MPI_Datatype t)
+{
+    return t->ub - t->lb;
+}
+
+/* Describe count elements at buf as iovecs. Fills at most max entries and
+ * returns the number needed (callers pack when it exceeds what they can pass). */
+int weft__mpi_type_iov(MPI_Datatype t, const void *buf, size_t count, struct iovec *iov, int max);
+/* Copy bytes [offset, offset+len) of the packed stream of count elements at buf
+ * into out (pack) or from in (unpack). */
+void weft__mpi_type_pack(MPI_Datatype t, const void *buf, size_t count, size_t offset, size_t len,
+                         void *out);
+void weft__mpi_type_unpack(MPI_Datatype t, void *buf, size_t count, size_t offset, size_t len,
+                           const void *in);
+/* Basic elements in the first `bytes` bytes of a stream of elements of t. */
+MPI_Count weft__mpi_type_elements(MPI_Datatype t, MPI_Count bytes);
+/* Set up the predefined types; called once by MPI_Init. */
+void weft__mpi_types_init(void);
+
+/* ---------------------------------------------------------------- operations */
+
+typedef void weft_mpi_op_fn(const void *in, void *inout, size_t n, MPI_Datatype basic);
+
+struct weft_mpi_op {
+    uint32_t magic;
+    atomic_int refs;
+    bool predefined;
+    bool commute;
+    weft_mpi_op_fn *fn; /* predefined: applies to n elements of a basic type */
+    MPI_User_function *user_fn;
+};
+
+/* inout[i] = in[i] op inout[i] for count elements of type t. MPI_SUCCESS, or
+ * MPI_ERR_OP when op is not defined on t. */
+int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t);
+
+/* ---------------------------------------------------------------- info */
+
+struct weft_mpi_info {
+    uint32_t magic;
+    bool predefined;
+    int n, cap;
+    char **keys, **values;
+};
+
+/* ---------------------------------------------------------------- requests */
+
+typedef enum weft_mpi_req_kind {
+    WEFT_MPI_REQ_SEND,
+    WEFT_MPI_REQ_RECV,
+    WEFT_MPI_REQ_DONE, /* complete at creation (MPI_PROC_NULL, buffered send) */
+    WEFT_MPI_REQ_GREQ, /* generalized request */
+    WEFT_MPI_REQ_COLL, /* non-blocking collective schedule */
+} weft_mpi_req_kind_t;
+
+typedef struct weft__mpi_sched weft__mpi_sched_t;
+
+struct weft_mpi_request {
+    uint32_t magic;
+    weft_mpi_req_kind_t kind;
+    bool persistent; /* made by *_init; stays until Request_free */
+    bool active;     /* persistent: started and not yet completed */
+    bool complete;   /* the status below is final */
+    bool freed;      /* Request_free'd while active: free on completion */
+    bool cancelled;
+    MPI_Comm comm; /* for error handlers and source translation */
+    weft_request_t *wreq;
+    MPI_Status status;
+    /* Non-contiguous data that went through a staging buffer. */
+    void *staging;
+    void *user_buf;
+    int user_count;
+    MPI_Datatype user_type;
+    /* Persistent requests: how to start again. */
+    int mode; /* WEFT_MPI_MODE_* */
+    int peer, tag;
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+    /* Generalized requests. */
+    MPI_Grequest_query_function *query_fn;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel_fn;
+    void *extra_state;
+    atomic_int greq_done;
+    /* Collectives. */
+    weft__mpi_sched_t *sched;
+    struct weft_mpi_request *next_free;
+};
+
+enum {
+    WEFT_MPI_MODE_STD,
+    WEFT_MPI_MODE_SYNC,
+    WEFT_MPI_MODE_BUF,
+    WEFT_MPI_MODE_READY,
+    WEFT_MPI_MODE_RECV
+};
+
+MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm);
+void weft__mpi_req_free(MPI_Request r);
+/* Advance r once; on completion set r->complete and r->status. Never blocks. */
+int weft__mpi_req_poll(MPI_Request r);
+/* Wait for r (progressing everything meanwhile) without freeing it. */
+int weft__mpi_req_wait_complete(MPI_Request r);
+
+/* ---------------------------------------------------------------- collectives */
+
+/* A non-blocking collective is a schedule of rounds; each round starts sends,
+ * receives and local steps (copies, reductions) that must all finish before the
+ * next round starts. weft__mpi_progress() advances every active schedule, so a
+ * collective moves on even while the application waits on something else. */
+int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done);
+void weft__mpi_sched_free(weft__mpi_sched_t *s);
+/* Advance every active schedule once (called by weft__mpi_progress). */
+void weft__mpi_sched_progress_all(void);
+/* Cancel-free teardown at finalize. */
+void weft__mpi_sched_fini(void);
+
+/* ---------------------------------------------------------------- process state */
+
+typedef struct weft__mpi_state {
+    weft_ctx_t *ctx;
+    atomic_int initialized; /* 0 before Init, 1 after, 2 after Finalize */
+    int thread_level;
+    unsigned long main_thread;
+    int world_rank, world_size;
+    /* Guards the layer's shared tables (free lists, keyvals, context ids,
+     * active schedules); kind from the thread level. Never held while waiting. */
+    weft_lock_t lock;
+    MPI_Request free_requests;
+    /* Context ids in use (bit set = taken), agreed on by the members of a new
+     * communicator with an all-reduce, like MPICH does. */
+    uint64_t ctx_mask[64];
+    /* Buffered sends. */
+    void *bsend_buf;
+    int bsend_size;
+    /* Active schedules of non-blocking collectives. */
+    weft__mpi_sched_t *scheds;
+} weft__mpi_state_t;
+
+extern weft__mpi_state_t weft__mpi;
+
+/* Advance the engine and every active collective once. */
+void weft__mpi_progress(void);
+
+/* ---------------------------------------------------------------- errors */
+
+/* Report error class/code err on comm (NULL: MPI_COMM_WORLD, or MPI_COMM_SELF
+ * before init) through its error handler; returns err for `return
+ * weft__mpi_err(...)`. fn names the MPI function for the fatal message. */
+int weft__mpi_err(MPI_Comm comm, int err, const char *fn);
+int weft__mpi_err_win(MPI_Win win, int err, const char *fn);
+int weft__mpi_err_file(MPI_File file, int err, const char *fn);
+/* The MPI error class for a weft status. */
+int weft__mpi_err_from_weft(int status);
+
+/* Argument checks shared by the parts. Each returns MPI_SUCCESS or an error class. */
+int weft__mpi_check_comm(MPI_Comm comm);
+int weft__mpi_check_type(MPI_Datatype t); /* committed, valid */
+int weft__mpi_check_count(int count);
+int weft__mpi_check_buf(const void *buf, int count, MPI_Datatype t);
+int weft__mpi_check_init(void); /* MPI_ERR_OTHER before Init / after Finalize */
+
+/* Convert an engine status into an MPI status of comm. */
+void weft__mpi_status_set(MPI_Status *st, MPI_Comm comm, const weft_status_t *ws, int err);
+static inline void weft__mpi_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->weft_cancelled = 0;
+    st->weft_count = 0;
+}
+static inline void weft__mpi_status_proc_null(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->weft_cancelled = 0;
+    st->weft_count = 0;
+}
+
+/* ---------------------------------------------------------------- communicators */
+
+/* Make a communicator over group (ranks in world), with fresh context ids agreed
+ * on by the members of parent: collective over parent. */
+int weft__mpi_comm_create_from(MPI_Comm parent, MPI_Group group, MPI_Comm *out);
+void weft__mpi_comm_release(MPI_Comm comm);
+int weft__mpi_comms_init(void);
+
+#endif
