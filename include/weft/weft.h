@@ -119,8 +119,17 @@ WEFT_API int weft_finalize(weft_ctx_t *ctx);
 WEFT_API int weft_rank(const weft_ctx_t *ctx);
 WEFT_API int weft_size(const weft_ctx_t *ctx);
 
+/* The lowest rank running on this process's node (ranks share a node when their
+ * node ids match: host name and boot id, or WEFT_NODE_ID). Thread-safe. */
+WEFT_API int weft_node_leader(const weft_ctx_t *ctx);
+
 /* The thread level the context provides. Thread-safe. */
 WEFT_API int weft_thread_level(const weft_ctx_t *ctx);
+
+/* End the whole job: the launcher is asked to stop every rank with exit status
+ * code (0 is turned into 1) and to print msg; this process exits in any case.
+ * Never returns. Thread-safe. */
+WEFT_API void weft_abort(weft_ctx_t *ctx, int code, const char *msg) __attribute__((noreturn));
 
 /* Advance communication once: poll the drivers, run the scheduler. Returns the
  * number of events handled (>= 0) or an error. */
