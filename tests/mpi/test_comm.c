@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     CHECK(result == MPI_CONGRUENT);
     MPI_MUST(MPI_Comm_compare(dup, dup, &result));
     CHECK(result == MPI_IDENT);
-    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    int right = (mt_rank + 1) % mt_size;
     int a = 1, b = 2, ga = 0, gb = 0;
     MPI_Request r[2];
     MPI_MUST(MPI_Irecv(&gb, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, dup, &r[1]));
