@@ -1066,8 +1066,8 @@ static void rank_exited(int r, int wstatus)
                  g.rsh_argv[0]);
     else if (rk->remote && !rk->connected_once)
         snprintf(note, sizeof note,
-                 " before it reached weftrun (did '%s' start it on host %s, and can that host "
-                 "reach %s?)",
+                 " and never connected to weftrun (check that '%s %s' starts it and that the "
+                 "host reaches %s)",
                  g.rsh, g.hosts[rk->host].name, g.tcp_addr + 4);
     if (!g.ending) {
         /* Ranks we are already terminating are not news. */
