@@ -1,6 +1,7 @@
 /* Bootstrap client: talks to weftrun's key-value server over a Unix socket (a
  * rank on weftrun's machine) or TCP (a rank on another host), or keeps a private
- * in-memory store when the process runs alone (a singleton).
+ * in-memory store when the process runs alone (a singleton), or leaves the store
+ * to PMIx when a PMIx launcher started it (boot_pmix.c).
  *
  * The client holds no cache: every get asks the server, so what a rank reads is
  * always what the server committed at the last fence, never a stale copy. Both
@@ -33,6 +34,7 @@
 
 #include "weft/weft.h"
 #include "boot/boot.h"
+#include "boot/boot_int.h"
 #include "boot/boot_proto.h"
 #include "util/log.h"
 
@@ -57,7 +59,8 @@ typedef struct kv_table {
 struct weft_boot {
     int rank;
     int size;
-    int fd; /* connection to weftrun; -1 for a singleton */
+    int fd;                 /* connection to weftrun; -1 for a singleton or PMIx */
+    weft_boot_pmix_t *pmix; /* started by a PMIx launcher */
     char job_id[WEFT_BOOT_JOBID_MAX + 1];
     uint8_t secret[WEFT_BOOT_SECRET_LEN];
     /* Message buffers, sized for the largest message, allocated once so that a
@@ -555,6 +558,12 @@ int weft__boot_init(weft_boot_t **out)
             weft__boot_fini(b);
             return rc;
         }
+    } else if (weft__boot_pmix_detected()) {
+        int rc = weft__boot_pmix_init(&b->pmix, &b->rank, &b->size, b->job_id, b->secret);
+        if (rc != WEFT_OK) {
+            weft__boot_fini(b);
+            return rc;
+        }
     } else {
         /* A singleton: the id only has to be unique on this machine, and pid plus
          * the clock is (two live processes never share a pid). */
@@ -608,6 +617,8 @@ int weft__boot_put(weft_boot_t *b, const char *key, const void *value, size_t le
 {
     if (!b || check_key(key) != WEFT_OK || len > WEFT_BOOT_VALUE_MAX || (len && !value))
         return WEFT_EINVAL;
+    if (b->pmix)
+        return weft__boot_pmix_put(b->pmix, key, value, len);
     if (b->fd < 0)
         return local_put(b, key, value, len);
 
@@ -626,6 +637,8 @@ int weft__boot_fence(weft_boot_t *b)
 {
     if (!b)
         return WEFT_EINVAL;
+    if (b->pmix)
+        return weft__boot_pmix_fence(b->pmix);
     if (b->fd < 0)
         return local_fence(b);
     int rc = send_msg(b, WEFT_BOOT_MSG_FENCE, 0);
@@ -644,6 +657,8 @@ int weft__boot_get(weft_boot_t *b, const char *key, void *value, size_t *len)
 {
     if (!b || !len || check_key(key) != WEFT_OK || (*len && !value))
         return WEFT_EINVAL;
+    if (b->pmix)
+        return weft__boot_pmix_get(b->pmix, key, value, len);
     if (b->fd < 0)
         return local_get(b, key, value, len);
 
@@ -686,6 +701,8 @@ int weft__boot_abort(weft_boot_t *b, int code, const char *msg)
         return WEFT_EINVAL;
     if (!msg)
         msg = "";
+    if (b->pmix)
+        return weft__boot_pmix_abort(b->pmix, code, msg);
     if (b->fd < 0) {
         /* Alone there is nobody to end but ourselves, which the caller does. */
         return WEFT_OK;
@@ -719,6 +736,7 @@ void weft__boot_fini(weft_boot_t *b)
         (void)n;
         close(b->fd);
     }
+    weft__boot_pmix_fini(b->pmix);
     free(b->tx);
     free(b->rx);
     table_clear(&b->pending);
