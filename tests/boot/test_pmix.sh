@@ -19,6 +19,10 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep Open MPI's own transports out of the way: the ranks only need its PMIx.
 OMPI_MCA_btl_base_warn_component_unused=0
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_btl_base_warn_component_unused
+# Under AddressSanitizer: libpmix's own leaks are not weft's (mpirun passes the
+# environment on to the ranks it starts here).
+LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan_pmix.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 unset WEFT_BOOT_ADDR WEFT_RANK WEFT_SIZE WEFT_JOBID WEFT_JOB_SECRET
 fail=0
 tmp=$(mktemp -d)
