@@ -1,10 +1,18 @@
-/* weftrun: start N ranks of a program on this machine and serve them the
- * bootstrap key-value store (put / fence / get) over a Unix socket.
+/* weftrun: start N ranks of a program on this machine, or on several hosts
+ * through a remote shell (--hosts, --hostfile, --rsh), and serve them the
+ * bootstrap key-value store (put / fence / get) over a Unix socket, and over TCP
+ * for ranks on other hosts.
  *
- * One thread, one epoll loop: the listening socket, one connection per rank, a
- * signalfd for SIGCHLD and the terminating signals, and (with --tag-output) the
- * ranks' stdout/stderr pipes. Nothing blocks except epoll_wait, so a rank that
- * stalls, sends half a message or disappears never stalls the others.
+ * One thread, one epoll loop: the listening sockets, one connection per rank
+ * (plus a lifeline per remote rank), a signalfd for SIGCHLD and the terminating
+ * signals, and (with --tag-output) the ranks' stdout/stderr pipes. Nothing blocks
+ * except epoll_wait, so a rank that stalls, sends half a message or disappears
+ * never stalls the others.
+ *
+ * Every connection starts with a CHALLENGE; the client must answer with a HELLO
+ * that proves it knows the job secret (boot_proto.h). That matters on TCP, where
+ * anybody on the network may connect: a stranger is refused, logged, and the job
+ * goes on.
  *
  * Failure policy: the first rank that exits non-zero (other than 77, "skip") or
  * dies of a signal is reported on one line; the others get SIGTERM, then SIGKILL
@@ -14,10 +22,16 @@
  * The wire protocol is in src/boot/boot_proto.h; weftrun needs only that header.
  */
 #include <dirent.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -39,6 +53,7 @@
 
 #include "weft/weft.h"
 #include "boot/boot_proto.h"
+#include "util/siphash.h"
 
 #ifndef WEFT_VERSION
 #define WEFT_VERSION "unknown"
@@ -51,16 +66,27 @@
  * them: a rank that sends gets without reading cannot make us grow forever. */
 #define TX_HIGH_WATER (1u << 20)
 /* A bound on the whole store, so a runaway rank cannot eat the machine. */
-#define STORE_BYTES_MAX    (1ull << 30)
-#define EXIT_USAGE         2
-#define EXIT_SKIP          77
-#define EXIT_TIMEOUT       124
-#define EXIT_CANNOT_EXEC   127
-#define LINE_MAX_TAGGED    4096
+#define STORE_BYTES_MAX  (1ull << 30)
+#define EXIT_USAGE       2
+#define EXIT_SKIP        77
+#define EXIT_TIMEOUT     124
+#define EXIT_CANNOT_EXEC 127
+#define LINE_MAX_TAGGED  4096
+/* A connection that has not proved itself within this time is closed, and at
+ * most this many may be waiting at once: strangers cannot pile up. */
+#define HANDSHAKE_NS       (10 * 1000000000ull)
+#define HANDSHAKE_MAX      256
+#define MAX_HOSTS          MAX_RANKS
+#define DEFAULT_RSH        "ssh -o BatchMode=yes -o ConnectTimeout=30"
+#define SSH_EXIT_FAILURE   255
 #define WEFT_MIN_U64(a, b) ((a) < (b) ? (a) : (b))
 
 /* What an epoll event points at: each object starts with its kind. */
-enum source_kind { SRC_SIGNAL, SRC_LISTEN, SRC_CONN, SRC_OUTPUT };
+enum source_kind { SRC_SIGNAL, SRC_LISTEN, SRC_LISTEN_TCP, SRC_CONN, SRC_OUTPUT };
+
+/* What a connection is: waiting for its HELLO, a rank's store client, or a
+ * rank's lifeline (which only ever receives END). */
+enum conn_kind { CONN_HANDSHAKE, CONN_REFUSED, CONN_STORE, CONN_LIFELINE };
 
 struct source {
     enum source_kind kind;
@@ -69,7 +95,11 @@ struct source {
 struct conn {
     struct source src;
     int fd;
+    enum conn_kind kind;
     int rank; /* -1 until a valid HELLO */
+    uint8_t nonce[WEFT_BOOT_NONCE_LEN];
+    uint64_t handshake_deadline_ns;
+    char peer[64]; /* "tcp 10.0.0.2:41234" or "unix", for messages */
     bool dead;
     bool close_after_flush;
     bool reading;    /* EPOLLIN registered */
@@ -93,15 +123,26 @@ struct output {
 };
 
 struct rank {
-    pid_t pid; /* 0 if never started */
+    pid_t pid; /* 0 if never started; for a remote rank, its remote shell's */
+    int host;  /* index in g.hosts, or -1 without --hosts/--hostfile */
+    bool remote;
+    bool connected_once; /* said HELLO at least once */
     bool running;
     int wstatus;
     struct conn *conn;
+    struct conn *lifeline;
     bool in_fence;
     bool said_bye;
     bool departed; /* left cleanly: counts as present at every later fence */
     bool failed;
     struct output out[2];
+};
+
+/* A host of --hosts or --hostfile. */
+struct host {
+    char *name;
+    int slots;  /* 0: not given (1 for placement) */
+    bool local; /* "localhost" or this machine's name: ranks are forked */
 };
 
 /* The store: a chained hash table. Each entry has the value committed by the
@@ -127,6 +168,18 @@ static struct {
     char **set_env; /* "VAR=val" or "VAR" (forward) */
     int nset_env;
     char **prog_argv;
+    struct host *hosts;
+    int nhosts;
+    bool map_by_node;
+    const char *rsh; /* --rsh, split on blanks into rsh_argv */
+    char **rsh_argv;
+    int rsh_argc;
+    bool rsh_shell;            /* the remote side is a shell (ssh, rsh): quote, secret on stdin */
+    const char *boot_addr_opt; /* --boot-addr */
+    char tcp_addr[128];        /* "tcp:IP:PORT" handed to remote ranks */
+    int tcp_listen_fd;
+    struct source tcp_listen_src;
+    int nhandshakes; /* connections waiting for their HELLO */
 
     /* job */
     char jobid[WEFT_BOOT_JOBID_MAX + 1];
@@ -158,7 +211,7 @@ static struct {
     uint64_t deadline_ns;
     struct conn *dead_conns;
     struct conn *conns;
-} g = {.nranks = 1, .epfd = -1, .sigfd = -1, .listen_fd = -1};
+} g = {.nranks = 1, .epfd = -1, .sigfd = -1, .listen_fd = -1, .tcp_listen_fd = -1};
 
 static uint64_t now_ns(void)
 {
@@ -188,9 +241,21 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: weftrun [options] -n N program [args...]\n"
-            "Start N ranks of program on this machine, connected by weft's bootstrap.\n"
+            "Start N ranks of program on this machine, or on several hosts, connected\n"
+            "by weft's bootstrap.\n"
             "\n"
             "  -n, -np, --np N   number of ranks (default 1)\n"
+            "  --hosts LIST      run on these hosts: host[:slots],... (see below)\n"
+            "  --hostfile FILE   hosts from FILE, one per line: 'host', 'host:K' or\n"
+            "                    'host slots=K'; '#' starts a comment\n"
+            "  --map-by slot     fill each host up to its slots, in order (default)\n"
+            "  --map-by node     one rank per host in turn (round-robin)\n"
+            "  --rsh CMD         start ranks on other hosts with 'CMD host env VAR=value...\n"
+            "                    program args' (default '%s';\n"
+            "                    e.g. --rsh \"ip netns exec\"); CMD is split at blanks\n"
+            "  --boot-addr IP    address (IP or IP:PORT) where ranks on other hosts reach\n"
+            "                    weftrun (default: the address that routes to the first\n"
+            "                    remote host, else this machine's first non-loopback one)\n"
             "  -x VAR            forward VAR from weftrun's environment to the ranks\n"
             "  -x VAR=value      set VAR=value in the ranks' environment\n"
             "  --timeout SEC     end the job (exit %d) if it runs longer than SEC seconds\n"
@@ -202,8 +267,17 @@ static void usage(FILE *f)
             "Each rank finds WEFT_RANK, WEFT_SIZE, WEFT_JOBID and WEFT_BOOT_ADDR in its\n"
             "environment. weftrun exits 0 if every rank exits 0, 77 if ranks exit 77\n"
             "(skip) and the rest 0, otherwise with the first failing rank's status\n"
-            "(128+signal if it was killed).\n",
-            EXIT_TIMEOUT);
+            "(128+signal if it was killed).\n"
+            "\n"
+            "Hosts: a host named localhost or like this machine runs its ranks here;\n"
+            "others through --rsh. Slots default to 1; when the ranks outnumber the\n"
+            "slots, placement starts again at the first host. The ranks of a host get\n"
+            "WEFT_NODE_ID=<host> (ranks share memory only within a host). Remote ranks\n"
+            "get the WEFT_* variables set here and those of -x on their command line,\n"
+            "reach weftrun over TCP, proving the job secret, and die when the job ends\n"
+            "(their lifeline to weftrun). With an ssh-like --rsh (ssh, rsh) the secret\n"
+            "goes on the remote shell's stdin; otherwise in its environment.\n",
+            DEFAULT_RSH, EXIT_TIMEOUT);
 }
 
 /* Set the job's exit code once: the first cause of failure is the one reported. */
@@ -215,6 +289,23 @@ static void set_exit_code(int code)
     }
 }
 
+/* How messages name a rank: "rank 2 (pid 1234)" on this machine alone, with the
+ * host when the job has hosts: "rank 2 on host h1 (pid 1234)", the pid being
+ * that of the remote shell for a remote rank. */
+static const char *rank_name(int r, char *buf, size_t len)
+{
+    const struct rank *rk = &g.ranks[r];
+    if (rk->host < 0)
+        snprintf(buf, len, "rank %d (pid %ld)", r, (long)rk->pid);
+    else
+        snprintf(buf, len, "rank %d on host %s (pid %ld)", r, g.hosts[rk->host].name,
+                 (long)rk->pid);
+    return buf;
+}
+
+static void conn_send(struct conn *c, uint16_t type, const void *b1, size_t l1, const void *b2,
+                      size_t l2);
+
 static void signal_ranks(int sig)
 {
     for (int r = 0; r < g.nranks; r++)
@@ -222,11 +313,21 @@ static void signal_ranks(int sig)
             kill(g.ranks[r].pid, sig);
 }
 
+/* Tell every remote rank that the job ends: killing its remote shell may not
+ * reach it (ssh), its lifeline does. */
+static void end_lifelines(void)
+{
+    for (int r = 0; r < g.nranks; r++)
+        if (g.ranks[r].lifeline)
+            conn_send(g.ranks[r].lifeline, WEFT_BOOT_MSG_END, NULL, 0, NULL, 0);
+}
+
 static void end_job(void)
 {
     if (g.ending)
         return;
     g.ending = true;
+    end_lifelines();
     signal_ranks(SIGTERM);
     g.kill_at_ns = now_ns() + KILL_GRACE_NS;
 }
@@ -384,7 +485,11 @@ static void conn_close(struct conn *c)
     /* Freed after the current batch of events, which may still name it. */
     c->next_dead = g.dead_conns;
     g.dead_conns = c;
-    if (c->rank >= 0 && g.ranks[c->rank].conn == c) {
+    if (c->kind == CONN_HANDSHAKE)
+        g.nhandshakes--;
+    if (c->kind == CONN_LIFELINE && g.ranks[c->rank].lifeline == c)
+        g.ranks[c->rank].lifeline = NULL; /* the rank's exit status tells the rest */
+    if (c->kind == CONN_STORE && g.ranks[c->rank].conn == c) {
         g.ranks[c->rank].conn = NULL;
         rank_lost(c->rank);
     }
@@ -523,38 +628,72 @@ static void protocol_error(struct conn *c, const char *why)
     if (c->rank >= 0)
         msg("rank %d sent a malformed message (%s); closing its connection", c->rank, why);
     else
-        msg("a client sent a malformed message (%s); closing its connection", why);
+        msg("a client (%s) sent a malformed message (%s); closing its connection", c->peer, why);
     conn_close(c);
 }
 
-static void handle_hello(struct conn *c, const uint8_t *p, uint32_t len)
+/* HELLO (the rank's store connection) or LIFELINE. The job id, the proof and the
+ * rank are all checked before the connection counts for anything. */
+static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32_t len)
 {
     if (len < 10)
         return protocol_error(c, "short HELLO");
     uint32_t rank = weft__boot_get32(p);
     uint32_t size = weft__boot_get32(p + 4);
     uint16_t idlen = weft__boot_get16(p + 8);
-    if (len != 10u + idlen)
+    if (idlen > WEFT_BOOT_JOBID_MAX || len != 10u + idlen + WEFT_BOOT_PROOF_LEN)
         return protocol_error(c, "HELLO length mismatch");
+    bool lifeline = type == WEFT_BOOT_MSG_LIFELINE;
     int status = WEFT_OK;
-    if (idlen != strlen(g.jobid) || memcmp(p + 10, g.jobid, idlen) != 0)
-        status = WEFT_EPERM; /* a process of another job */
-    else if (size != (uint32_t)g.nranks || rank >= size)
-        status = WEFT_ERANK;
-    else if (g.ranks[rank].conn || !g.ranks[rank].running)
-        status = WEFT_ESTATE; /* already connected, or not a live rank */
+    const char *why = NULL;
+    uint8_t proof[WEFT_BOOT_PROOF_LEN];
+    uint8_t secret[WEFT_BOOT_SECRET_LEN];
+    for (int i = 0; i < WEFT_BOOT_SECRET_LEN; i++) {
+        unsigned v;
+        sscanf(g.secret + 2 * i, "%2x", &v);
+        secret[i] = (uint8_t)v;
+    }
+    if (idlen != strlen(g.jobid) || memcmp(p + 10, g.jobid, idlen) != 0) {
+        status = WEFT_EPERM;
+        why = "it belongs to another job";
+    } else {
+        weft__boot_proof(secret, c->nonce, g.jobid, idlen, rank, proof);
+        if (weft__memcmp_ct(proof, p + 10 + idlen, sizeof proof) != 0) {
+            status = WEFT_EPERM;
+            why = "it does not know the job secret";
+        } else if (size != (uint32_t)g.nranks || rank >= size) {
+            status = WEFT_ERANK;
+            why = "wrong rank or job size";
+        } else if (!g.ranks[rank].running ||
+                   (lifeline ? g.ranks[rank].lifeline != NULL : g.ranks[rank].conn != NULL)) {
+            status = WEFT_ESTATE;
+            why = "that rank is already connected or not running";
+        }
+    }
+    memset(secret, 0, sizeof secret);
+    g.nhandshakes--;
     if (status != WEFT_OK) {
-        msg("refused a connection claiming rank %" PRIu32 " of %" PRIu32 ": %s", rank, size,
-            status == WEFT_EPERM   ? "it belongs to another job"
-            : status == WEFT_ERANK ? "wrong rank or job size"
-                                   : "that rank is already connected or not running");
+        msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32 ": %s",
+            lifeline ? "lifeline " : "", c->peer, rank, size, why);
+        c->kind = CONN_REFUSED; /* no longer counted as waiting */
         c->close_after_flush = true;
         send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, status);
         return;
     }
     struct rank *rk = &g.ranks[rank];
     c->rank = (int)rank;
+    if (lifeline) {
+        c->kind = CONN_LIFELINE;
+        rk->lifeline = c;
+        send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, WEFT_OK);
+        /* A rank that connects while the job already ends must hear it too. */
+        if (g.ending)
+            conn_send(c, WEFT_BOOT_MSG_END, NULL, 0, NULL, 0);
+        return;
+    }
+    c->kind = CONN_STORE;
     rk->conn = c;
+    rk->connected_once = true;
     /* A rank may leave (BYE) and join again with a new context. */
     rk->said_bye = false;
     rk->departed = false;
@@ -617,10 +756,10 @@ static void handle_abort(struct conn *c, const uint8_t *p, uint32_t len)
     text[mlen] = 0;
     /* An exit code is 8 bits; an abort must not look like success. */
     int exit_code = (code > 0 && code < 256) ? code : 1;
-    struct rank *rk = &g.ranks[c->rank];
+    char name[256];
     if (!g.ending)
-        msg("rank %d (pid %ld) aborted the job with code %d: %s; ending the job", c->rank,
-            (long)rk->pid, (int)code, text);
+        msg("%s aborted the job with code %d: %s; ending the job",
+            rank_name(c->rank, name, sizeof name), (int)code, text);
     set_exit_code(exit_code);
     send_status(c, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
     end_job();
@@ -628,11 +767,15 @@ static void handle_abort(struct conn *c, const uint8_t *p, uint32_t len)
 
 static void handle_msg(struct conn *c, const weft_boot_hdr_t *h, const uint8_t *body)
 {
-    if (c->rank < 0) {
-        if (h->type != WEFT_BOOT_MSG_HELLO)
+    if (c->kind == CONN_HANDSHAKE) {
+        if (h->type != WEFT_BOOT_MSG_HELLO && h->type != WEFT_BOOT_MSG_LIFELINE)
             return protocol_error(c, "first message is not HELLO");
-        return handle_hello(c, body, h->body_len);
+        return handle_hello(c, h->type, body, h->body_len);
     }
+    if (c->kind == CONN_REFUSED) /* only its reply is left to flush */
+        return protocol_error(c, "message after a refused HELLO");
+    if (c->kind == CONN_LIFELINE)
+        return protocol_error(c, "message on a lifeline");
     struct rank *rk = &g.ranks[c->rank];
     if (rk->in_fence)
         return protocol_error(c, "message while waiting in a fence");
@@ -705,10 +848,12 @@ static void conn_readable(struct conn *c)
     }
 }
 
-static void accept_conns(void)
+static void accept_conns(int listen_fd, bool tcp)
 {
     for (;;) {
-        int fd = accept4(g.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sslen = sizeof ss;
+        int fd = accept4(listen_fd, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
@@ -716,21 +861,50 @@ static void accept_conns(void)
                 msg("accept: %s", strerror(errno));
             return;
         }
+        char peer[64] = "unix";
+        if (tcp) {
+            char ip[INET6_ADDRSTRLEN] = "?";
+            int port = 0;
+            if (ss.ss_family == AF_INET) {
+                struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+                inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+                port = ntohs(a->sin_port);
+            } else if (ss.ss_family == AF_INET6) {
+                struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+                inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+                port = ntohs(a->sin6_port);
+            }
+            snprintf(peer, sizeof peer, "tcp %s port %d", ip, port);
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+        if (g.nhandshakes >= HANDSHAKE_MAX) {
+            msg("refused a connection from %s: %d connections are already waiting for their "
+                "HELLO",
+                peer, HANDSHAKE_MAX);
+            close(fd);
+            continue;
+        }
         struct conn *c = calloc(1, sizeof *c);
         if (c)
             c->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
-        if (!c || !c->rx) {
+        if (!c || !c->rx ||
+            getrandom(c->nonce, sizeof c->nonce, GRND_NONBLOCK) != (ssize_t)sizeof c->nonce) {
             if (c)
-                free(c);
+                free(c->rx);
+            free(c);
             close(fd);
-            msg("out of memory for a connection");
+            msg("cannot accept a connection: out of memory or randomness");
             continue;
         }
         c->src.kind = SRC_CONN;
         c->fd = fd;
+        c->kind = CONN_HANDSHAKE;
         c->rank = -1;
         c->events = EPOLLIN;
         c->reading = true;
+        c->handshake_deadline_ns = now_ns() + HANDSHAKE_NS;
+        memcpy(c->peer, peer, sizeof peer);
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(g.epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
             close(fd);
@@ -742,7 +916,32 @@ static void accept_conns(void)
         if (g.conns)
             g.conns->prev = c;
         g.conns = c;
+        g.nhandshakes++;
+        /* The nonce goes first: the client's HELLO must prove the secret over it. */
+        conn_send(c, WEFT_BOOT_MSG_CHALLENGE, c->nonce, sizeof c->nonce, NULL, 0);
     }
+}
+
+/* Close connections that did not say HELLO in time; returns the next deadline
+ * (UINT64_MAX if none is waiting). */
+static uint64_t expire_handshakes(uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    if (g.nhandshakes == 0)
+        return next;
+    for (struct conn *c = g.conns, *n; c; c = n) {
+        n = c->next;
+        if (c->kind != CONN_HANDSHAKE)
+            continue;
+        if (now >= c->handshake_deadline_ns) {
+            msg("closed a connection from %s: no HELLO within %llu s", c->peer,
+                (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
+            conn_close(c);
+        } else if (c->handshake_deadline_ns < next) {
+            next = c->handshake_deadline_ns;
+        }
+    }
+    return next;
 }
 
 static void free_dead_conns(void)
@@ -857,12 +1056,22 @@ static void rank_exited(int r, int wstatus)
         check_fence();
         return;
     }
-    char what[128];
+    char what[128], name[256], note[1024] = "";
     int code;
     describe_exit(wstatus, what, sizeof what, &code);
+    if (rk->remote && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == SSH_EXIT_FAILURE)
+        snprintf(note, sizeof note,
+                 " (255: the remote shell '%s' could not reach the host, lost it, or the rank "
+                 "died of a signal there)",
+                 g.rsh_argv[0]);
+    else if (rk->remote && !rk->connected_once)
+        snprintf(note, sizeof note,
+                 " and never connected to weftrun (check that '%s %s' starts it and that the "
+                 "host reaches %s)",
+                 g.rsh, g.hosts[rk->host].name, g.tcp_addr + 4);
     if (!g.ending) {
         /* Ranks we are already terminating are not news. */
-        msg("rank %d (pid %ld) %s; %s", r, (long)rk->pid, what,
+        msg("%s %s%s; %s", rank_name(r, name, sizeof name), what, note,
             g.keep_going ? "waiting for the other ranks (--keep-going)" : "ending the job");
         set_exit_code(code);
         if (!g.keep_going)
@@ -898,6 +1107,7 @@ static void handle_signals(void)
             msg("received signal %d (%s); ending the job", sig, strsignal(sig));
             set_exit_code(128 + sig);
             g.ending = true;
+            end_lifelines();
             /* Forward the signal itself, so ranks see what the user sent. */
             signal_ranks(sig);
             g.kill_at_ns = now_ns() + KILL_GRACE_NS;
@@ -910,6 +1120,171 @@ static void handle_signals(void)
     reap_children();
 }
 
+static void free_argv(char **argv)
+{
+    for (char **a = argv; *a; a++)
+        free(*a);
+    free(argv);
+}
+
+/* s quoted for a POSIX shell: in single quotes, each ' written as '\''. */
+static char *shell_quote(const char *s)
+{
+    size_t n = 3;
+    for (const char *p = s; *p; p++)
+        n += *p == '\'' ? 4 : 1;
+    char *q = malloc(n), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o++ = '\'';
+    *o = 0;
+    return q;
+}
+
+static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str_printf(const char *fmt, ...)
+{
+    char *out;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&out, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : out;
+}
+
+extern char **environ;
+
+/* The variables a remote rank gets on its command line: the job description,
+ * every WEFT_* parameter set here (so WEFT_LOG=debug weftrun ... reaches remote
+ * ranks as it reaches local ones), then -x. NULL-terminated, or NULL. */
+static char **remote_env(int r, int *count)
+{
+    int cap = 8 + g.nset_env;
+    for (char **e = environ; *e; e++)
+        cap++;
+    char **v = calloc((size_t)cap + 1, sizeof *v);
+    int n = 0;
+    if (!v)
+        return NULL;
+    const struct host *h = &g.hosts[g.ranks[r].host];
+    v[n++] = str_printf("WEFT_RANK=%d", r);
+    v[n++] = str_printf("WEFT_SIZE=%d", g.nranks);
+    v[n++] = str_printf("WEFT_JOBID=%s", g.jobid);
+    v[n++] = str_printf("WEFT_BOOT_ADDR=%s", g.tcp_addr);
+    v[n++] = str_printf("WEFT_NODE_ID=%s", h->name);
+    static const char *const ours[] = {"WEFT_RANK=",      "WEFT_SIZE=",       "WEFT_JOBID=",
+                                       "WEFT_BOOT_ADDR=", "WEFT_JOB_SECRET=", "WEFT_NODE_ID="};
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "WEFT_", 5) != 0)
+            continue;
+        bool skip = false;
+        for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+            skip |= !strncmp(*e, ours[i], strlen(ours[i]));
+        if (!skip)
+            v[n++] = strdup(*e);
+    }
+    for (int i = 0; i < g.nset_env; i++) {
+        const char *x = g.set_env[i];
+        if (strchr(x, '='))
+            v[n++] = strdup(x);
+        else if (getenv(x))
+            v[n++] = str_printf("%s=%s", x, getenv(x));
+    }
+    for (int i = 0; i < n; i++) {
+        if (!v[i]) {
+            for (int j = 0; j < n; j++)
+                free(v[j]);
+            free(v);
+            return NULL;
+        }
+    }
+    *count = n;
+    return v;
+}
+
+/* The command line of a remote rank: CMD host env VAR=value... prog args. When
+ * the remote side is a shell (ssh), the words after the host are quoted for it,
+ * and a small sh -c reads the secret from stdin first. */
+static char **remote_argv(int r)
+{
+    int nenv = 0;
+    char **env = remote_env(r, &nenv);
+    if (!env)
+        return NULL;
+    int nprog = 0;
+    while (g.prog_argv[nprog])
+        nprog++;
+    int nwords = 1 + nenv + nprog; /* env VARS... prog args */
+    char **argv = calloc((size_t)(g.rsh_argc + 1 + nwords + 2), sizeof *argv);
+    if (!argv)
+        goto err;
+    int n = 0;
+    for (int i = 0; i < g.rsh_argc; i++)
+        if (!(argv[n++] = strdup(g.rsh_argv[i])))
+            goto err;
+    if (!(argv[n++] = strdup(g.hosts[g.ranks[r].host].name)))
+        goto err;
+    const char **words = calloc((size_t)nwords, sizeof *words);
+    if (!words)
+        goto err;
+    int w = 0;
+    words[w++] = "env";
+    for (int i = 0; i < nenv; i++)
+        words[w++] = env[i];
+    for (int i = 0; i < nprog; i++)
+        words[w++] = g.prog_argv[i];
+    if (!g.rsh_shell) {
+        for (int i = 0; i < w; i++)
+            if (!(argv[n++] = strdup(words[i])))
+                goto err_words;
+    } else {
+        /* One string for the remote shell: whatever the user's login shell, it
+         * only has to understand single quotes; sh does the rest. */
+        size_t len = 0;
+        char **q = calloc((size_t)w, sizeof *q);
+        if (!q)
+            goto err_words;
+        bool ok = true;
+        for (int i = 0; i < w; i++) {
+            ok &= (q[i] = shell_quote(words[i])) != NULL;
+            len += (q[i] ? strlen(q[i]) : 0) + 1;
+        }
+        static const char pre[] = "sh -c 'IFS= read -r WEFT_JOB_SECRET && export "
+                                  "WEFT_JOB_SECRET && exec \"$0\" \"$@\"'";
+        char *cmd = ok ? malloc(sizeof pre + len + 1) : NULL;
+        if (cmd) {
+            char *o = cmd + sprintf(cmd, "%s", pre);
+            for (int i = 0; i < w; i++)
+                o += sprintf(o, " %s", q[i]);
+        }
+        for (int i = 0; i < w; i++)
+            free(q[i]);
+        free(q);
+        if (!(argv[n++] = cmd))
+            goto err_words;
+    }
+    free(words);
+    free_argv(env);
+    return argv;
+
+err_words:
+    free(words);
+err:
+    free_argv(env);
+    if (argv)
+        free_argv(argv);
+    return NULL;
+}
+
 /* Fork and exec one rank. Returns 0, or -1 if the program cannot be run (then
  * the error is printed and the job is ending). */
 static int spawn_rank(int r)
@@ -917,6 +1292,22 @@ static int spawn_rank(int r)
     struct rank *rk = &g.ranks[r];
     int outp[2][2] = {{-1, -1}, {-1, -1}};
     int errp[2] = {-1, -1};
+    int secretp[2] = {-1, -1};
+    char **argv = g.prog_argv;
+    if (rk->remote) {
+        if (!(argv = remote_argv(r)))
+            goto err_sys;
+        /* Through a remote shell the secret travels on the rank's stdin, never on
+         * a command line that every user of both machines can read. */
+        if (g.rsh_shell) {
+            char line[sizeof g.secret + 1];
+            int n = snprintf(line, sizeof line, "%s\n", g.secret);
+            if (pipe2(secretp, O_CLOEXEC) != 0 || write(secretp[1], line, (size_t)n) != n)
+                goto err_sys;
+            close(secretp[1]);
+            secretp[1] = -1;
+        }
+    }
     if (pipe2(errp, O_CLOEXEC) != 0)
         goto err_sys;
     if (g.tag_output) {
@@ -942,12 +1333,23 @@ static int spawn_rank(int r)
             if (dup2(outp[0][1], 1) < 0 || dup2(outp[1][1], 2) < 0)
                 goto child_err;
         }
-        if (r != 0) { /* stdin goes to rank 0 only, like mpirun */
+        if (secretp[0] >= 0) {
+            if (dup2(secretp[0], 0) < 0)
+                goto child_err;
+        } else if (r != 0) { /* stdin goes to rank 0 only, like mpirun */
             int fd = open("/dev/null", O_RDONLY);
             if (fd >= 0 && fd != 0) {
                 dup2(fd, 0);
                 close(fd);
             }
+        }
+        if (rk->remote) {
+            /* Everything else is on the command line (remote_argv); the secret
+             * reaches a remote shell on stdin and any other command (ip netns
+             * exec) through the environment it passes on. */
+            setenv("WEFT_JOB_SECRET", g.secret, 1);
+            execvp(argv[0], argv);
+            goto child_err;
         }
         char num[32];
         snprintf(num, sizeof num, "%d", r);
@@ -959,6 +1361,8 @@ static int spawn_rank(int r)
         char addr[sizeof g.sock_path + 8];
         snprintf(addr, sizeof addr, "unix:%s", g.sock_path);
         setenv("WEFT_BOOT_ADDR", addr, 1);
+        if (rk->host >= 0) /* before -x, which may override it */
+            setenv("WEFT_NODE_ID", g.hosts[rk->host].name, 1);
         for (int i = 0; i < g.nset_env; i++) {
             /* "-x VAR" alone forwards VAR, which the child inherits anyway. */
             if (strchr(g.set_env[i], '=') && putenv(g.set_env[i]) != 0)
@@ -973,6 +1377,10 @@ static int spawn_rank(int r)
     }
 
     close(errp[1]);
+    if (secretp[0] >= 0)
+        close(secretp[0]);
+    if (argv != g.prog_argv)
+        free_argv(argv);
     rk->pid = pid;
     rk->running = true;
     g.running++;
@@ -998,7 +1406,8 @@ static int spawn_rank(int r)
     while (n < 0 && errno == EINTR);
     close(errp[0]);
     if (n == (ssize_t)sizeof child_errno) {
-        msg("cannot run '%s': %s", g.prog_argv[0], strerror(child_errno));
+        msg("cannot run '%s': %s", rk->remote ? g.rsh_argv[0] : g.prog_argv[0],
+            strerror(child_errno));
         set_exit_code(EXIT_CANNOT_EXEC);
         end_job();
         return -1;
@@ -1007,6 +1416,11 @@ static int spawn_rank(int r)
 
 err_sys:
     msg("cannot start rank %d: %s", r, strerror(errno));
+    for (int i = 0; i < 2; i++)
+        if (secretp[i] >= 0)
+            close(secretp[i]);
+    if (argv && argv != g.prog_argv)
+        free_argv(argv);
     if (errp[0] >= 0) {
         close(errp[0]);
         close(errp[1]);
@@ -1074,6 +1488,8 @@ static void cleanup_files(void)
 {
     if (g.listen_fd >= 0)
         close(g.listen_fd);
+    if (g.tcp_listen_fd >= 0)
+        close(g.tcp_listen_fd);
     if (g.dir[0]) {
         unlink(g.sock_path);
         if (rmdir(g.dir) != 0)
@@ -1121,6 +1537,349 @@ static int usage_error(const char *fmt, const char *arg)
     return -1;
 }
 
+/* ---- hosts ---- */
+
+/* A host name is what the remote shell gets as its first argument, so it must not
+ * look like an option ("-oProxyCommand=...") or hold blanks or shell syntax. */
+static bool valid_host_name(const char *s, size_t len)
+{
+    if (len == 0 || len > 255 || s[0] == '-' || s[0] == '.')
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_' || c == '@'))
+            return false;
+    }
+    return true;
+}
+
+/* Add host "name" (len bytes) with slots (0: not given). -1 with *err set. */
+static int add_host(const char *name, size_t len, int slots, const char **err)
+{
+    if (!valid_host_name(name, len)) {
+        *err = "bad host name (letters, digits, '.', '-', '_', '@'; not starting with '-')";
+        return -1;
+    }
+    if (g.nhosts >= MAX_HOSTS) {
+        *err = "too many hosts";
+        return -1;
+    }
+    struct host *h = realloc(g.hosts, (size_t)(g.nhosts + 1) * sizeof *h);
+    if (!h) {
+        *err = "out of memory";
+        return -1;
+    }
+    g.hosts = h;
+    h = &g.hosts[g.nhosts];
+    if (!(h->name = strndup(name, len))) {
+        *err = "out of memory";
+        return -1;
+    }
+    h->slots = slots;
+    h->local = false;
+    g.nhosts++;
+    return 0;
+}
+
+/* A slot count: 1 to MAX_RANKS. -1 if malformed. */
+static int parse_slots(const char *s, size_t len)
+{
+    if (len == 0 || len > 6)
+        return -1;
+    int v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v >= 1 && v <= MAX_RANKS ? v : -1;
+}
+
+/* "host" or "host:K" (len bytes). */
+static int add_host_spec(const char *spec, size_t len, const char **err)
+{
+    const char *colon = memchr(spec, ':', len);
+    int slots = 0;
+    if (colon) {
+        slots = parse_slots(colon + 1, len - (size_t)(colon + 1 - spec));
+        if (slots < 0) {
+            *err = "bad slot count after ':' (1 or more)";
+            return -1;
+        }
+        len = (size_t)(colon - spec);
+    }
+    return add_host(spec, len, slots, err);
+}
+
+/* --hosts a,b:2,c */
+static int parse_hosts(const char *list)
+{
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *err;
+        if (add_host_spec(p, len, &err) != 0) {
+            fprintf(stderr, "weftrun: --hosts '%s': '%.*s': %s\n", list, (int)len, p, err);
+            return -1;
+        }
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
+/* --hostfile: one host per line, "host", "host:K" or "host slots=K"; blank lines
+ * and everything after '#' are ignored. Errors name the file and the line. */
+static int parse_hostfile(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "weftrun: --hostfile %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        const char *err = NULL;
+        size_t l = strlen(line);
+        if (l == sizeof line - 1 && line[l - 1] != '\n') {
+            err = "line too long";
+            goto bad;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *save, *tok = strtok_r(line, " \t\r\n", &save);
+        if (!tok)
+            continue;
+        if (add_host_spec(tok, strlen(tok), &err) != 0)
+            goto bad;
+        for (char *t; (t = strtok_r(NULL, " \t\r\n", &save));) {
+            int slots;
+            if (!strncmp(t, "slots=", 6) && (slots = parse_slots(t + 6, strlen(t + 6))) > 0) {
+                g.hosts[g.nhosts - 1].slots = slots;
+            } else {
+                err = !strncmp(t, "slots=", 6) ? "bad slots= value (1 or more)"
+                                               : "unknown field (expected slots=K)";
+                fprintf(stderr, "weftrun: hostfile %s line %d: '%s': %s\n", path, lineno, t, err);
+                rc = -1;
+                break;
+            }
+        }
+        continue;
+    bad:
+        fprintf(stderr, "weftrun: hostfile %s line %d: %s\n", path, lineno, err);
+        rc = -1;
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "weftrun: --hostfile %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    fclose(f);
+    if (rc == 0 && g.nhosts == 0) {
+        fprintf(stderr, "weftrun: hostfile %s names no host\n", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Which hosts are this machine, and which host each rank runs on. */
+static void place_ranks(void)
+{
+    char self[256] = "";
+    gethostname(self, sizeof self - 1);
+    size_t short_len = strcspn(self, ".");
+    for (int h = 0; h < g.nhosts; h++) {
+        const char *n = g.hosts[h].name;
+        g.hosts[h].local = !strcmp(n, "localhost") || !strcmp(n, "127.0.0.1") ||
+                           (self[0] && !strcmp(n, self)) ||
+                           (self[0] && strlen(n) == short_len && !strncmp(n, self, short_len));
+    }
+    int total = 0;
+    for (int h = 0; h < g.nhosts; h++)
+        total += g.hosts[h].slots ? g.hosts[h].slots : 1;
+    for (int r = 0; r < g.nranks; r++) {
+        int h = 0;
+        if (g.map_by_node) {
+            h = r % g.nhosts;
+        } else {
+            /* By slot: fill the hosts in order; past the last slot, again. */
+            int q = r % total;
+            while (q >= (g.hosts[h].slots ? g.hosts[h].slots : 1)) {
+                q -= g.hosts[h].slots ? g.hosts[h].slots : 1;
+                h++;
+            }
+        }
+        g.ranks[r].host = h;
+        g.ranks[r].remote = !g.hosts[h].local;
+    }
+}
+
+/* ---- TCP listener for ranks on other hosts ---- */
+
+/* The local address that routes to host (a UDP connect sends nothing). */
+static int route_addr(const char *host, struct sockaddr_storage *ss, socklen_t *len)
+{
+    const char *at = strrchr(host, '@'); /* user@host for ssh */
+    if (at)
+        host = at + 1;
+    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
+    if (getaddrinfo(host, "9", &hints, &ai) != 0)
+        return -1;
+    int rc = -1;
+    for (struct addrinfo *a = ai; a && rc != 0; a = a->ai_next) {
+        int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            continue;
+        *len = sizeof *ss;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+            getsockname(fd, (struct sockaddr *)ss, len) == 0)
+            rc = 0;
+        close(fd);
+    }
+    freeaddrinfo(ai);
+    return rc;
+}
+
+/* This machine's first IPv4 address that is up and not loopback. */
+static int first_if_addr(struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0)
+        return -1;
+    int rc = -1;
+    for (struct ifaddrs *i = ifs; i && rc != 0; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        memcpy(ss, i->ifa_addr, sizeof(struct sockaddr_in));
+        *len = sizeof(struct sockaddr_in);
+        rc = 0;
+    }
+    freeifaddrs(ifs);
+    return rc;
+}
+
+/* --boot-addr: "IP", "IP:PORT", "[IPv6]" or "[IPv6]:PORT". */
+static int parse_boot_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char host[INET6_ADDRSTRLEN + 2];
+    const char *port = NULL;
+    if (s[0] == '[') {
+        const char *e = strchr(s, ']');
+        if (!e || (size_t)(e - s - 1) >= sizeof host || (e[1] && e[1] != ':'))
+            return -1;
+        memcpy(host, s + 1, (size_t)(e - s - 1));
+        host[e - s - 1] = 0;
+        port = e[1] ? e + 2 : NULL;
+    } else {
+        const char *c = strchr(s, ':');
+        if (c && strchr(c + 1, ':'))
+            c = NULL; /* a bare IPv6 address */
+        size_t l = c ? (size_t)(c - s) : strlen(s);
+        if (l >= sizeof host)
+            return -1;
+        memcpy(host, s, l);
+        host[l] = 0;
+        port = c ? c + 1 : NULL;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV},
+                    *ai;
+    if (getaddrinfo(host, port ? port : "0", &hints, &ai) != 0)
+        return -1;
+    memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+    *len = ai->ai_addrlen;
+    freeaddrinfo(ai);
+    return 0;
+}
+
+static int setup_tcp(void)
+{
+    struct sockaddr_storage ss = {0};
+    socklen_t len = 0;
+    const char *first_remote = NULL;
+    for (int r = 0; r < g.nranks && !first_remote; r++)
+        if (g.ranks[r].remote)
+            first_remote = g.hosts[g.ranks[r].host].name;
+    if (g.boot_addr_opt) {
+        if (parse_boot_addr(g.boot_addr_opt, &ss, &len) != 0) {
+            msg("--boot-addr '%s' is not a numeric IP or IP:PORT", g.boot_addr_opt);
+            return -1;
+        }
+    } else if (route_addr(first_remote, &ss, &len) == 0) {
+        /* The route's source address: the one the remote host can answer. */
+        if (ss.ss_family == AF_INET)
+            ((struct sockaddr_in *)&ss)->sin_port = 0;
+        else
+            ((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+    } else if (first_if_addr(&ss, &len) == 0) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, sizeof ip);
+        msg("cannot resolve host '%s'; ranks on other hosts will reach weftrun at %s "
+            "(choose with --boot-addr)",
+            first_remote, ip);
+    } else {
+        msg("cannot choose an address where ranks on other hosts reach weftrun; use "
+            "--boot-addr");
+        return -1;
+    }
+    g.tcp_listen_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (g.tcp_listen_fd >= 0)
+        setsockopt(g.tcp_listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    void *a = ss.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&ss)->sin_addr
+                                      : (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr;
+    inet_ntop(ss.ss_family, a, ip, sizeof ip);
+    if (g.tcp_listen_fd < 0 || bind(g.tcp_listen_fd, (struct sockaddr *)&ss, len) != 0 ||
+        listen(g.tcp_listen_fd, g.nranks < SOMAXCONN ? SOMAXCONN : g.nranks) != 0 ||
+        getsockname(g.tcp_listen_fd, (struct sockaddr *)&ss, &len) != 0) {
+        msg("cannot listen on TCP address %s: %s", ip, strerror(errno));
+        return -1;
+    }
+    port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+                                         : ((struct sockaddr_in6 *)&ss)->sin6_port);
+    snprintf(g.tcp_addr, sizeof g.tcp_addr, ss.ss_family == AF_INET ? "tcp:%s:%d" : "tcp:[%s]:%d",
+             ip, port);
+    g.tcp_listen_src.kind = SRC_LISTEN_TCP;
+    struct epoll_event e = {.events = EPOLLIN, .data.ptr = &g.tcp_listen_src};
+    epoll_ctl(g.epfd, EPOLL_CTL_ADD, g.tcp_listen_fd, &e);
+    return 0;
+}
+
+/* --rsh CMD: split at blanks; an ssh-like command gets quoted words (its remote
+ * side is a shell) and the secret on stdin. */
+static int setup_rsh(void)
+{
+    const char *cmd = g.rsh ? g.rsh : DEFAULT_RSH;
+    g.rsh = cmd;
+    g.rsh_argv = calloc(strlen(cmd) / 2 + 2, sizeof *g.rsh_argv);
+    char *copy = strdup(cmd);
+    if (!g.rsh_argv || !copy) {
+        free(copy);
+        return -1;
+    }
+    char *save;
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        g.rsh_argv[g.rsh_argc++] = t; /* copy is kept for the job's life */
+    if (g.rsh_argc == 0) {
+        free(copy);
+        free(g.rsh_argv);
+        g.rsh_argv = NULL;
+        fprintf(stderr, "weftrun: --rsh is empty\n");
+        return -1;
+    }
+    const char *base = strrchr(g.rsh_argv[0], '/');
+    base = base ? base + 1 : g.rsh_argv[0];
+    g.rsh_shell = !strcmp(base, "ssh") || !strcmp(base, "rsh");
+    return 0;
+}
+
 /* Parse the command line; 1 if weftrun should exit 0 (help, version), -1 on a
  * usage error, 0 to run. */
 static int parse_args(int argc, char **argv)
@@ -1152,7 +1911,10 @@ static int parse_args(int argc, char **argv)
             snprintf(name, sizeof name, "%s", a);
         }
         bool takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
-                           !strcmp(name, "-x") || !strcmp(name, "--timeout");
+                           !strcmp(name, "-x") || !strcmp(name, "--timeout") ||
+                           !strcmp(name, "--hosts") || !strcmp(name, "--hostfile") ||
+                           !strcmp(name, "--rsh") || !strcmp(name, "--boot-addr") ||
+                           !strcmp(name, "--map-by");
         if (takes_value && !val) {
             if (i + 1 >= argc)
                 return usage_error("option '%s' needs a value", a);
@@ -1188,6 +1950,19 @@ static int parse_args(int argc, char **argv)
             if (errno || *end || end == val || !(t > 0) || t > 1e7)
                 return usage_error("bad timeout '%s' (seconds > 0)", val);
             g.timeout_s = t;
+        } else if (!strcmp(name, "--hosts") || !strcmp(name, "--hostfile")) {
+            if (g.nhosts > 0)
+                return usage_error("%s", "give --hosts or --hostfile once");
+            if ((!strcmp(name, "--hosts") ? parse_hosts(val) : parse_hostfile(val)) != 0)
+                return usage_error("%s", "bad host list");
+        } else if (!strcmp(name, "--rsh")) {
+            g.rsh = val;
+        } else if (!strcmp(name, "--boot-addr")) {
+            g.boot_addr_opt = val;
+        } else if (!strcmp(name, "--map-by")) {
+            if (strcmp(val, "slot") != 0 && strcmp(val, "node") != 0)
+                return usage_error("--map-by '%s': slot or node", val);
+            g.map_by_node = !strcmp(val, "node");
         } else if (!strcmp(name, "--keep-going")) {
             g.keep_going = true;
         } else if (!strcmp(name, "--tag-output")) {
@@ -1238,8 +2013,8 @@ static void event_loop(void)
             g.killed_hard = true;
         }
 
-        uint64_t wake = UINT64_MAX;
-        if (!g.ending && g.deadline_ns)
+        uint64_t wake = expire_handshakes(now);
+        if (!g.ending && g.deadline_ns && g.deadline_ns < wake)
             wake = g.deadline_ns;
         if (g.ending && !g.killed_hard && g.kill_at_ns < wake)
             wake = g.kill_at_ns;
@@ -1267,7 +2042,10 @@ static void event_loop(void)
                 handle_signals();
                 break;
             case SRC_LISTEN:
-                accept_conns();
+                accept_conns(g.listen_fd, false);
+                break;
+            case SRC_LISTEN_TCP:
+                accept_conns(g.tcp_listen_fd, true);
                 break;
             case SRC_CONN: {
                 struct conn *c = (struct conn *)s;
@@ -1304,8 +2082,18 @@ int main(int argc, char **argv)
         msg("out of memory");
         return 1;
     }
-    for (int r = 0; r < g.nranks; r++)
+    for (int r = 0; r < g.nranks; r++) {
         g.ranks[r].out[0].fd = g.ranks[r].out[1].fd = -1;
+        g.ranks[r].host = -1;
+    }
+    bool any_remote = false;
+    if (g.nhosts > 0) {
+        if (setup_rsh() != 0)
+            return EXIT_USAGE;
+        place_ranks();
+        for (int r = 0; r < g.nranks; r++)
+            any_remote |= g.ranks[r].remote;
+    }
     if (make_jobid() != 0) {
         msg("cannot draw a job secret: %s", strerror(errno));
         return 1;
@@ -1327,7 +2115,7 @@ int main(int argc, char **argv)
         msg("cannot set up the event loop: %s", strerror(errno));
         return 1;
     }
-    if (setup_socket() != 0) {
+    if (setup_socket() != 0 || (any_remote && setup_tcp() != 0)) {
         cleanup_files();
         return 1;
     }
@@ -1370,5 +2158,11 @@ int main(int argc, char **argv)
     }
     free(g.ranks);
     free(g.set_env);
+    for (int h = 0; h < g.nhosts; h++)
+        free(g.hosts[h].name);
+    free(g.hosts);
+    if (g.rsh_argv)
+        free(g.rsh_argv[0]); /* the copy of --rsh its words point into */
+    free(g.rsh_argv);
     return code;
 }

@@ -1,5 +1,7 @@
-/* Bootstrap client: talks to weftrun's key-value server over a Unix socket, or
- * keeps a private in-memory store when the process runs alone (a singleton).
+/* Bootstrap client: talks to weftrun's key-value server over a Unix socket (a
+ * rank on weftrun's machine) or TCP (a rank on another host), or keeps a private
+ * in-memory store when the process runs alone (a singleton), or leaves the store
+ * to PMIx when a PMIx launcher started it (boot_pmix.c).
  *
  * The client holds no cache: every get asks the server, so what a rank reads is
  * always what the server committed at the last fence, never a stale copy. Both
@@ -10,8 +12,16 @@
  * thread. The only state is in the weft_boot_t object.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +34,14 @@
 
 #include "weft/weft.h"
 #include "boot/boot.h"
+#include "boot/boot_int.h"
 #include "boot/boot_proto.h"
 #include "util/log.h"
+
+/* How long a rank waits for a TCP connection to weftrun to open. */
+#define CONNECT_TIMEOUT_MS 30000
+/* After the lifeline ends: SIGTERM, then SIGKILL this much later. */
+#define LIFELINE_GRACE_S 2
 
 /* One key of the singleton store. */
 typedef struct kv_entry {
@@ -43,7 +59,8 @@ typedef struct kv_table {
 struct weft_boot {
     int rank;
     int size;
-    int fd; /* connection to weftrun; -1 for a singleton */
+    int fd;                 /* connection to weftrun; -1 for a singleton or PMIx */
+    weft_boot_pmix_t *pmix; /* started by a PMIx launcher */
     char job_id[WEFT_BOOT_JOBID_MAX + 1];
     uint8_t secret[WEFT_BOOT_SECRET_LEN];
     /* Message buffers, sized for the largest message, allocated once so that a
@@ -244,54 +261,227 @@ static int parse_int(const char *s)
     return (int)v;
 }
 
-static int connect_launcher(weft_boot_t *b, const char *addr)
+static int connect_unix(const char *path, int *fd_out)
 {
-    static const char prefix[] = "unix:";
-    const char *path = addr + sizeof prefix - 1;
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-
-    if (strncmp(addr, prefix, sizeof prefix - 1) != 0 || !*path ||
-        strlen(path) >= sizeof sa.sun_path) {
-        weft_log_error("boot: WEFT_BOOT_ADDR='%s' is not a usable unix:/path address", addr);
+    if (!*path || strlen(path) >= sizeof sa.sun_path) {
+        weft_log_error("boot: WEFT_BOOT_ADDR names an unusable socket path '%s'", path);
         return WEFT_EBOOT;
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
-    b->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (b->fd < 0) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
         weft_log_error("boot: socket: %s", strerror(errno));
         return WEFT_EBOOT;
     }
     int rc;
     do
-        rc = connect(b->fd, (struct sockaddr *)&sa, sizeof sa);
+        rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
     while (rc < 0 && errno == EINTR);
     if (rc < 0) {
         weft_log_error("boot: cannot reach the launcher at %s: %s", path, strerror(errno));
+        close(fd);
         return WEFT_EBOOT;
     }
+    *fd_out = fd;
     return WEFT_OK;
 }
 
-static int hello(weft_boot_t *b)
+/* "HOST:PORT" or "[V6]:PORT", numeric only: weftrun writes the address it
+ * listens on, so no name service is involved on the rank's side. */
+static int connect_tcp(const char *hostport, int *fd_out)
 {
-    size_t idlen = strlen(b->job_id);
-    uint8_t *p = b->tx + WEFT_BOOT_PROTO_HDR_SIZE;
-    weft__boot_put32(p, (uint32_t)b->rank);
-    weft__boot_put32(p + 4, (uint32_t)b->size);
-    weft__boot_put16(p + 8, (uint16_t)idlen);
-    memcpy(p + 10, b->job_id, idlen);
-    int rc = send_msg(b, WEFT_BOOT_MSG_HELLO, 10 + idlen);
-    if (rc != WEFT_OK)
-        return rc;
-    int status;
-    rc = recv_status(b, WEFT_BOOT_MSG_HELLO_REPLY, &status);
-    if (rc != WEFT_OK)
-        return rc;
-    if (status != WEFT_OK) {
-        weft_log_error("boot: the launcher refused rank %d: %s", b->rank, weft_strerror(status));
+    char host[128];
+    const char *port;
+    if (hostport[0] == '[') {
+        const char *close_br = strchr(hostport, ']');
+        if (!close_br || close_br[1] != ':' || (size_t)(close_br - hostport - 1) >= sizeof host)
+            goto err_addr;
+        memcpy(host, hostport + 1, (size_t)(close_br - hostport - 1));
+        host[close_br - hostport - 1] = 0;
+        port = close_br + 2;
+    } else {
+        const char *colon = strrchr(hostport, ':');
+        if (!colon || (size_t)(colon - hostport) >= sizeof host)
+            goto err_addr;
+        memcpy(host, hostport, (size_t)(colon - hostport));
+        host[colon - hostport] = 0;
+        port = colon + 1;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV};
+    struct addrinfo *ai;
+    if (!*host || !*port || getaddrinfo(host, port, &hints, &ai) != 0)
+        goto err_addr;
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        weft_log_error("boot: socket: %s", strerror(errno));
+        freeaddrinfo(ai);
         return WEFT_EBOOT;
     }
+    /* Non-blocking connect with a bound: an unreachable launcher must give an
+     * error in seconds, not after the kernel's minutes of SYN retries. */
+    int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+    freeaddrinfo(ai);
+    int err = rc == 0 ? 0 : errno;
+    if (err == EINPROGRESS) {
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int n;
+        do
+            n = poll(&p, 1, CONNECT_TIMEOUT_MS);
+        while (n < 0 && errno == EINTR);
+        socklen_t len = sizeof err;
+        if (n == 0)
+            err = ETIMEDOUT;
+        else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            err = errno;
+    }
+    if (err) {
+        weft_log_error("boot: cannot reach the launcher at tcp:%s: %s", hostport, strerror(err));
+        close(fd);
+        return WEFT_EBOOT;
+    }
+    /* Back to blocking: the client waits for each reply anyway. Fences are
+     * round trips, so no Nagle delay. */
+    int one = 1;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    *fd_out = fd;
     return WEFT_OK;
+
+err_addr:
+    weft_log_error("boot: WEFT_BOOT_ADDR='tcp:%s' is not a numeric HOST:PORT", hostport);
+    return WEFT_EBOOT;
+}
+
+static int connect_launcher(const char *addr, int *fd_out)
+{
+    if (!strncmp(addr, "unix:", 5))
+        return connect_unix(addr + 5, fd_out);
+    if (!strncmp(addr, "tcp:", 4))
+        return connect_tcp(addr + 4, fd_out);
+    weft_log_error("boot: WEFT_BOOT_ADDR='%s' is neither unix:/path nor tcp:HOST:PORT", addr);
+    return WEFT_EBOOT;
+}
+
+/* The handshake on a fresh connection: the server's CHALLENGE, then our HELLO (or
+ * LIFELINE) with the proof that we know the job secret, then its verdict. */
+static int handshake(weft_boot_t *b, int fd, uint16_t type)
+{
+    int saved = b->fd;
+    b->fd = fd; /* send_msg and recv_msg work on b->fd */
+    uint32_t len;
+    int rc = recv_msg(b, WEFT_BOOT_MSG_CHALLENGE, &len);
+    if (rc != WEFT_OK)
+        goto out;
+    if (len != WEFT_BOOT_NONCE_LEN) {
+        weft_log_error("boot: malformed challenge from the launcher");
+        rc = WEFT_EBOOT;
+        goto out;
+    }
+    uint8_t nonce[WEFT_BOOT_NONCE_LEN], proof[WEFT_BOOT_PROOF_LEN];
+    memcpy(nonce, b->rx, sizeof nonce);
+    size_t idlen = strlen(b->job_id);
+    weft__boot_proof(b->secret, nonce, b->job_id, idlen, (uint32_t)b->rank, proof);
+    size_t body = weft__boot_hello_encode(b->tx + WEFT_BOOT_PROTO_HDR_SIZE, (uint32_t)b->rank,
+                                          (uint32_t)b->size, b->job_id, idlen, proof);
+    if ((rc = send_msg(b, type, body)) != WEFT_OK)
+        goto out;
+    int status;
+    if ((rc = recv_status(b, WEFT_BOOT_MSG_HELLO_REPLY, &status)) != WEFT_OK)
+        goto out;
+    if (status != WEFT_OK) {
+        weft_log_error("boot: the launcher refused rank %d: %s", b->rank, weft_strerror(status));
+        rc = WEFT_EBOOT;
+    }
+out:
+    b->fd = saved;
+    return rc;
+}
+
+/* ---- the lifeline ----
+ *
+ * A rank on another host is started through a remote shell (ssh), and killing the
+ * local ssh client does not reach it. So such a rank keeps a second connection
+ * to weftrun, its lifeline, read by a thread that does nothing else: when weftrun
+ * says END, or the connection closes (weftrun died, its host died: keepalive),
+ * the thread ends the process: SIGTERM, and SIGKILL if that did not do it.
+ *
+ * The lifeline belongs to the process, not to a weft_boot_t: it must outlive
+ * weft__boot_fini (a rank that finalized may still compute, and must still die
+ * with the job) and a second init must not open a second one. That is the one
+ * piece of process-wide state here, and it is set once. */
+static atomic_int lifeline_started;
+
+static void *lifeline_watch(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    uint8_t hdr[WEFT_BOOT_PROTO_HDR_SIZE];
+    size_t got = 0;
+    const char *why = "weftrun ended the job";
+    /* Whatever arrives, the outcome is the same; only END is expected, and only
+     * the reason in the message differs. */
+    for (;;) {
+        ssize_t n = recv(fd, hdr + got, sizeof hdr - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            why = "lost the connection to weftrun";
+            break;
+        }
+        got += (size_t)n;
+        if (got == sizeof hdr)
+            break;
+    }
+    weft_log_warn("boot: %s; this process ends", why);
+    kill(getpid(), SIGTERM);
+    sleep(LIFELINE_GRACE_S);
+    kill(getpid(), SIGKILL);
+    return NULL;
+}
+
+static int lifeline_start(weft_boot_t *b, const char *addr)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong_explicit(&lifeline_started, &expected, 1,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return WEFT_OK; /* this process already has one */
+    int fd = -1;
+    int rc = connect_launcher(addr, &fd);
+    if (rc == WEFT_OK)
+        rc = handshake(b, fd, WEFT_BOOT_MSG_LIFELINE);
+    if (rc != WEFT_OK)
+        goto err;
+    /* A host that vanishes sends no FIN: keepalive notices within a minute. */
+    int one = 1, idle = 30, intvl = 5, cnt = 6;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    /* The watcher takes no signal meant for the application's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int err = pthread_create(&t, &attr, lifeline_watch, (void *)(intptr_t)fd);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (err) {
+        weft_log_error("boot: cannot start the lifeline thread: %s", strerror(err));
+        rc = WEFT_ESYS;
+        goto err;
+    }
+    return WEFT_OK;
+
+err:
+    if (fd >= 0)
+        close(fd);
+    atomic_store_explicit(&lifeline_started, 0, memory_order_release);
+    return rc;
 }
 
 /* The secret is 2*WEFT_BOOT_SECRET_LEN hex digits, nothing else. */
@@ -342,10 +532,14 @@ static int init_from_env(weft_boot_t *b, const char *addr)
     b->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
     if (!b->tx || !b->rx)
         return WEFT_ENOMEM;
-    int rc = connect_launcher(b, addr);
-    if (rc != WEFT_OK)
-        return rc;
-    return hello(b);
+    int rc = connect_launcher(addr, &b->fd);
+    if (rc == WEFT_OK)
+        rc = handshake(b, b->fd, WEFT_BOOT_MSG_HELLO);
+    /* Only a rank on another host needs a lifeline: weftrun signals its local
+     * ranks itself, and they die with it (PR_SET_PDEATHSIG). */
+    if (rc == WEFT_OK && !strncmp(addr, "tcp:", 4))
+        rc = lifeline_start(b, addr);
+    return rc;
 }
 
 int weft__boot_init(weft_boot_t **out)
@@ -360,6 +554,12 @@ int weft__boot_init(weft_boot_t **out)
     const char *addr = getenv("WEFT_BOOT_ADDR");
     if (addr && *addr) {
         int rc = init_from_env(b, addr);
+        if (rc != WEFT_OK) {
+            weft__boot_fini(b);
+            return rc;
+        }
+    } else if (weft__boot_pmix_detected()) {
+        int rc = weft__boot_pmix_init(&b->pmix, &b->rank, &b->size, b->job_id, b->secret);
         if (rc != WEFT_OK) {
             weft__boot_fini(b);
             return rc;
@@ -417,6 +617,8 @@ int weft__boot_put(weft_boot_t *b, const char *key, const void *value, size_t le
 {
     if (!b || check_key(key) != WEFT_OK || len > WEFT_BOOT_VALUE_MAX || (len && !value))
         return WEFT_EINVAL;
+    if (b->pmix)
+        return weft__boot_pmix_put(b->pmix, key, value, len);
     if (b->fd < 0)
         return local_put(b, key, value, len);
 
@@ -435,6 +637,8 @@ int weft__boot_fence(weft_boot_t *b)
 {
     if (!b)
         return WEFT_EINVAL;
+    if (b->pmix)
+        return weft__boot_pmix_fence(b->pmix);
     if (b->fd < 0)
         return local_fence(b);
     int rc = send_msg(b, WEFT_BOOT_MSG_FENCE, 0);
@@ -453,6 +657,8 @@ int weft__boot_get(weft_boot_t *b, const char *key, void *value, size_t *len)
 {
     if (!b || !len || check_key(key) != WEFT_OK || (*len && !value))
         return WEFT_EINVAL;
+    if (b->pmix)
+        return weft__boot_pmix_get(b->pmix, key, value, len);
     if (b->fd < 0)
         return local_get(b, key, value, len);
 
@@ -495,6 +701,8 @@ int weft__boot_abort(weft_boot_t *b, int code, const char *msg)
         return WEFT_EINVAL;
     if (!msg)
         msg = "";
+    if (b->pmix)
+        return weft__boot_pmix_abort(b->pmix, code, msg);
     if (b->fd < 0) {
         /* Alone there is nobody to end but ourselves, which the caller does. */
         return WEFT_OK;
@@ -528,6 +736,7 @@ void weft__boot_fini(weft_boot_t *b)
         (void)n;
         close(b->fd);
     }
+    weft__boot_pmix_fini(b->pmix);
     free(b->tx);
     free(b->rx);
     table_clear(&b->pending);

@@ -1,11 +1,16 @@
 /* Wire protocol between the boot client (boot.c) and weftrun's key-value server.
  *
- * A Unix stream socket carries messages; each is a 12-byte header followed by a
- * body of the length the header gives. Every field is fixed-width little-endian,
- * so the format does not depend on the compiler's struct layout or the host.
+ * A stream socket (Unix for ranks on weftrun's machine, TCP for ranks on other
+ * hosts) carries messages; each is a 12-byte header followed by a body of the
+ * length the header gives. Every field is fixed-width little-endian, so the
+ * format does not depend on the compiler's struct layout or the host.
  *
  *   header:      u32 magic "WFTB", u16 version, u16 type, u32 body length
- *   HELLO        u32 rank, u32 size, u16 jobid length, jobid      -> HELLO_REPLY
+ *   CHALLENGE    u8[16] nonce       (server -> client, first on every connection)
+ *   HELLO        u32 rank, u32 size, u16 jobid length, jobid, u8[8] proof
+ *                                                                 -> HELLO_REPLY
+ *   LIFELINE     the body of HELLO: this connection is the rank's lifeline
+ *                                                                 -> HELLO_REPLY
  *   HELLO_REPLY  i32 status
  *   PUT          u16 key length, key, u32 value length, value     (no reply)
  *   FENCE        (empty)                                          -> FENCE_REPLY
@@ -15,6 +20,13 @@
  *   ABORT        i32 exit code, u16 message length, message       -> ABORT_REPLY
  *   ABORT_REPLY  i32 status
  *   BYE          (empty; the client leaves the job cleanly)       (no reply)
+ *   END          (empty; server -> client on a lifeline: the job is ending)
+ *
+ * The proof is SipHash-2-4 under the job secret of nonce || jobid || u32 rank
+ * (weft__boot_proof): a client proves it belongs to the job without sending the
+ * secret, and a recorded HELLO is useless against another nonce. On a lifeline
+ * the client sends nothing after LIFELINE; the server sends END when the job
+ * ends, and the connection closing means the same (see README.md).
  *
  * Whoever receives a message checks every length against the limits below and
  * against the body length before touching the bytes: a peer is never trusted.
@@ -28,11 +40,15 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "util/siphash.h"
 
-#define WEFT_BOOT_PROTO_MAGIC    0x42544657u /* "WFTB" read as little-endian */
-#define WEFT_BOOT_PROTO_VERSION  1
+#define WEFT_BOOT_PROTO_MAGIC 0x42544657u /* "WFTB" read as little-endian */
+/* Version 2: CHALLENGE, the proof in HELLO, LIFELINE and END. */
+#define WEFT_BOOT_PROTO_VERSION  2
 #define WEFT_BOOT_PROTO_HDR_SIZE 12
 #define WEFT_BOOT_JOBID_MAX      63
+#define WEFT_BOOT_NONCE_LEN      16
+#define WEFT_BOOT_PROOF_LEN      8
 #define WEFT_BOOT_ABORT_MSG_MAX  1024
 /* The largest body of any message: a PUT or GET_REPLY of a maximal value. */
 #define WEFT_BOOT_PROTO_BODY_MAX (2 + WEFT_BOOT_KEY_MAX + 4 + WEFT_BOOT_VALUE_MAX)
@@ -48,6 +64,9 @@ enum weft_boot_msg_type {
     WEFT_BOOT_MSG_ABORT = 8,
     WEFT_BOOT_MSG_ABORT_REPLY = 9,
     WEFT_BOOT_MSG_BYE = 10,
+    WEFT_BOOT_MSG_CHALLENGE = 11,
+    WEFT_BOOT_MSG_LIFELINE = 12,
+    WEFT_BOOT_MSG_END = 13,
 };
 
 typedef struct weft_boot_hdr {
@@ -95,7 +114,10 @@ static inline long weft__boot_body_max(uint16_t type)
 {
     switch (type) {
     case WEFT_BOOT_MSG_HELLO:
-        return 4 + 4 + 2 + WEFT_BOOT_JOBID_MAX;
+    case WEFT_BOOT_MSG_LIFELINE:
+        return 4 + 4 + 2 + WEFT_BOOT_JOBID_MAX + WEFT_BOOT_PROOF_LEN;
+    case WEFT_BOOT_MSG_CHALLENGE:
+        return WEFT_BOOT_NONCE_LEN;
     case WEFT_BOOT_MSG_HELLO_REPLY:
     case WEFT_BOOT_MSG_FENCE_REPLY:
     case WEFT_BOOT_MSG_ABORT_REPLY:
@@ -104,6 +126,7 @@ static inline long weft__boot_body_max(uint16_t type)
         return 2 + WEFT_BOOT_KEY_MAX + 4 + WEFT_BOOT_VALUE_MAX;
     case WEFT_BOOT_MSG_FENCE:
     case WEFT_BOOT_MSG_BYE:
+    case WEFT_BOOT_MSG_END:
         return 0;
     case WEFT_BOOT_MSG_GET:
         return 2 + WEFT_BOOT_KEY_MAX;
@@ -152,6 +175,35 @@ static inline int weft__boot_jobid_valid(const char *id, size_t len)
 static inline int weft__boot_key_valid(const uint8_t *key, size_t len)
 {
     return len > 0 && len <= WEFT_BOOT_KEY_MAX && memchr(key, 0, len) == NULL;
+}
+
+/* The proof of HELLO and LIFELINE: SipHash-2-4 under the job secret of
+ * nonce || jobid || u32 rank, little-endian. jobid_len <= WEFT_BOOT_JOBID_MAX. */
+static inline void weft__boot_proof(const uint8_t secret[WEFT_BOOT_SECRET_LEN],
+                                    const uint8_t nonce[WEFT_BOOT_NONCE_LEN], const char *jobid,
+                                    size_t jobid_len, uint32_t rank,
+                                    uint8_t proof[WEFT_BOOT_PROOF_LEN])
+{
+    uint8_t data[WEFT_BOOT_NONCE_LEN + WEFT_BOOT_JOBID_MAX + 4];
+    memcpy(data, nonce, WEFT_BOOT_NONCE_LEN);
+    memcpy(data + WEFT_BOOT_NONCE_LEN, jobid, jobid_len);
+    weft__boot_put32(data + WEFT_BOOT_NONCE_LEN + jobid_len, rank);
+    uint64_t h = weft__siphash24(secret, data, WEFT_BOOT_NONCE_LEN + jobid_len + 4);
+    weft__boot_put32(proof, (uint32_t)h);
+    weft__boot_put32(proof + 4, (uint32_t)(h >> 32));
+}
+
+/* Encode a HELLO or LIFELINE body at p; returns its length. */
+static inline size_t weft__boot_hello_encode(uint8_t *p, uint32_t rank, uint32_t size,
+                                             const char *jobid, size_t jobid_len,
+                                             const uint8_t proof[WEFT_BOOT_PROOF_LEN])
+{
+    weft__boot_put32(p, rank);
+    weft__boot_put32(p + 4, size);
+    weft__boot_put16(p + 8, (uint16_t)jobid_len);
+    memcpy(p + 10, jobid, jobid_len);
+    memcpy(p + 10 + jobid_len, proof, WEFT_BOOT_PROOF_LEN);
+    return 10 + jobid_len + WEFT_BOOT_PROOF_LEN;
 }
 
 #endif

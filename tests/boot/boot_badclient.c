@@ -1,8 +1,11 @@
 /* weftrun's key-value server against clients that lie: oversized lengths, bad
- * magic, a wrong job id, a rank that is already connected, messages before HELLO,
- * a connection that closes in the middle of a message. Each bad connection must be
- * closed (or refused), and the server must go on serving the real ranks. */
+ * magic, a wrong job id, a wrong proof of the job secret, a rank that is already
+ * connected, messages before HELLO, a connection that closes in the middle of a
+ * message. Each bad connection must be closed (or refused), and the server must
+ * go on serving the real ranks. Over a Unix socket or TCP, whichever
+ * WEFT_BOOT_ADDR names (TCP when weftrun starts the ranks as remote ones). */
 #include <errno.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +19,35 @@
 #include "boot/boot_proto.h"
 
 static int failures;
+/* The nonce of the last connection's CHALLENGE, and the job secret, for HELLOs
+ * whose proof is right when the test wants it right. */
+static uint8_t nonce[WEFT_BOOT_NONCE_LEN];
+static uint8_t secret[WEFT_BOOT_SECRET_LEN]; /* a copy: it outlives the boot object */
 
-static int raw_connect(void)
+static int recv_exact(int fd, uint8_t *p, size_t len);
+
+/* A connection to weftrun, without reading anything. */
+static int raw_connect_only(void)
 {
     const char *addr = getenv("WEFT_BOOT_ADDR");
+    if (addr && !strncmp(addr, "tcp:", 4)) {
+        char host[128];
+        const char *colon = strrchr(addr + 4, ':');
+        if (!colon || (size_t)(colon - addr - 4) >= sizeof host)
+            return -1;
+        memcpy(host, addr + 4, (size_t)(colon - addr - 4));
+        host[colon - addr - 4] = 0;
+        struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
+        if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
+            return -1;
+        int fd = socket(ai->ai_family, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            close(fd);
+            fd = -1;
+        }
+        freeaddrinfo(ai);
+        return fd;
+    }
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (!addr || strncmp(addr, "unix:", 5) != 0 || strlen(addr + 5) >= sizeof sa.sun_path)
         return -1;
@@ -29,6 +57,24 @@ static int raw_connect(void)
         close(fd);
         return -1;
     }
+    return fd;
+}
+
+/* A connection to weftrun whose CHALLENGE was read (into nonce). */
+static int raw_connect(void)
+{
+    int fd = raw_connect_only();
+    if (fd < 0)
+        return -1;
+    uint8_t m[WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_NONCE_LEN];
+    weft_boot_hdr_t h;
+    if (recv_exact(fd, m, sizeof m) != 0 || weft__boot_hdr_decode(m, &h) != 0 ||
+        h.type != WEFT_BOOT_MSG_CHALLENGE || h.body_len != WEFT_BOOT_NONCE_LEN) {
+        fprintf(stderr, "boot_badclient: no CHALLENGE from the server\n");
+        close(fd);
+        return -1;
+    }
+    memcpy(nonce, m + WEFT_BOOT_PROTO_HDR_SIZE, sizeof nonce);
     return fd;
 }
 
@@ -51,9 +97,15 @@ static ssize_t wait_closed(int fd, uint8_t *reply, size_t cap)
     }
 }
 
-static void expect_closed(const char *what, const uint8_t *msg, size_t len, int expect_status)
+/* How a test case builds its message, once the connection's nonce is known. */
+typedef size_t (*build_fn)(uint8_t *m, const char *jobid, uint32_t size);
+
+static void expect_closed(const char *what, build_fn build, const char *jobid, uint32_t size,
+                          int expect_status)
 {
+    uint8_t msg[512];
     int fd = raw_connect();
+    size_t len = fd >= 0 ? build(msg, jobid, size) : 0;
     if (fd < 0) {
         fprintf(stderr, "boot_badclient: %s: cannot connect\n", what);
         failures++;
@@ -83,15 +135,15 @@ static void expect_closed(const char *what, const uint8_t *msg, size_t len, int 
     printf("boot_badclient: %s: refused\n", what);
 }
 
+/* A HELLO whose proof is right for the nonce of the last connection. */
 static size_t hello(uint8_t *m, uint32_t rank, uint32_t size, const char *jobid)
 {
     size_t l = strlen(jobid);
-    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_HELLO, (uint32_t)(10 + l));
-    weft__boot_put32(m + 12, rank);
-    weft__boot_put32(m + 16, size);
-    weft__boot_put16(m + 20, (uint16_t)l);
-    memcpy(m + 22, jobid, l);
-    return 22 + l;
+    uint8_t proof[WEFT_BOOT_PROOF_LEN];
+    weft__boot_proof(secret, nonce, jobid, l, rank, proof);
+    size_t body = weft__boot_hello_encode(m + 12, rank, size, jobid, l, proof);
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_HELLO, (uint32_t)body);
+    return 12 + body;
 }
 
 static int recv_exact(int fd, uint8_t *p, size_t len)
@@ -186,6 +238,94 @@ err:
     return -1;
 }
 
+/* The test cases: each builds its message for the nonce just received. */
+static size_t b_4gib(uint8_t *m, const char *id, uint32_t size)
+{
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, 0xffffffffu);
+    return 12;
+}
+
+static size_t b_over(uint8_t *m, const char *id, uint32_t size)
+{
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, WEFT_BOOT_PROTO_BODY_MAX + 1);
+    return 12;
+}
+
+static size_t b_unknown(uint8_t *m, const char *id, uint32_t size)
+{
+    weft__boot_hdr_encode(m, 999, 0);
+    return 12;
+}
+
+static size_t b_magic(uint8_t *m, const char *id, uint32_t size)
+{
+    memcpy(m, "GET / HTTP/1.0\r\n\r\n", 18);
+    return 18;
+}
+
+static size_t b_fence(uint8_t *m, const char *id, uint32_t size)
+{
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_FENCE, 0);
+    return 12;
+}
+
+static size_t b_wrong_job(uint8_t *m, const char *id, uint32_t size)
+{
+    return hello(m, 1, size, "someone-else");
+}
+
+static size_t b_wrong_proof(uint8_t *m, const char *id, uint32_t size)
+{
+    size_t l = hello(m, 1, size, id);
+    m[l - 1] ^= 1; /* one bit of the proof */
+    return l;
+}
+
+static size_t b_other_nonce(uint8_t *m, const char *id, uint32_t size)
+{
+    memset(nonce, 0, sizeof nonce); /* what a replayed or guessed HELLO would hold */
+    return hello(m, 1, size, id);
+}
+
+static size_t b_lifeline_wrong(uint8_t *m, const char *id, uint32_t size)
+{
+    size_t l = hello(m, 1, size, id);
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_LIFELINE, (uint32_t)(l - 12));
+    m[l - 3] ^= 0x80;
+    return l;
+}
+
+static size_t b_already(uint8_t *m, const char *id, uint32_t size)
+{
+    return hello(m, 1, size, id);
+}
+
+static size_t b_range(uint8_t *m, const char *id, uint32_t size)
+{
+    return hello(m, size, size, id);
+}
+
+static size_t b_wrong_size(uint8_t *m, const char *id, uint32_t size)
+{
+    return hello(m, 0, 1000, id);
+}
+
+/* HELLO with a job id length that runs past the body. */
+static size_t b_id_past(uint8_t *m, const char *id, uint32_t size)
+{
+    size_t l = hello(m, 1, size, id);
+    weft__boot_put16(m + 20, 200);
+    return l;
+}
+
+/* A version 1 HELLO: no proof. */
+static size_t b_proof_cut(uint8_t *m, const char *id, uint32_t size)
+{
+    size_t l = hello(m, 1, size, id) - WEFT_BOOT_PROOF_LEN;
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_HELLO, (uint32_t)(l - 12));
+    return l;
+}
+
 int main(void)
 {
     if (!getenv("WEFT_BOOT_ADDR")) {
@@ -199,33 +339,28 @@ int main(void)
         return 1;
     }
     int rank = weft__boot_rank(b), size = weft__boot_size(b);
+    memcpy(secret, weft__boot_secret(b), sizeof secret);
     /* Everyone is connected before rank 0 impersonates rank 1. */
     rc = weft__boot_fence(b);
 
     if (rank == 0 && rc == WEFT_OK) {
+        const char *id = weft__boot_job_id(b);
+        uint32_t sz = (uint32_t)size;
+        expect_closed("4 GiB body length", b_4gib, id, sz, 0);
+        expect_closed("body one byte over the limit", b_over, id, sz, 0);
+        expect_closed("unknown type", b_unknown, id, sz, 0);
+        expect_closed("bad magic", b_magic, id, sz, 0);
+        expect_closed("FENCE before HELLO", b_fence, id, sz, 0);
+        expect_closed("wrong job id", b_wrong_job, id, sz, WEFT_EPERM);
+        expect_closed("wrong proof", b_wrong_proof, id, sz, WEFT_EPERM);
+        expect_closed("proof for another nonce", b_other_nonce, id, sz, WEFT_EPERM);
+        expect_closed("lifeline with a wrong proof", b_lifeline_wrong, id, sz, WEFT_EPERM);
+        expect_closed("rank already connected", b_already, id, sz, WEFT_ESTATE);
+        expect_closed("rank out of range", b_range, id, sz, WEFT_ERANK);
+        expect_closed("wrong size", b_wrong_size, id, sz, WEFT_ERANK);
+        expect_closed("job id length past the body", b_id_past, id, sz, 0);
+        expect_closed("HELLO with the proof cut off", b_proof_cut, id, sz, 0);
         uint8_t m[512];
-        weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, 0xffffffffu);
-        expect_closed("4 GiB body length", m, 12, 0);
-        weft__boot_hdr_encode(m, WEFT_BOOT_MSG_PUT, WEFT_BOOT_PROTO_BODY_MAX + 1);
-        expect_closed("body one byte over the limit", m, 12, 0);
-        weft__boot_hdr_encode(m, 999, 0);
-        expect_closed("unknown type", m, 12, 0);
-        memcpy(m, "GET / HTTP/1.0\r\n\r\n", 18);
-        expect_closed("bad magic", m, 18, 0);
-        weft__boot_hdr_encode(m, WEFT_BOOT_MSG_FENCE, 0);
-        expect_closed("FENCE before HELLO", m, 12, 0);
-        size_t l = hello(m, 1, (uint32_t)size, "someone-else");
-        expect_closed("wrong job id", m, l, WEFT_EPERM);
-        l = hello(m, 1, (uint32_t)size, weft__boot_job_id(b));
-        expect_closed("rank already connected", m, l, WEFT_ESTATE);
-        l = hello(m, (uint32_t)size, (uint32_t)size, weft__boot_job_id(b));
-        expect_closed("rank out of range", m, l, WEFT_ERANK);
-        l = hello(m, 0, 1000, weft__boot_job_id(b));
-        expect_closed("wrong size", m, l, WEFT_ERANK);
-        /* HELLO with a job id length that runs past the body. */
-        l = hello(m, 1, (uint32_t)size, weft__boot_job_id(b));
-        weft__boot_put16(m + 20, 200);
-        expect_closed("job id length past the body", m, l, 0);
 
         /* Half a header, then gone; and a header promising more than comes. */
         int fd = raw_connect();

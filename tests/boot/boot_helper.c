@@ -13,8 +13,22 @@
  *                               still complete their fences
  *   fini-early                  rank 1 leaves cleanly (fini) after one fence; the others go on
  *   shm                         leave a file /dev/shm/weft-<jobid>-leftover behind
+ *   where                       print "rank R node NODE addr ADDR" (WEFT_NODE_ID, boot address)
+ *   boot-sleep                  join the job (a remote rank gets its lifeline), fence, print
+ *                               "sleeping rank R pid P", then sleep forever
+ *   wait-file FILE              join, print "rank R addr ADDR jobid J", wait until FILE
+ *                               exists, fence, and exit 0 (a job that lasts as long as a test
+ *                               wants)
+ *   stranger HOST:PORT JOBID    not a rank: connect to weftrun's TCP port as a stranger would
+ *                               (garbage, a HELLO with a guessed proof, a half handshake);
+ *                               print one line per refusal, then hold the half handshake open
+ *                               until killed
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +37,7 @@
 
 #include "weft/weft.h"
 #include "boot/boot.h"
+#include "boot/boot_proto.h"
 
 static int env_rank(void)
 {
@@ -55,6 +70,95 @@ static int fence_or_die(weft_boot_t *b)
         exit(1);
     }
     return rc;
+}
+
+static int tcp_connect(const char *hostport)
+{
+    char host[128];
+    const char *colon = strrchr(hostport, ':');
+    if (!colon || (size_t)(colon - hostport) >= sizeof host)
+        return -1;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = 0;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
+    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
+        return -1;
+    int fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    return fd;
+}
+
+/* Read until the server closes (at most 10 s): 0 if it did, -1 if it did not. */
+static int closed_by_server(int fd)
+{
+    uint8_t buf[256];
+    size_t got = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 10000) != 1)
+            return -1;
+        ssize_t n = recv(fd, buf + got, sizeof buf - got, 0);
+        if (n < 0 && errno != ECONNRESET)
+            return -1;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (got == sizeof buf)
+            return -1;
+    }
+    return 0;
+}
+
+static int stranger(const char *addr, const char *jobid)
+{
+    /* Garbage: not even a header. */
+    int fd = tcp_connect(addr);
+    if (fd < 0 || send(fd, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL) != 18 ||
+        closed_by_server(fd) != 0) {
+        fprintf(stderr, "stranger: garbage was not refused\n");
+        return 1;
+    }
+    close(fd);
+    printf("stranger: garbage refused\n");
+
+    /* The right job id (strangers may learn it) with a proof under a guessed key. */
+    uint8_t m[256], challenge[WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_NONCE_LEN];
+    uint8_t key[WEFT_BOOT_SECRET_LEN] = {0}, proof[WEFT_BOOT_PROOF_LEN];
+    fd = tcp_connect(addr);
+    if (fd < 0 || recv(fd, challenge, sizeof challenge, MSG_WAITALL) != sizeof challenge)
+        return 1;
+    size_t l = strlen(jobid);
+    weft__boot_proof(key, challenge + WEFT_BOOT_PROTO_HDR_SIZE, jobid, l, 0, proof);
+    size_t body = weft__boot_hello_encode(m + WEFT_BOOT_PROTO_HDR_SIZE, 0, 2, jobid, l, proof);
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_HELLO, (uint32_t)body);
+    int eperm = WEFT_EPERM;
+    if (send(fd, m, WEFT_BOOT_PROTO_HDR_SIZE + body, MSG_NOSIGNAL) < 0) {
+        close(fd);
+        return 1;
+    }
+    uint8_t reply[WEFT_BOOT_PROTO_HDR_SIZE + 4];
+    weft_boot_hdr_t h;
+    if (recv(fd, reply, sizeof reply, MSG_WAITALL) != sizeof reply ||
+        weft__boot_hdr_decode(reply, &h) != 0 || h.type != WEFT_BOOT_MSG_HELLO_REPLY ||
+        (int32_t)weft__boot_get32(reply + WEFT_BOOT_PROTO_HDR_SIZE) != eperm ||
+        recv(fd, reply, 1, 0) != 0) {
+        fprintf(stderr, "stranger: a wrong proof was not refused\n");
+        return 1;
+    }
+    close(fd);
+    printf("stranger: wrong proof refused\n");
+
+    /* Half a handshake: read the challenge, answer nothing, stay. */
+    fd = tcp_connect(addr);
+    if (fd < 0 || recv(fd, challenge, sizeof challenge, MSG_WAITALL) != sizeof challenge)
+        return 1;
+    printf("stranger: holding a half handshake\n");
+    for (;;)
+        pause();
 }
 
 int main(int argc, char **argv)
@@ -130,7 +234,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "abort")) {
         weft_boot_t *b = boot_or_die();
-        if (rank == 1) {
+        if (weft__boot_rank(b) == 1) { /* from the store: under PMIx there is no WEFT_RANK */
             weft__boot_abort(b, 7, "helper abort");
             sleep_forever(); /* weftrun ends us */
         }
@@ -173,6 +277,32 @@ int main(int argc, char **argv)
         printf("%s\n", path);
         return 0;
     }
+    if (!strcmp(mode, "where")) {
+        weft_boot_t *b = boot_or_die();
+        const char *node = getenv("WEFT_NODE_ID");
+        printf("rank %d node %s addr %s\n", weft__boot_rank(b), node ? node : "-",
+               getenv("WEFT_BOOT_ADDR"));
+        fence_or_die(b);
+        weft__boot_fini(b);
+        return 0;
+    }
+    if (!strcmp(mode, "boot-sleep")) {
+        weft_boot_t *b = boot_or_die();
+        fence_or_die(b);
+        printf("sleeping rank %d pid %ld\n", rank, (long)getpid());
+        sleep_forever();
+    }
+    if (!strcmp(mode, "wait-file") && argc == 3) {
+        weft_boot_t *b = boot_or_die();
+        printf("rank %d addr %s jobid %s\n", rank, getenv("WEFT_BOOT_ADDR"), weft__boot_job_id(b));
+        while (access(argv[2], F_OK) != 0)
+            usleep(20000);
+        fence_or_die(b);
+        weft__boot_fini(b);
+        return 0;
+    }
+    if (!strcmp(mode, "stranger") && argc == 4)
+        return stranger(argv[2], argv[3]);
     fprintf(stderr, "boot_helper: unknown mode or arguments: %s\n", mode);
     return 2;
 }

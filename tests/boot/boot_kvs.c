@@ -70,7 +70,9 @@ int main(void)
                          "0123456789_-") == strlen(id),
           "job id '%s'", id ? id : "(null)");
     const char *addr = getenv("WEFT_BOOT_ADDR");
-    if (!addr || !*addr)
+    if (getenv("PMIX_NAMESPACE") && (!addr || !*addr))
+        CHECK(rank >= 0 && rank < size, "PMIx: rank %d of %d", rank, size); /* under mpirun */
+    else if (!addr || !*addr)
         CHECK(rank == 0 && size == 1, "singleton is rank %d of %d", rank, size);
     else
         CHECK(!strcmp(id, getenv("WEFT_JOBID")), "job id %s", id);

@@ -1,0 +1,32 @@
+/* Private to src/boot: the PMIx backend that boot.c uses when a PMIx launcher
+ * (Open MPI's mpirun, srun --mpi=pmix, PRRTE) started the process. Built from
+ * boot_pmix.c when CMake finds PMIx (WEFT_PMIX), else from boot_nopmix.c, whose
+ * functions say that PMIx support was not built. */
+#ifndef WEFT_BOOT_INT_H
+#define WEFT_BOOT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+
+typedef struct weft_boot_pmix weft_boot_pmix_t;
+
+/* Was this process started by a PMIx launcher? (PMIX_NAMESPACE and PMIX_RANK set,
+ * WEFT_BOOT_ADDR not: weftrun's own ranks never take this path.) */
+int weft__boot_pmix_detected(void);
+/* Join the PMIx job: rank, size, a job id made of the namespace ([A-Za-z0-9_-],
+ * at most WEFT_BOOT_JOBID_MAX bytes), and the job secret, which rank 0 draws and
+ * shares through PMIx before this returns (it costs one fence). */
+int weft__boot_pmix_init(weft_boot_pmix_t **out, int *rank, int *size, char *job_id,
+                         uint8_t secret[WEFT_BOOT_SECRET_LEN]);
+/* Publish a key (committed and exchanged by the next fence). */
+int weft__boot_pmix_put(weft_boot_pmix_t *p, const char *key, const void *value, size_t len);
+/* Commit the puts and wait for every process of the job, collecting the data. */
+int weft__boot_pmix_fence(weft_boot_pmix_t *p);
+/* Same contract as weft__boot_get. */
+int weft__boot_pmix_get(weft_boot_pmix_t *p, const char *key, void *value, size_t *len);
+int weft__boot_pmix_abort(weft_boot_pmix_t *p, int code, const char *msg);
+void weft__boot_pmix_fini(weft_boot_pmix_t *p);
+
+#endif
