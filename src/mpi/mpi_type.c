@@ -169,6 +169,11 @@ static bool type_valid(MPI_Datatype t)
 
 static void type_destroy(MPI_Datatype t)
 {
+    /* Type_free ran the delete callbacks already; this is for types that die
+     * otherwise (a dup whose attribute copy failed, the last reference of a type
+     * freed while in use). */
+    if (t->attrs)
+        weft__mpi_type_attrs_delete_all(t);
     for (int i = 0; i < t->ntypes; i++)
         weft__mpi_type_release(t->types[i]);
     free(t->segs);
@@ -804,6 +809,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     t->types[0] = oldtype;
     envelope_hold(t, 1);
     t->committed = oldtype->committed;
+    /* Attributes follow their copy callbacks (MPI 3.1 section 6.7.4). */
+    if ((err = weft__mpi_type_attrs_copy(oldtype, t))) {
+        type_destroy(t);
+        return ERR(err, fn);
+    }
     *newtype = t;
     return MPI_SUCCESS;
 }
@@ -1050,6 +1060,11 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 {
     if (!datatype || !type_valid(*datatype) || (*datatype)->predefined)
         return ERR(MPI_ERR_TYPE, "MPI_Type_free");
+    /* The delete callbacks run now, whoever still holds the type (6.7.4); a
+     * failing one leaves the type as it was. */
+    int err = weft__mpi_type_attrs_delete_all(*datatype);
+    if (err)
+        return ERR(err, "MPI_Type_free");
     weft__mpi_type_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
