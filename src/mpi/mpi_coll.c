@@ -801,7 +801,8 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
     bool inter = comm->inter;
     CHECK(comm, inter ? check_inter_root(comm, root) : check_root(comm, root), name);
     CHECK(comm, weft__coll_check_op(op), name);
-    CHECK(comm, weft__coll_check_data(NULL, count, t), name);
+    CHECK(comm, weft__mpi_check_count(count), name);
+    CHECK(comm, weft__mpi_check_type(t), name);
     bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
     if (sbuf == MPI_IN_PLACE)
         CHECK(comm, (is_root && !inter) ? MPI_SUCCESS : MPI_ERR_BUFFER, name);
