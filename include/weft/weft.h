@@ -119,8 +119,17 @@ WEFT_API int weft_finalize(weft_ctx_t *ctx);
 WEFT_API int weft_rank(const weft_ctx_t *ctx);
 WEFT_API int weft_size(const weft_ctx_t *ctx);
 
+/* The lowest rank running on this process's node (ranks share a node when their
+ * node ids match: host name and boot id, or WEFT_NODE_ID). Thread-safe. */
+WEFT_API int weft_node_leader(const weft_ctx_t *ctx);
+
 /* The thread level the context provides. Thread-safe. */
 WEFT_API int weft_thread_level(const weft_ctx_t *ctx);
+
+/* End the whole job: the launcher is asked to stop every rank with exit status
+ * code (0 is turned into 1) and to print msg; this process exits in any case.
+ * Never returns. Thread-safe. */
+WEFT_API void weft_abort(weft_ctx_t *ctx, int code, const char *msg) __attribute__((noreturn));
 
 /* Advance communication once: poll the drivers, run the scheduler. Returns the
  * number of events handled (>= 0) or an error. */
@@ -186,6 +195,23 @@ WEFT_API int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag
 /* As weft_sr_probe, but return at once with *flag telling whether one was found. */
 WEFT_API int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
                             weft_status_t *status);
+
+/* A message taken out of matching by weft_sr_improbe, to be received by
+ * weft_sr_imrecvv: no other receive can take it in between (MPI's matched
+ * probe, for threads that probe and receive concurrently). */
+typedef struct weft_message weft_message_t;
+
+/* As weft_sr_iprobe, but a message found is removed from matching and returned
+ * in *msg (with its description in *status); it must then be received with
+ * weft_sr_imrecvv. */
+WEFT_API int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
+                             weft_message_t **msg, weft_status_t *status);
+
+/* Receive a message returned by weft_sr_improbe into iovcnt pieces; completes
+ * like a receive (WEFT_ETRUNC when the message is longer). msg is consumed even
+ * on error, except WEFT_EINVAL for bad arguments. */
+WEFT_API int weft_sr_imrecvv(weft_ctx_t *ctx, weft_message_t *msg, const struct iovec *iov,
+                             int iovcnt, weft_request_t **req_out);
 
 /* Cancel a posted receive that has not matched yet: it then completes with
  * WEFT_ECANCELED. Returns WEFT_OK if canceled, WEFT_ESTATE if it had already

@@ -202,6 +202,7 @@ struct weft_ctx {
     size_t free_unexpected_count;
     bool self_pending;      /* packets may wait in the self driver's queue */
     int self_driver;        /* index of the self driver in drivers[] */
+    int node_leader;        /* lowest rank on this process's node */
     uint64_t spin_ns;       /* how long a waiting thread polls before yielding */
     uint64_t eager_credits; /* window granted to each peer */
     uint64_t rdv_split;     /* rendezvous this large are copied by both sides */

@@ -318,6 +318,7 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         gate_init(ctx, &ctx->gates[r], r, st);
     if ((rc = find_node(ctx, &node_ranks, &node_size, &node_index)))
         goto err;
+    ctx->node_leader = node_ranks[0];
     if ((rc = open_drivers(ctx, node_ranks, node_size, node_index)))
         goto err;
     if ((rc = weft__boot_fence(ctx->boot)))

@@ -134,6 +134,9 @@ struct weft_mpi_comm {
     /* Sequence of collectives started on this communicator: each gets its own
      * tag space, so a non-blocking collective never matches another's traffic. */
     atomic_uint coll_seq;
+    /* Sequence of this layer's own exchanges (communicator creation) on the
+     * communicator's third engine id. */
+    atomic_uint aux_seq;
     char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -251,6 +254,26 @@ struct weft_mpi_info {
     bool predefined;
     int n, cap;
     char **keys, **values;
+};
+
+/* ---------------------------------------------------------------- windows, files, messages */
+
+/* Windows and files exist only as their null handles until the RMA and I/O
+ * layers; the structs carry the magic so that handle checks work. */
+struct weft_mpi_win {
+    uint32_t magic;
+};
+struct weft_mpi_file {
+    uint32_t magic;
+};
+
+/* A message taken out of matching by MPI_Mprobe/Improbe, received later by
+ * MPI_Mrecv/Imrecv. */
+struct weft_mpi_message {
+    uint32_t magic;
+    MPI_Comm comm;
+    weft_message_t *wmsg; /* the engine's matched message */
+    MPI_Status status;
 };
 
 /* ---------------------------------------------------------------- requests */
@@ -393,9 +416,48 @@ static inline void weft__mpi_status_proc_null(MPI_Status *st)
 /* ---------------------------------------------------------------- communicators */
 
 /* Make a communicator over group (ranks in world), with fresh context ids agreed
- * on by the members of parent: collective over parent. */
+ * on by the members of parent: collective over parent. *out is MPI_COMM_NULL on
+ * members of parent outside group. */
 int weft__mpi_comm_create_from(MPI_Comm parent, MPI_Group group, MPI_Comm *out);
+/* MPI_Comm_split's work, reporting errors as fn. */
+int weft__mpi_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
+/* Lower-level pieces for intercommunicators: agree on a context id k among
+ * `members` (world ranks, me = my index) over comm `over` with tag, also
+ * gathering extra_len bytes from each member; then build the object. */
+int weft__mpi_comm_agree(MPI_Comm over, uint64_t tag, const int *members, int n, int me,
+                         const void *extra, size_t extra_len, void *extra_all, int *k_out);
+uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm); /* next tag of comm's own exchanges */
+MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
+void weft__mpi_ctx_give(int k);
 void weft__mpi_comm_release(MPI_Comm comm);
 int weft__mpi_comms_init(void);
+void weft__mpi_comms_fini(void);
+int weft__mpi_intercomm_dup(MPI_Comm comm, MPI_Comm *out); /* mpi_intercomm.c */
+
+/* ---------------------------------------------------------------- other parts */
+
+MPI_Group weft__mpi_group_new(int size, const int *world_ranks); /* refs = 1 */
+void weft__mpi_group_retain(MPI_Group g);
+void weft__mpi_group_release(MPI_Group g);
+void weft__mpi_errh_release(MPI_Errhandler e);
+int weft__mpi_err_lastused(void);
+void weft__mpi_err_fini(void);
+/* Attributes (mpi_attr.c): copy through the copy callbacks (Comm_dup), delete
+ * all through the delete callbacks (Comm_free, Finalize on SELF and WORLD). */
+int weft__mpi_attrs_copy(MPI_Comm from, MPI_Comm to);
+int weft__mpi_attrs_delete_all(MPI_Comm comm);
+int weft__mpi_type_attrs_copy(MPI_Datatype from, MPI_Datatype to);
+int weft__mpi_type_attrs_delete_all(MPI_Datatype t);
+/* Info (mpi_info.c). */
+int weft__mpi_info_dup_internal(MPI_Info in, MPI_Info *out);
+void weft__mpi_info_release(MPI_Info info);
+/* Topologies (mpi_topo.c). */
+void weft__mpi_topo_free(weft_mpi_topo_t *t);
+int weft__mpi_topo_dup(const weft_mpi_topo_t *t, weft_mpi_topo_t **out);
+/* Requests (mpi_req.c) and p2p (mpi_p2p.c). */
+void weft__mpi_req_fini(void);
+void weft__mpi_idle(unsigned *spins);
+int weft__mpi_send_start(MPI_Request r);
+int weft__mpi_recv_start(MPI_Request r);
 
 #endif

@@ -1,0 +1,773 @@
+/* Communicators (MPI 3.1 §6.4): creation, context ids, names, comparison.
+ *
+ * A communicator k owns three engine communicator ids: 4k (point-to-point), 4k+1
+ * (collectives) and 4k+2 (this file's own exchanges), so the three kinds of
+ * traffic never match each other. A new communicator needs a k that no member
+ * uses: the members exchange their bitmaps of used ids and take the lowest id
+ * free everywhere (as MPICH does). Disjoint communicators made by one split may
+ * share an id, since no message can cross between them.
+ *
+ * The exchanges run over the parent's third id, gathered at the parent's first
+ * member and sent back; they are collective over the parent (or over the group,
+ * for MPI_Comm_create_group, with the user's tag), so every member makes the
+ * same sequence of them and a per-communicator counter names each one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_int.h"
+
+struct weft_mpi_comm weft_mpi_comm_world;
+struct weft_mpi_comm weft_mpi_comm_self;
+struct weft_mpi_comm weft_mpi_comm_null = {
+    .magic = WEFT_MPI_MAGIC_COMM, .predefined = true, .name = "MPI_COMM_NULL"};
+
+#define CTX_BITS  (64 * 64)
+#define ID_P2P(k) (4u * (uint32_t)(k))
+#define AUX_TAG   (1ull << 40) /* above any user tag of MPI_Comm_create_group */
+
+int weft__mpi_check_comm(MPI_Comm comm)
+{
+    return comm && comm->magic == WEFT_MPI_MAGIC_COMM && comm != MPI_COMM_NULL ? MPI_SUCCESS
+                                                                               : MPI_ERR_COMM;
+}
+
+static uint32_t aux_id(MPI_Comm c)
+{
+    return c->id_p2p + 2;
+}
+
+/* Fill world_to_rank for the group that sends to us. */
+static int map_senders(MPI_Comm c)
+{
+    MPI_Group from = c->inter ? c->remote_group : c->group;
+    c->world_to_rank = malloc((size_t)weft__mpi.world_size * sizeof *c->world_to_rank);
+    if (!c->world_to_rank)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < weft__mpi.world_size; i++)
+        c->world_to_rank[i] = -1;
+    for (int i = 0; i < from->size; i++)
+        c->world_to_rank[from->ranks[i]] = i;
+    return MPI_SUCCESS;
+}
+
+/* A new communicator object over group (retained), context k. */
+static MPI_Comm comm_new(MPI_Group group, MPI_Group remote, unsigned k)
+{
+    MPI_Comm c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->magic = WEFT_MPI_MAGIC_COMM;
+    atomic_init(&c->refs, 1);
+    c->id_p2p = ID_P2P(k);
+    c->id_coll = c->id_p2p + 1;
+    c->group = group;
+    weft__mpi_group_retain(group);
+    c->rank = group->rank;
+    c->size = group->size;
+    if (remote) {
+        c->inter = true;
+        c->remote_group = remote;
+        weft__mpi_group_retain(remote);
+    }
+    c->errhandler = &weft_mpi_errors_are_fatal;
+    if (map_senders(c) != MPI_SUCCESS) {
+        weft__mpi_comm_release(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void ctx_take(unsigned k)
+{
+    weft__mpi.ctx_mask[k / 64] |= 1ull << (k % 64);
+}
+
+static void ctx_give(unsigned k)
+{
+    weft__mpi.ctx_mask[k / 64] &= ~(1ull << (k % 64));
+}
+
+void weft__mpi_comm_release(MPI_Comm c)
+{
+    if (!c || c->predefined || atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    weft_lock_acquire(&weft__mpi.lock);
+    /* Several communicators of one split share k; the bit goes when the last
+     * of them on this process goes, and a process is in at most one of them. */
+    ctx_give(c->id_p2p / 4);
+    weft_lock_release(&weft__mpi.lock);
+    weft__mpi_group_release(c->group);
+    weft__mpi_group_release(c->remote_group);
+    if (c->local_comm)
+        weft__mpi_comm_release(c->local_comm);
+    weft__mpi_errh_release(c->errhandler);
+    weft__mpi_info_release(c->info);
+    weft__mpi_topo_free(c->topo);
+    free(c->world_to_rank);
+    c->magic = WEFT_MPI_MAGIC_DEAD;
+    free(c);
+}
+
+/* ---- exchanges among the members of a group, over a parent's aux id ---- */
+
+/* Every member of `members` (world ranks; me = my index) contributes len bytes;
+ * all get every contribution, in member order, in all[]. */
+static int exchange(uint32_t id, uint64_t tag, const int *members, int n, int me, const void *mine,
+                    size_t len, void *all)
+{
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    int rc;
+    memcpy((char *)all + (size_t)me * len, mine, len);
+    if (n == 1)
+        return WEFT_OK;
+    if (me != 0) {
+        weft_request_t *r;
+        if ((rc = weft_sr_isend(ctx, members[0], id, tag, mine, len, &r)) < 0 ||
+            (rc = weft_sr_wait(ctx, r, NULL)) < 0)
+            return rc;
+        if ((rc = weft_sr_irecv(ctx, members[0], id, tag, all, len * (size_t)n, &r)) < 0 ||
+            (rc = weft_sr_wait(ctx, r, NULL)) < 0)
+            return rc;
+        return WEFT_OK;
+    }
+    for (int i = 1; i < n; i++) {
+        weft_request_t *r;
+        if ((rc = weft_sr_irecv(ctx, members[i], id, tag, (char *)all + (size_t)i * len, len, &r)) <
+                0 ||
+            (rc = weft_sr_wait(ctx, r, NULL)) < 0)
+            return rc;
+    }
+    weft_request_t **reqs = malloc((size_t)n * sizeof *reqs);
+    if (!reqs)
+        return WEFT_ENOMEM;
+    int first = WEFT_OK;
+    for (int i = 1; i < n; i++) {
+        reqs[i] = NULL;
+        rc = weft_sr_isend(ctx, members[i], id, tag, all, len * (size_t)n, &reqs[i]);
+        if (rc < 0 && first == WEFT_OK)
+            first = rc;
+    }
+    rc = weft_sr_waitall(ctx, n - 1, reqs + 1, NULL);
+    free(reqs);
+    return first != WEFT_OK ? first : rc;
+}
+
+/* Agree on a context id free at every member: exchange used-id bitmaps. Also
+ * carries `extra` bytes per member (the split colours and keys), gathered into
+ * extra_all. Returns the id, or -1 (error in *rc). */
+static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, const void *extra,
+                 size_t extra_len, void *extra_all, int *rc)
+{
+    size_t len = sizeof weft__mpi.ctx_mask + extra_len;
+    char *mine = malloc(len), *all = malloc(len * (size_t)n);
+    int k = -1;
+    if (!mine || !all) {
+        *rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    weft_lock_acquire(&weft__mpi.lock);
+    memcpy(mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
+    weft_lock_release(&weft__mpi.lock);
+    if (extra_len)
+        memcpy(mine + sizeof weft__mpi.ctx_mask, extra, extra_len);
+    int wrc = exchange(id, tag, members, n, me, mine, len, all);
+    if (wrc < 0) {
+        *rc = weft__mpi_err_from_weft(wrc);
+        goto out;
+    }
+    uint64_t used[64] = {0};
+    for (int i = 0; i < n; i++) {
+        const uint64_t *m = (const uint64_t *)(all + (size_t)i * len);
+        for (int w = 0; w < 64; w++)
+            used[w] |= m[w];
+        if (extra_len)
+            memcpy((char *)extra_all + (size_t)i * extra_len,
+                   all + (size_t)i * len + sizeof weft__mpi.ctx_mask, extra_len);
+    }
+    for (int b = 0; b < CTX_BITS; b++) {
+        if (!(used[b / 64] & (1ull << (b % 64)))) {
+            k = b;
+            break;
+        }
+    }
+    if (k < 0) {
+        *rc = MPI_ERR_INTERN; /* 4096 communicators live at once */
+        goto out;
+    }
+    weft_lock_acquire(&weft__mpi.lock);
+    ctx_take((unsigned)k);
+    weft_lock_release(&weft__mpi.lock);
+    *rc = MPI_SUCCESS;
+out:
+    free(mine);
+    free(all);
+    return k;
+}
+
+/* A counter per communicator names the exchanges on its aux id; every member
+ * makes the same sequence of collective creations on it. */
+static uint64_t aux_tag(MPI_Comm parent)
+{
+    return AUX_TAG | (uint64_t)atomic_fetch_add(&parent->aux_seq, 1);
+}
+
+int weft__mpi_comm_create_from(MPI_Comm parent, MPI_Group group, MPI_Comm *out)
+{
+    /* Collective over the parent: all parent members agree on an id, those in
+     * group build the communicator. */
+    int rc;
+    int k = agree(aux_id(parent), aux_tag(parent), parent->group->ranks, parent->size, parent->rank,
+                  NULL, 0, NULL, &rc);
+    if (k < 0)
+        return rc;
+    if (group->rank == MPI_UNDEFINED) {
+        weft_lock_acquire(&weft__mpi.lock);
+        ctx_give((unsigned)k);
+        weft_lock_release(&weft__mpi.lock);
+        *out = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm c = comm_new(group, NULL, (unsigned)k);
+    if (!c) {
+        weft_lock_acquire(&weft__mpi.lock);
+        ctx_give((unsigned)k);
+        weft_lock_release(&weft__mpi.lock);
+        return MPI_ERR_NO_MEM;
+    }
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int weft__mpi_comms_init(void)
+{
+    int n = weft__mpi.world_size, me = weft__mpi.world_rank;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
+    MPI_Group wg = weft__mpi_group_new(n, ranks);
+    MPI_Group sg = weft__mpi_group_new(1, &me);
+    free(ranks);
+    if (!wg || !sg)
+        return MPI_ERR_NO_MEM;
+    struct {
+        MPI_Comm c;
+        MPI_Group g;
+        unsigned k;
+        const char *name;
+    } pre[2] = {{MPI_COMM_WORLD, wg, 0, "MPI_COMM_WORLD"}, {MPI_COMM_SELF, sg, 1, "MPI_COMM_SELF"}};
+    for (int i = 0; i < 2; i++) {
+        MPI_Comm c = pre[i].c;
+        memset(c, 0, sizeof *c);
+        c->magic = WEFT_MPI_MAGIC_COMM;
+        c->predefined = true;
+        atomic_init(&c->refs, 1);
+        c->id_p2p = ID_P2P(pre[i].k);
+        c->id_coll = c->id_p2p + 1;
+        c->group = pre[i].g;
+        c->rank = pre[i].g->rank;
+        c->size = pre[i].g->size;
+        c->errhandler = &weft_mpi_errors_are_fatal;
+        snprintf(c->name, sizeof c->name, "%s", pre[i].name);
+        if (map_senders(c) != MPI_SUCCESS)
+            return MPI_ERR_NO_MEM;
+        ctx_take(pre[i].k);
+    }
+    return MPI_SUCCESS;
+}
+
+void weft__mpi_comms_fini(void)
+{
+    weft__mpi_attrs_delete_all(MPI_COMM_SELF);
+    weft__mpi_attrs_delete_all(MPI_COMM_WORLD);
+    MPI_Comm pre[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+    for (int i = 0; i < 2; i++) {
+        MPI_Comm c = pre[i];
+        MPI_Group g = c->group;
+        g->predefined = false; /* the world and self groups are ours to free */
+        weft__mpi_group_release(g);
+        weft__mpi_errh_release(c->errhandler);
+        weft__mpi_info_release(c->info);
+        free(c->world_to_rank);
+        c->world_to_rank = NULL;
+        c->magic = 0;
+    }
+    memset(weft__mpi.ctx_mask, 0, sizeof weft__mpi.ctx_mask);
+}
+
+/* ---- queries ---- */
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !size)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_size");
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_size)
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !rank)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_rank");
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_rank)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !flag)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_test_inter");
+    *flag = comm->inter;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_test_inter)
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (!rc && !comm->inter)
+        rc = MPI_ERR_COMM;
+    if (rc || !size)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_remote_size");
+    *size = comm->remote_group->size;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_remote_size)
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !group)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_group");
+    weft__mpi_group_retain(comm->group);
+    /* The world's group is predefined here, but the application frees what
+     * it gets: hand out a counted reference to a copy in that case. */
+    if (comm->group->predefined) {
+        MPI_Group g = weft__mpi_group_new(comm->group->size, comm->group->ranks);
+        if (!g)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_group");
+        *group = g;
+        return MPI_SUCCESS;
+    }
+    *group = comm->group;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_group)
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (!rc && !comm->inter)
+        rc = MPI_ERR_COMM;
+    if (rc || !group)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_remote_group");
+    weft__mpi_group_retain(comm->remote_group);
+    *group = comm->remote_group;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_remote_group)
+
+static bool same_members(MPI_Group a, MPI_Group b, bool ordered)
+{
+    if (a->size != b->size)
+        return false;
+    for (int i = 0; i < a->size; i++) {
+        if (ordered) {
+            if (a->ranks[i] != b->ranks[i])
+                return false;
+            continue;
+        }
+        bool found = false;
+        for (int j = 0; j < b->size && !found; j++)
+            found = a->ranks[i] == b->ranks[j];
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    int rc = weft__mpi_check_comm(comm1);
+    if (!rc)
+        rc = weft__mpi_check_comm(comm2);
+    if (rc || !result)
+        return weft__mpi_err(NULL, rc ? rc : MPI_ERR_ARG, "MPI_Comm_compare");
+    if (comm1 == comm2)
+        *result = MPI_IDENT;
+    else if (comm1->inter != comm2->inter)
+        *result = MPI_UNEQUAL;
+    else if (same_members(comm1->group, comm2->group, true) &&
+             (!comm1->inter || same_members(comm1->remote_group, comm2->remote_group, true)))
+        *result = MPI_CONGRUENT;
+    else if (same_members(comm1->group, comm2->group, false) &&
+             (!comm1->inter || same_members(comm1->remote_group, comm2->remote_group, false)))
+        *result = MPI_SIMILAR;
+    else
+        *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_compare)
+
+/* ---- creation ---- */
+
+static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const char *fn)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !newcomm)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
+    if (comm->inter) {
+        /* Intercommunicator: both groups agree, over the local intracommunicator
+         * and then through the leaders; see mpi_intercomm.c. */
+        rc = weft__mpi_intercomm_dup(comm, newcomm);
+        if (rc)
+            return weft__mpi_err(comm, rc, fn);
+    } else {
+        MPI_Comm c;
+        rc = weft__mpi_comm_create_from(comm, comm->group, &c);
+        if (rc)
+            return weft__mpi_err(comm, rc, fn);
+        *newcomm = c;
+    }
+    MPI_Comm c = *newcomm;
+    /* What a duplicate inherits (§6.4.2): error handler, attributes (through
+     * their copy callbacks), topology, info hints. */
+    MPI_Errhandler e = comm->errhandler;
+    if (!e->predefined)
+        atomic_fetch_add(&e->refs, 1);
+    weft__mpi_errh_release(c->errhandler);
+    c->errhandler = e;
+    if (comm->topo && (rc = weft__mpi_topo_dup(comm->topo, &c->topo)))
+        goto err;
+    if (info != MPI_INFO_NULL && info) {
+        if ((rc = weft__mpi_info_dup_internal(info, &c->info)))
+            goto err;
+    } else if (comm->info && (rc = weft__mpi_info_dup_internal(comm->info, &c->info))) {
+        goto err;
+    }
+    if ((rc = weft__mpi_attrs_copy(comm, c)))
+        goto err;
+    return MPI_SUCCESS;
+err:
+    weft__mpi_comm_release(c);
+    *newcomm = MPI_COMM_NULL;
+    return weft__mpi_err(comm, rc, fn);
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return dup_common(comm, MPI_INFO_NULL, newcomm, "MPI_Comm_dup");
+}
+WEFT_MPI_ALIAS(Comm_dup)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    if (!info || info->magic != WEFT_MPI_MAGIC_INFO)
+        return weft__mpi_err(comm, MPI_ERR_INFO, "MPI_Comm_dup_with_info");
+    return dup_common(comm, info, newcomm, "MPI_Comm_dup_with_info");
+}
+WEFT_MPI_ALIAS(Comm_dup_with_info)
+
+/* A non-blocking dup that completes at once: the agreement is short and every
+ * member must reach it, so doing it now keeps the ordering rules simple. */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (!request)
+        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_idup");
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (rc)
+        return rc;
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_idup");
+    r->complete = true;
+    *request = r;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_idup)
+
+static bool valid_group(MPI_Group g)
+{
+    return g && g->magic == WEFT_MPI_MAGIC_GROUP && g != MPI_GROUP_NULL;
+}
+
+/* Is every member of g a member of parent's local group? */
+static bool subset(MPI_Group g, MPI_Comm parent)
+{
+    for (int i = 0; i < g->size; i++) {
+        bool found = false;
+        for (int j = 0; j < parent->size && !found; j++)
+            found = parent->group->ranks[j] == g->ranks[i];
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc)
+        return weft__mpi_err(NULL, rc, "MPI_Comm_create");
+    if (!valid_group(group) || !subset(group, comm))
+        return weft__mpi_err(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+    if (!newcomm)
+        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_create");
+    if (comm->inter)
+        return weft__mpi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_create");
+    MPI_Group g = group;
+    if (group->predefined && group->size) {
+        g = weft__mpi_group_new(group->size, group->ranks);
+        if (!g)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_create");
+    }
+    rc = weft__mpi_comm_create_from(comm, g, newcomm);
+    if (g != group)
+        weft__mpi_group_release(g);
+    return rc ? weft__mpi_err(comm, rc, "MPI_Comm_create") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_create)
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc)
+        return weft__mpi_err(NULL, rc, "MPI_Comm_create_group");
+    if (comm->inter)
+        return weft__mpi_err(comm, MPI_ERR_COMM, "MPI_Comm_create_group");
+    if (!valid_group(group) || !subset(group, comm))
+        return weft__mpi_err(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
+    if (tag < 0)
+        return weft__mpi_err(comm, MPI_ERR_TAG, "MPI_Comm_create_group");
+    if (!newcomm)
+        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_create_group");
+    if (group->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    /* Only the group's members take part: the agreement runs among them, named
+     * by the user's tag (§6.4.2). */
+    int k = agree(aux_id(comm), (uint64_t)tag, group->ranks, group->size, group->rank, NULL, 0,
+                  NULL, &rc);
+    if (k < 0)
+        return weft__mpi_err(comm, rc, "MPI_Comm_create_group");
+    MPI_Comm c = comm_new(group, NULL, (unsigned)k);
+    if (!c)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_create_group");
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_create_group)
+
+typedef struct split_entry {
+    int color, key, rank, world;
+} split_entry_t;
+
+static int cmp_split(const void *a, const void *b)
+{
+    const split_entry_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int weft__mpi_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !newcomm)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
+    if (comm->inter)
+        return weft__mpi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn);
+    if (color < 0 && color != MPI_UNDEFINED)
+        return weft__mpi_err(comm, MPI_ERR_ARG, fn);
+    int n = comm->size;
+    split_entry_t me = {color, key, comm->rank, weft__mpi.world_rank};
+    split_entry_t *all = malloc((size_t)n * sizeof *all);
+    if (!all)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    int k = agree(aux_id(comm), aux_tag(comm), comm->group->ranks, n, comm->rank, &me, sizeof me,
+                  all, &rc);
+    if (k < 0) {
+        free(all);
+        return weft__mpi_err(comm, rc, fn);
+    }
+    if (color == MPI_UNDEFINED) {
+        weft_lock_acquire(&weft__mpi.lock);
+        ctx_give((unsigned)k);
+        weft_lock_release(&weft__mpi.lock);
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].color == color)
+            all[m++] = all[i];
+    qsort(all, (size_t)m, sizeof *all, cmp_split);
+    int *ranks = malloc((size_t)m * sizeof *ranks);
+    MPI_Group g = NULL;
+    if (ranks) {
+        for (int i = 0; i < m; i++)
+            ranks[i] = all[i].world;
+        g = weft__mpi_group_new(m, ranks);
+    }
+    free(ranks);
+    free(all);
+    MPI_Comm c = g ? comm_new(g, NULL, (unsigned)k) : NULL;
+    weft__mpi_group_release(g);
+    if (!c) {
+        weft_lock_acquire(&weft__mpi.lock);
+        ctx_give((unsigned)k);
+        weft_lock_release(&weft__mpi.lock);
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return weft__mpi_comm_split(comm, color, key, newcomm, "MPI_Comm_split");
+}
+WEFT_MPI_ALIAS(Comm_split)
+
+/* Ranks that share memory are those on one node: the engine's node id, which
+ * the shm driver also uses. Colour = the lowest world rank on my node. */
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    if (split_type == MPI_UNDEFINED)
+        return weft__mpi_comm_split(comm, MPI_UNDEFINED, key, newcomm, "MPI_Comm_split_type");
+    if (split_type != MPI_COMM_TYPE_SHARED)
+        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
+    int color = weft_node_leader(weft__mpi.ctx);
+    if (color < 0)
+        return weft__mpi_err(comm, MPI_ERR_INTERN, "MPI_Comm_split_type");
+    return weft__mpi_comm_split(comm, color, key, newcomm, "MPI_Comm_split_type");
+}
+WEFT_MPI_ALIAS(Comm_split_type)
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    if (!comm || weft__mpi_check_comm(*comm) || (*comm)->predefined)
+        return weft__mpi_err(NULL, MPI_ERR_COMM, "MPI_Comm_free");
+    MPI_Comm c = *comm;
+    int rc = weft__mpi_attrs_delete_all(c);
+    if (rc)
+        return weft__mpi_err(c, rc, "MPI_Comm_free");
+    *comm = MPI_COMM_NULL;
+    weft__mpi_comm_release(c);
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_free)
+
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    /* Without dynamic processes, a disconnect is a free after the
+     * communicator's pending traffic, which MPI_Comm_free already allows. */
+    if (comm && *comm != MPI_COMM_NULL && !weft__mpi_check_comm(*comm))
+        PMPI_Barrier(*comm);
+    return PMPI_Comm_free(comm);
+}
+WEFT_MPI_ALIAS(Comm_disconnect)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !comm_name)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_set_name");
+    snprintf(comm->name, sizeof comm->name, "%s", comm_name);
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    if (comm == MPI_COMM_NULL && comm_name && resultlen) {
+        snprintf(comm_name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+        *resultlen = (int)strlen(comm_name);
+        return MPI_SUCCESS;
+    }
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !comm_name || !resultlen)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_get_name");
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
+    *resultlen = (int)strlen(comm_name);
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_get_name)
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc)
+        return weft__mpi_err(NULL, rc, "MPI_Comm_set_info");
+    if (!info || info->magic != WEFT_MPI_MAGIC_INFO)
+        return weft__mpi_err(comm, MPI_ERR_INFO, "MPI_Comm_set_info");
+    MPI_Info copy = NULL;
+    if (info != MPI_INFO_NULL && (rc = weft__mpi_info_dup_internal(info, &copy)))
+        return weft__mpi_err(comm, rc, "MPI_Comm_set_info");
+    weft__mpi_info_release(comm->info);
+    comm->info = copy;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !info_used)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Comm_get_info");
+    if (comm->info)
+        rc = weft__mpi_info_dup_internal(comm->info, info_used);
+    else
+        rc = PMPI_Info_create(info_used);
+    return rc ? weft__mpi_err(comm, rc, "MPI_Comm_get_info") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_get_info)
+
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    if (!parent)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
+    /* No process of a weft job was spawned by MPI_Comm_spawn. */
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Comm_get_parent)
+
+/* For the parts that agree on ids over other groups (intercommunicators). */
+int weft__mpi_comm_agree(MPI_Comm over, uint64_t tag, const int *members, int n, int me,
+                         const void *extra, size_t extra_len, void *extra_all, int *k_out)
+{
+    int rc;
+    int k = agree(aux_id(over), tag, members, n, me, extra, extra_len, extra_all, &rc);
+    if (k < 0)
+        return rc;
+    *k_out = k;
+    return MPI_SUCCESS;
+}
+
+uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm)
+{
+    return aux_tag(comm);
+}
+
+MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k)
+{
+    return comm_new(group, remote, (unsigned)k);
+}
+
+void weft__mpi_ctx_give(int k)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    ctx_give((unsigned)k);
+    weft_lock_release(&weft__mpi.lock);
+}

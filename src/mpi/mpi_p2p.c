@@ -1,0 +1,590 @@
+/* Point-to-point (MPI 3.1 chapter 3) mapped straight onto the engine.
+ *
+ * A communicator is a pair of engine communicator ids; an MPI tag is the engine
+ * tag; ranks are translated through the communicator's group. Contiguous data
+ * goes to the engine as one buffer, a derived datatype as an iovec of its
+ * segments (the driver gathers: no packing copy), and only a type with more
+ * pieces than an iovec may carry goes through a staging buffer.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_int.h"
+
+/* Most iovec entries handed to the engine in one message; beyond, we pack. */
+#define P2P_MAX_IOV 64
+
+void weft__mpi_status_set(MPI_Status *st, MPI_Comm comm, const weft_status_t *ws, int err)
+{
+    st->MPI_SOURCE = ws->source >= 0 ? weft__mpi_comm_rank_of(comm, ws->source) : MPI_ANY_SOURCE;
+    st->MPI_TAG = ws->tag == WEFT_ANY_TAG ? MPI_ANY_TAG : (int)ws->tag;
+    st->MPI_ERROR = err;
+    st->weft_cancelled = ws->error == WEFT_ECANCELED;
+    st->weft_count = (long long)ws->length;
+}
+
+static int check_tag(int tag, bool recv)
+{
+    if (tag >= 0 && tag <= INT_MAX)
+        return MPI_SUCCESS;
+    return recv && tag == MPI_ANY_TAG ? MPI_SUCCESS : MPI_ERR_TAG;
+}
+
+static int check_peer(MPI_Comm comm, int peer, bool recv)
+{
+    if (peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE))
+        return MPI_SUCCESS;
+    return peer >= 0 && peer < weft__mpi_comm_peer_size(comm) ? MPI_SUCCESS : MPI_ERR_RANK;
+}
+
+/* The checks every send and receive starts with. */
+static int check_p2p(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                     MPI_Comm comm, bool recv)
+{
+    int rc;
+    if ((rc = weft__mpi_check_init()) || (rc = weft__mpi_check_comm(comm)) ||
+        (rc = weft__mpi_check_count(count)) || (rc = weft__mpi_check_type(type)) ||
+        (rc = check_tag(tag, recv)) || (rc = check_peer(comm, peer, recv)) ||
+        (rc = weft__mpi_check_buf(buf, count, type)))
+        return rc;
+    return MPI_SUCCESS;
+}
+
+static int engine_err(MPI_Comm comm, int wrc, const char *fn)
+{
+    return weft__mpi_err(comm, weft__mpi_err_from_weft(wrc), fn);
+}
+
+/* Start the engine send of r (whose buf/count/type/peer/tag/mode are set). */
+int weft__mpi_send_start(MPI_Request r)
+{
+    MPI_Comm comm = r->comm;
+    MPI_Datatype t = r->type;
+    int dest = weft__mpi_comm_peer(comm, r->peer);
+    size_t len = t->size * (size_t)r->count;
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    bool sync = r->mode == WEFT_MPI_MODE_SYNC;
+    if (t->contig || len == 0) {
+        const char *p = (const char *)r->buf + t->true_lb;
+        return sync ? weft_sr_issend(ctx, dest, comm->id_p2p, (uint64_t)r->tag, p, len, &r->wreq)
+                    : weft_sr_isend(ctx, dest, comm->id_p2p, (uint64_t)r->tag, p, len, &r->wreq);
+    }
+    struct iovec iov[P2P_MAX_IOV];
+    int n = weft__mpi_type_iov(t, r->buf, (size_t)r->count, iov, P2P_MAX_IOV);
+    if (n <= P2P_MAX_IOV && !sync)
+        return weft_sr_isendv(ctx, dest, comm->id_p2p, (uint64_t)r->tag, iov, n, &r->wreq);
+    /* Too many pieces for one iovec (or a synchronous send, which the engine
+     * takes contiguous): pack once. */
+    r->staging = malloc(len);
+    if (!r->staging)
+        return WEFT_ENOMEM;
+    weft__mpi_type_pack(t, r->buf, (size_t)r->count, 0, len, r->staging);
+    return sync ? weft_sr_issend(ctx, dest, comm->id_p2p, (uint64_t)r->tag, r->staging, len,
+                                 &r->wreq)
+                : weft_sr_isend(ctx, dest, comm->id_p2p, (uint64_t)r->tag, r->staging, len,
+                                &r->wreq);
+}
+
+/* Post the engine receive of r. */
+int weft__mpi_recv_start(MPI_Request r)
+{
+    MPI_Comm comm = r->comm;
+    MPI_Datatype t = r->type;
+    int src = r->peer == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, r->peer);
+    uint64_t tag = r->tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)r->tag;
+    size_t len = t->size * (size_t)r->count;
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    void *buf = (void *)r->buf;
+    if (t->contig || len == 0)
+        return weft_sr_irecv(ctx, src, comm->id_p2p, tag, (char *)buf + t->true_lb, len, &r->wreq);
+    struct iovec iov[P2P_MAX_IOV];
+    int n = weft__mpi_type_iov(t, buf, (size_t)r->count, iov, P2P_MAX_IOV);
+    if (n <= P2P_MAX_IOV)
+        return weft_sr_irecvv(ctx, src, comm->id_p2p, tag, iov, n, &r->wreq);
+    r->staging = malloc(len);
+    if (!r->staging)
+        return WEFT_ENOMEM;
+    r->user_buf = buf;
+    r->user_count = r->count;
+    r->user_type = t;
+    return weft_sr_irecv(ctx, src, comm->id_p2p, tag, r->staging, len, &r->wreq);
+}
+
+/* Buffered sends (MPI 3.1 §3.6): the message is copied into the attached
+ * buffer's budget at once and sent from the copy, so the call never waits for
+ * the receiver. The copies are tracked and released as their sends complete. */
+typedef struct bsend {
+    struct bsend *next;
+    MPI_Request req;
+    size_t bytes;
+} bsend_t;
+
+static bsend_t *bsends;
+static size_t bsend_used;
+
+static void bsend_reap(bool wait)
+{
+    bsend_t **pp = &bsends;
+    while (*pp) {
+        bsend_t *b = *pp;
+        if (wait)
+            weft__mpi_req_wait_complete(b->req);
+        else
+            weft__mpi_req_poll(b->req);
+        if (b->req->complete) {
+            *pp = b->next;
+            bsend_used -= b->bytes + MPI_BSEND_OVERHEAD;
+            weft__mpi_req_free(b->req);
+            free(b);
+        } else {
+            pp = &b->next;
+        }
+    }
+}
+
+static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                       const char *fn)
+{
+    size_t len = t->size * (size_t)count;
+    weft_lock_acquire(&weft__mpi.lock);
+    bsend_reap(false);
+    if (!weft__mpi.bsend_buf ||
+        bsend_used + len + MPI_BSEND_OVERHEAD > (size_t)weft__mpi.bsend_size) {
+        weft_lock_release(&weft__mpi.lock);
+        return weft__mpi_err(comm, MPI_ERR_BUFFER, fn);
+    }
+    bsend_t *b = calloc(1, sizeof *b);
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_SEND, comm);
+    void *copy = malloc(len ? len : 1);
+    if (!b || !r || !copy) {
+        free(b);
+        free(copy);
+        if (r)
+            weft__mpi_req_free(r);
+        weft_lock_release(&weft__mpi.lock);
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    }
+    weft__mpi_type_pack(t, buf, (size_t)count, 0, len, copy);
+    r->staging = copy;
+    r->buf = copy;
+    r->count = (int)len;
+    r->type = MPI_BYTE;
+    r->peer = dest;
+    r->tag = tag;
+    r->mode = WEFT_MPI_MODE_STD;
+    int wrc = weft__mpi_send_start(r);
+    if (wrc < 0) {
+        weft__mpi_req_free(r);
+        free(b);
+        weft_lock_release(&weft__mpi.lock);
+        return engine_err(comm, wrc, fn);
+    }
+    b->req = r;
+    b->bytes = len;
+    b->next = bsends;
+    bsends = b;
+    bsend_used += len + MPI_BSEND_OVERHEAD;
+    weft_lock_release(&weft__mpi.lock);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    if (size < 0 || (!buffer && size > 0))
+        return weft__mpi_err(NULL, size < 0 ? MPI_ERR_SIZE : MPI_ERR_BUFFER, "MPI_Buffer_attach");
+    weft_lock_acquire(&weft__mpi.lock);
+    bool busy = weft__mpi.bsend_buf != NULL;
+    if (!busy) {
+        weft__mpi.bsend_buf = buffer ? buffer : (void *)1;
+        weft__mpi.bsend_size = size;
+    }
+    weft_lock_release(&weft__mpi.lock);
+    return busy ? weft__mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Buffer_attach)
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    if (!buffer_addr || !size)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
+    /* Detach blocks until every buffered message has left (§3.6.1). */
+    weft_lock_acquire(&weft__mpi.lock);
+    bsend_reap(true);
+    void *b = weft__mpi.bsend_buf;
+    *(void **)buffer_addr = b == (void *)1 ? NULL : b;
+    *size = weft__mpi.bsend_size;
+    weft__mpi.bsend_buf = NULL;
+    weft__mpi.bsend_size = 0;
+    weft_lock_release(&weft__mpi.lock);
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Buffer_detach)
+
+/* Every non-blocking send and receive goes through here. */
+static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                    int mode, MPI_Request *request, const char *fn)
+{
+    bool recv = mode == WEFT_MPI_MODE_RECV;
+    int rc = check_p2p(buf, count, type, peer, tag, comm, recv);
+    if (rc)
+        return weft__mpi_err(comm, rc, fn);
+    if (!request)
+        return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
+    if (peer == MPI_PROC_NULL || mode == WEFT_MPI_MODE_BUF) {
+        if (peer != MPI_PROC_NULL && (rc = bsend_start(buf, count, type, peer, tag, comm, fn)))
+            return rc;
+        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
+        if (!r)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+        r->complete = true;
+        if (peer == MPI_PROC_NULL)
+            weft__mpi_status_proc_null(&r->status);
+        else
+            weft__mpi_status_empty(&r->status);
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    MPI_Request r = weft__mpi_req_alloc(recv ? WEFT_MPI_REQ_RECV : WEFT_MPI_REQ_SEND, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    r->buf = buf;
+    r->count = count;
+    r->type = type;
+    r->peer = peer;
+    r->tag = tag;
+    r->mode = mode;
+    int wrc = recv ? weft__mpi_recv_start(r) : weft__mpi_send_start(r);
+    if (wrc < 0) {
+        weft__mpi_req_free(r);
+        return engine_err(comm, wrc, fn);
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return start_op(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_STD, request, "MPI_Isend");
+}
+WEFT_MPI_ALIAS(Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return start_op(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_SYNC, request,
+                    "MPI_Issend");
+}
+WEFT_MPI_ALIAS(Issend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return start_op(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_BUF, request,
+                    "MPI_Ibsend");
+}
+WEFT_MPI_ALIAS(Ibsend)
+
+/* A ready send may be sent as a standard one: the receive is posted, so the
+ * engine's eager or rendezvous path is what the user asked for anyway. */
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return start_op(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_READY, request,
+                    "MPI_Irsend");
+}
+WEFT_MPI_ALIAS(Irsend)
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return start_op(buf, count, datatype, source, tag, comm, WEFT_MPI_MODE_RECV, request,
+                    "MPI_Irecv");
+}
+WEFT_MPI_ALIAS(Irecv)
+
+/* Blocking calls: start, then wait on the request. The request is freed by
+ * PMPI_Wait; its errors were already reported through the handler there. */
+static int blocking(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                    int mode, MPI_Status *status, const char *fn)
+{
+    MPI_Request r;
+    int rc = start_op(buf, count, type, peer, tag, comm, mode, &r, fn);
+    if (rc)
+        return rc;
+    return PMPI_Wait(&r, status);
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_STD, MPI_STATUS_IGNORE,
+                    "MPI_Send");
+}
+WEFT_MPI_ALIAS(Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_SYNC, MPI_STATUS_IGNORE,
+                    "MPI_Ssend");
+}
+WEFT_MPI_ALIAS(Ssend)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_BUF, MPI_STATUS_IGNORE,
+                    "MPI_Bsend");
+}
+WEFT_MPI_ALIAS(Bsend)
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_READY, MPI_STATUS_IGNORE,
+                    "MPI_Rsend");
+}
+WEFT_MPI_ALIAS(Rsend)
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return blocking(buf, count, datatype, source, tag, comm, WEFT_MPI_MODE_RECV, status,
+                    "MPI_Recv");
+}
+WEFT_MPI_ALIAS(Recv)
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Request r[2];
+    int rc = start_op(recvbuf, recvcount, recvtype, source, recvtag, comm, WEFT_MPI_MODE_RECV,
+                      &r[0], "MPI_Sendrecv");
+    if (rc)
+        return rc;
+    rc = start_op(sendbuf, sendcount, sendtype, dest, sendtag, comm, WEFT_MPI_MODE_STD, &r[1],
+                  "MPI_Sendrecv");
+    if (rc) {
+        PMPI_Cancel(&r[0]);
+        PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        return rc;
+    }
+    int rc1 = PMPI_Wait(&r[1], MPI_STATUS_IGNORE);
+    int rc0 = PMPI_Wait(&r[0], status);
+    return rc0 ? rc0 : rc1;
+}
+WEFT_MPI_ALIAS(Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    int rc = check_p2p(buf, count, datatype, dest, sendtag, comm, false);
+    if (rc)
+        return weft__mpi_err(comm, rc, "MPI_Sendrecv_replace");
+    /* The outgoing data is packed first, so the receive may land in buf. */
+    size_t len = datatype->size * (size_t)count;
+    void *copy = malloc(len ? len : 1);
+    if (!copy)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+    weft__mpi_type_pack(datatype, buf, (size_t)count, 0, len, copy);
+    rc = PMPI_Sendrecv(copy, (int)len, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
+    free(copy);
+    return rc;
+}
+WEFT_MPI_ALIAS(Sendrecv_replace)
+
+/* ---- probes ---- */
+
+static int probe_args(int source, int tag, MPI_Comm comm, int *src, uint64_t *wtag)
+{
+    int rc;
+    if ((rc = weft__mpi_check_init()) || (rc = weft__mpi_check_comm(comm)) ||
+        (rc = check_tag(tag, true)) || (rc = check_peer(comm, source, true)))
+        return rc;
+    *src = source == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, source);
+    *wtag = tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)tag;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    int src;
+    uint64_t wtag;
+    int rc = probe_args(source, tag, comm, &src, &wtag);
+    if (rc || !flag)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Iprobe");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        if (status)
+            weft__mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    weft_status_t ws;
+    int wrc = weft_sr_iprobe(weft__mpi.ctx, src, comm->id_p2p, wtag, flag, &ws);
+    if (wrc < 0)
+        return engine_err(comm, wrc, "MPI_Iprobe");
+    if (*flag && status)
+        weft__mpi_status_set(status, comm, &ws, status->MPI_ERROR);
+    /* Active collectives must move even while the caller only probes. */
+    if (!*flag && weft__mpi.scheds)
+        weft__mpi_progress();
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Iprobe)
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int src;
+    uint64_t wtag;
+    int rc = probe_args(source, tag, comm, &src, &wtag);
+    if (rc)
+        return weft__mpi_err(comm, rc, "MPI_Probe");
+    if (source == MPI_PROC_NULL) {
+        if (status)
+            weft__mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    for (;;) {
+        int flag;
+        rc = PMPI_Iprobe(source, tag, comm, &flag, status);
+        if (rc || flag)
+            return rc;
+        weft__mpi_progress();
+    }
+}
+WEFT_MPI_ALIAS(Probe)
+
+/* ---- matched probes (§3.8.2): the message leaves matching at the probe, so
+ * no other thread's receive can take it before MPI_Mrecv ---- */
+
+struct weft_mpi_message weft_mpi_message_null = {.magic = WEFT_MPI_MAGIC_MSG};
+struct weft_mpi_message weft_mpi_message_no_proc = {.magic = WEFT_MPI_MAGIC_MSG};
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    int src;
+    uint64_t wtag;
+    int rc = probe_args(source, tag, comm, &src, &wtag);
+    if (rc || !flag || !message)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Improbe");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        if (status)
+            weft__mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Message m = malloc(sizeof *m);
+    if (!m)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Improbe");
+    weft_status_t ws;
+    int wrc = weft_sr_improbe(weft__mpi.ctx, src, comm->id_p2p, wtag, flag, &m->wmsg, &ws);
+    if (wrc < 0 || !*flag) {
+        free(m);
+        if (wrc < 0)
+            return engine_err(comm, wrc, "MPI_Improbe");
+        if (weft__mpi.scheds)
+            weft__mpi_progress();
+        return MPI_SUCCESS;
+    }
+    m->magic = WEFT_MPI_MAGIC_MSG;
+    m->comm = comm;
+    weft__mpi_status_set(&m->status, comm, &ws, MPI_SUCCESS);
+    if (status) {
+        int keep = status->MPI_ERROR;
+        *status = m->status;
+        status->MPI_ERROR = keep;
+    }
+    *message = m;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Improbe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int flag;
+        int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        if (rc || flag)
+            return rc;
+        weft__mpi_progress();
+        weft__mpi_idle(&spins);
+    }
+}
+WEFT_MPI_ALIAS(Mprobe)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    if (!message || !*message || (*message)->magic != WEFT_MPI_MAGIC_MSG ||
+        *message == MPI_MESSAGE_NULL)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Imrecv");
+    MPI_Message m = *message;
+    MPI_Comm comm = m == MPI_MESSAGE_NO_PROC ? MPI_COMM_SELF : m->comm;
+    int rc;
+    if ((rc = weft__mpi_check_count(count)) || (rc = weft__mpi_check_type(datatype)) ||
+        (rc = weft__mpi_check_buf(buf, count, datatype)))
+        return weft__mpi_err(comm, rc, "MPI_Imrecv");
+    if (!request)
+        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Imrecv");
+    if (m == MPI_MESSAGE_NO_PROC) {
+        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
+        if (!r)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+        r->complete = true;
+        weft__mpi_status_proc_null(&r->status);
+        *request = r;
+        *message = MPI_MESSAGE_NULL;
+        return MPI_SUCCESS;
+    }
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_RECV, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+    size_t len = datatype->size * (size_t)count;
+    struct iovec iov[P2P_MAX_IOV];
+    int n;
+    if (datatype->contig || len == 0) {
+        iov[0].iov_base = (char *)buf + datatype->true_lb;
+        iov[0].iov_len = len;
+        n = 1;
+    } else {
+        n = weft__mpi_type_iov(datatype, buf, (size_t)count, iov, P2P_MAX_IOV);
+        if (n > P2P_MAX_IOV) {
+            r->staging = malloc(len);
+            if (!r->staging) {
+                weft__mpi_req_free(r);
+                return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+            }
+            r->user_buf = buf;
+            r->user_count = count;
+            r->user_type = datatype;
+            iov[0].iov_base = r->staging;
+            iov[0].iov_len = len;
+            n = 1;
+        }
+    }
+    int wrc = weft_sr_imrecvv(weft__mpi.ctx, m->wmsg, iov, n, &r->wreq);
+    m->magic = WEFT_MPI_MAGIC_DEAD;
+    free(m);
+    *message = MPI_MESSAGE_NULL;
+    if (wrc < 0) {
+        weft__mpi_req_free(r);
+        return engine_err(comm, wrc, "MPI_Imrecv");
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Imrecv)
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+    if (rc)
+        return rc;
+    return PMPI_Wait(&r, status);
+}
+WEFT_MPI_ALIAS(Mrecv)

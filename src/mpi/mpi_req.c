@@ -1,0 +1,725 @@
+/* Requests: completion (wait/test in all variants), persistent requests,
+ * generalized requests, cancel (MPI 3.1 §3.7-3.9, §12.2).
+ *
+ * An MPI request wraps an engine request (p2p), a collective schedule, or a
+ * generalized request. Completing it caches the status in the request, so
+ * MPI_Request_get_status can look without freeing, and a persistent request
+ * keeps its arguments to start again.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_int.h"
+
+struct weft_mpi_request weft_mpi_request_null = {
+    .magic = WEFT_MPI_MAGIC_REQ, .kind = WEFT_MPI_REQ_DONE, .complete = true};
+
+MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    MPI_Request r = weft__mpi.free_requests;
+    if (r)
+        weft__mpi.free_requests = r->next_free;
+    weft_lock_release(&weft__mpi.lock);
+    if (!r && !(r = malloc(sizeof *r)))
+        return NULL;
+    memset(r, 0, sizeof *r);
+    r->magic = WEFT_MPI_MAGIC_REQ;
+    r->kind = kind;
+    r->comm = comm;
+    weft__mpi_status_empty(&r->status);
+    return r;
+}
+
+void weft__mpi_req_free(MPI_Request r)
+{
+    if (r->sched) {
+        weft__mpi_sched_free(r->sched);
+        r->sched = NULL;
+    }
+    free(r->staging);
+    r->staging = NULL;
+    r->magic = WEFT_MPI_MAGIC_DEAD;
+    weft_lock_acquire(&weft__mpi.lock);
+    r->next_free = weft__mpi.free_requests;
+    weft__mpi.free_requests = r;
+    weft_lock_release(&weft__mpi.lock);
+}
+
+void weft__mpi_req_fini(void)
+{
+    MPI_Request r = weft__mpi.free_requests;
+    while (r) {
+        MPI_Request next = r->next_free;
+        free(r);
+        r = next;
+    }
+    weft__mpi.free_requests = NULL;
+}
+
+void weft__mpi_progress(void)
+{
+    weft_progress(weft__mpi.ctx);
+    if (weft__mpi.scheds)
+        weft__mpi_sched_progress_all();
+}
+
+/* Between two fruitless polls: spin a little, then let other threads (and the
+ * peer, on an oversubscribed node) run. */
+void weft__mpi_idle(unsigned *spins)
+{
+    if (++*spins > 64)
+        sched_yield();
+}
+
+/* A p2p engine request finished: record the status, unpack staged data. */
+static void finish_p2p(MPI_Request r, const weft_status_t *ws, int wrc)
+{
+    int err = wrc == WEFT_ECANCELED ? MPI_SUCCESS : weft__mpi_err_from_weft(wrc);
+    weft__mpi_status_set(&r->status, r->comm, ws, err);
+    if (r->kind == WEFT_MPI_REQ_SEND) {
+        /* A send's status says nothing about the receiver. */
+        r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+    }
+    if (wrc == WEFT_ECANCELED)
+        r->status.weft_cancelled = 1;
+    if (r->kind == WEFT_MPI_REQ_RECV && r->staging && r->user_buf) {
+        size_t got = ws->length;
+        size_t cap = r->user_type->size * (size_t)r->user_count;
+        weft__mpi_type_unpack(r->user_type, r->user_buf, (size_t)r->user_count, 0,
+                              got < cap ? got : cap, r->staging);
+    }
+    if (r->staging && r->kind == WEFT_MPI_REQ_RECV) {
+        free(r->staging);
+        r->staging = NULL;
+    }
+    r->complete = true;
+}
+
+int weft__mpi_req_poll(MPI_Request r)
+{
+    if (r->complete)
+        return MPI_SUCCESS;
+    switch (r->kind) {
+    case WEFT_MPI_REQ_SEND:
+    case WEFT_MPI_REQ_RECV: {
+        int flag = 0;
+        weft_status_t ws;
+        int wrc = weft_sr_test(weft__mpi.ctx, r->wreq, &flag, &ws);
+        if (flag) {
+            r->wreq = NULL;
+            finish_p2p(r, &ws, wrc);
+        }
+        return MPI_SUCCESS;
+    }
+    case WEFT_MPI_REQ_GREQ:
+        if (atomic_load_explicit(&r->greq_done, memory_order_acquire)) {
+            MPI_Status st;
+            weft__mpi_status_empty(&st);
+            int rc = r->query_fn ? r->query_fn(r->extra_state, &st) : MPI_SUCCESS;
+            r->status = st;
+            if (rc != MPI_SUCCESS)
+                r->status.MPI_ERROR = rc;
+            r->complete = true;
+        }
+        return MPI_SUCCESS;
+    case WEFT_MPI_REQ_COLL: {
+        bool done = false;
+        int rc = weft__mpi_sched_poll(r->sched, &done);
+        if (done || rc) {
+            weft__mpi_status_empty(&r->status);
+            r->status.MPI_ERROR = rc;
+            r->complete = true;
+        }
+        return MPI_SUCCESS;
+    }
+    case WEFT_MPI_REQ_DONE:
+        r->complete = true;
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_INTERN;
+}
+
+int weft__mpi_req_wait_complete(MPI_Request r)
+{
+    /* A lone p2p request with no collective in flight: the engine's own wait,
+     * with its waiting policy, is the fastest way. */
+    if ((r->kind == WEFT_MPI_REQ_SEND || r->kind == WEFT_MPI_REQ_RECV) && !r->complete &&
+        !weft__mpi.scheds) {
+        weft_status_t ws;
+        int wrc = weft_sr_wait(weft__mpi.ctx, r->wreq, &ws);
+        r->wreq = NULL;
+        finish_p2p(r, &ws, wrc);
+        return MPI_SUCCESS;
+    }
+    unsigned spins = 0;
+    for (;;) {
+        weft__mpi_req_poll(r);
+        if (r->complete)
+            return MPI_SUCCESS;
+        weft__mpi_progress();
+        weft__mpi_idle(&spins);
+    }
+}
+
+static bool valid_req(MPI_Request r)
+{
+    return r && r->magic == WEFT_MPI_MAGIC_REQ;
+}
+
+/* Is this request inactive (null, or persistent and not started)? Those
+ * complete at once with an empty status (§3.7.3). */
+static bool inactive(MPI_Request r)
+{
+    return r == MPI_REQUEST_NULL || (r->persistent && !r->active);
+}
+
+/* Hand a completed request's status to the caller and retire the request:
+ * free it, or make a persistent one inactive. Returns the request's error. */
+static int retire(MPI_Request *slot, MPI_Status *status, bool set_error)
+{
+    MPI_Request r = *slot;
+    int err = r->status.MPI_ERROR;
+    if (status) {
+        int keep = status->MPI_ERROR;
+        *status = r->status;
+        if (!set_error)
+            status->MPI_ERROR = keep;
+    }
+    if (r->kind == WEFT_MPI_REQ_GREQ) {
+        if (r->free_fn) {
+            int frc = r->free_fn(r->extra_state);
+            if (frc && !err)
+                err = frc;
+        }
+    }
+    if (r->persistent) {
+        r->active = false;
+        r->complete = false;
+        if (r->freed) {
+            weft__mpi_req_free(r);
+            *slot = MPI_REQUEST_NULL;
+        }
+    } else {
+        weft__mpi_req_free(r);
+        *slot = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static void empty_status(MPI_Status *status, bool set_error)
+{
+    if (status) {
+        int keep = status->MPI_ERROR;
+        weft__mpi_status_empty(status);
+        if (!set_error)
+            status->MPI_ERROR = keep;
+    }
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!request || !valid_req(*request))
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Wait");
+    MPI_Request r = *request;
+    if (inactive(r)) {
+        empty_status(status, false);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = r->comm;
+    weft__mpi_req_wait_complete(r);
+    int err = retire(request, status, false);
+    return err ? weft__mpi_err(comm, err, "MPI_Wait") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (!request || !valid_req(*request) || !flag)
+        return weft__mpi_err(NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Test");
+    MPI_Request r = *request;
+    if (inactive(r)) {
+        *flag = 1;
+        empty_status(status, false);
+        return MPI_SUCCESS;
+    }
+    weft__mpi_req_poll(r);
+    if (!r->complete) {
+        weft__mpi_progress();
+        weft__mpi_req_poll(r);
+    }
+    *flag = r->complete;
+    if (!r->complete)
+        return MPI_SUCCESS;
+    MPI_Comm comm = r->comm;
+    int err = retire(request, status, false);
+    return err ? weft__mpi_err(comm, err, "MPI_Test") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Test)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    if (!valid_req(request) || !flag)
+        return weft__mpi_err(NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST, "MPI_Request_get_status");
+    if (inactive(request)) {
+        *flag = 1;
+        empty_status(status, false);
+        return MPI_SUCCESS;
+    }
+    weft__mpi_req_poll(request);
+    if (!request->complete) {
+        weft__mpi_progress();
+        weft__mpi_req_poll(request);
+    }
+    *flag = request->complete;
+    if (request->complete && status) {
+        int keep = status->MPI_ERROR;
+        *status = request->status;
+        status->MPI_ERROR = keep;
+    }
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Request_get_status)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    if (!request || !valid_req(*request) || *request == MPI_REQUEST_NULL)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
+    MPI_Request r = *request;
+    *request = MPI_REQUEST_NULL;
+    if (r->persistent && !r->active) {
+        weft__mpi_req_free(r);
+        return MPI_SUCCESS;
+    }
+    /* An active operation still runs to completion (the buffers stay the
+     * user's concern): its request is retired when it completes, which the
+     * engine guarantees; here we wait for it so nothing leaks. */
+    if (r->kind == WEFT_MPI_REQ_GREQ) {
+        r->freed = true;
+        if (atomic_load(&r->greq_done)) {
+            if (r->free_fn)
+                r->free_fn(r->extra_state);
+            weft__mpi_req_free(r);
+        }
+        return MPI_SUCCESS;
+    }
+    weft__mpi_req_wait_complete(r);
+    weft__mpi_req_free(r);
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Request_free)
+
+/* ---- multiple completion ---- */
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    if (count < 0 || (count > 0 && !reqs))
+        return weft__mpi_err(NULL, count < 0 ? MPI_ERR_COUNT : MPI_ERR_REQUEST, "MPI_Waitall");
+    for (int i = 0; i < count; i++)
+        if (!valid_req(reqs[i]))
+            return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
+    bool failed = false;
+    MPI_Comm comm = NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses ? &statuses[i] : NULL;
+        if (inactive(reqs[i])) {
+            if (st)
+                weft__mpi_status_empty(st);
+            continue;
+        }
+        weft__mpi_req_wait_complete(reqs[i]);
+    }
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses ? &statuses[i] : NULL;
+        if (inactive(reqs[i]))
+            continue;
+        if (!comm)
+            comm = reqs[i]->comm;
+        int err = retire(&reqs[i], st, true);
+        if (err)
+            failed = true;
+    }
+    return failed ? weft__mpi_err(comm, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Waitall)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    if (count < 0 || !flag || (count > 0 && !reqs))
+        return weft__mpi_err(NULL, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Testall");
+    bool all = true;
+    for (int i = 0; i < count; i++) {
+        if (!valid_req(reqs[i]))
+            return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Testall");
+        if (inactive(reqs[i]))
+            continue;
+        weft__mpi_req_poll(reqs[i]);
+        if (!reqs[i]->complete)
+            all = false;
+    }
+    if (!all) {
+        weft__mpi_progress();
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    bool failed = false;
+    MPI_Comm comm = NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses ? &statuses[i] : NULL;
+        if (inactive(reqs[i])) {
+            if (st)
+                weft__mpi_status_empty(st);
+            continue;
+        }
+        if (!comm)
+            comm = reqs[i]->comm;
+        if (retire(&reqs[i], st, true))
+            failed = true;
+    }
+    return failed ? weft__mpi_err(comm, MPI_ERR_IN_STATUS, "MPI_Testall") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Testall)
+
+/* One pass of Testany: index of a completed active request, -1 if none is
+ * complete, MPI_UNDEFINED if none is active. */
+static int scan_any(int count, MPI_Request reqs[])
+{
+    bool any_active = false;
+    for (int i = 0; i < count; i++) {
+        if (inactive(reqs[i]))
+            continue;
+        any_active = true;
+        weft__mpi_req_poll(reqs[i]);
+        if (reqs[i]->complete)
+            return i;
+    }
+    return any_active ? -1 : MPI_UNDEFINED;
+}
+
+static int check_reqs(int count, MPI_Request reqs[], const char *fn)
+{
+    if (count < 0)
+        return weft__mpi_err(NULL, MPI_ERR_COUNT, fn);
+    if (count > 0 && !reqs)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, fn);
+    for (int i = 0; i < count; i++)
+        if (!valid_req(reqs[i]))
+            return weft__mpi_err(NULL, MPI_ERR_REQUEST, fn);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    int rc = check_reqs(count, reqs, "MPI_Testany");
+    if (rc)
+        return rc;
+    if (!index || !flag)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Testany");
+    int i = scan_any(count, reqs);
+    if (i == -1) {
+        weft__mpi_progress();
+        i = scan_any(count, reqs);
+    }
+    if (i == MPI_UNDEFINED) {
+        *flag = 1;
+        *index = MPI_UNDEFINED;
+        empty_status(status, false);
+        return MPI_SUCCESS;
+    }
+    if (i < 0) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    *index = i;
+    MPI_Comm comm = reqs[i]->comm;
+    int err = retire(&reqs[i], status, false);
+    return err ? weft__mpi_err(comm, err, "MPI_Testany") : MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Testany)
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    int rc = check_reqs(count, reqs, "MPI_Waitany");
+    if (rc)
+        return rc;
+    if (!index)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Waitany");
+    unsigned spins = 0;
+    for (;;) {
+        int i = scan_any(count, reqs);
+        if (i == MPI_UNDEFINED) {
+            *index = MPI_UNDEFINED;
+            empty_status(status, false);
+            return MPI_SUCCESS;
+        }
+        if (i >= 0) {
+            *index = i;
+            MPI_Comm comm = reqs[i]->comm;
+            int err = retire(&reqs[i], status, false);
+            return err ? weft__mpi_err(comm, err, "MPI_Waitany") : MPI_SUCCESS;
+        }
+        weft__mpi_progress();
+        weft__mpi_idle(&spins);
+    }
+}
+WEFT_MPI_ALIAS(Waitany)
+
+/* One pass of Testsome: retire every completed request. */
+static int some_pass(int count, MPI_Request reqs[], int *outcount, int indices[],
+                     MPI_Status statuses[], bool *failed, MPI_Comm *comm)
+{
+    int n = 0;
+    bool any_active = false;
+    for (int i = 0; i < count; i++) {
+        if (inactive(reqs[i]))
+            continue;
+        any_active = true;
+        weft__mpi_req_poll(reqs[i]);
+        if (!reqs[i]->complete)
+            continue;
+        if (!*comm)
+            *comm = reqs[i]->comm;
+        if (retire(&reqs[i], statuses ? &statuses[n] : NULL, true))
+            *failed = true;
+        indices[n++] = i;
+    }
+    *outcount = any_active ? n : MPI_UNDEFINED;
+    return n;
+}
+
+static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[],
+                bool wait, const char *fn)
+{
+    int rc = check_reqs(count, reqs, fn);
+    if (rc)
+        return rc;
+    if (!outcount || (count > 0 && !indices))
+        return weft__mpi_err(NULL, MPI_ERR_ARG, fn);
+    bool failed = false;
+    MPI_Comm comm = NULL;
+    unsigned spins = 0;
+    for (;;) {
+        some_pass(count, reqs, outcount, indices, statuses, &failed, &comm);
+        if (*outcount != 0 || !wait)
+            break;
+        weft__mpi_progress();
+        weft__mpi_idle(&spins);
+    }
+    if (*outcount == 0)
+        weft__mpi_progress();
+    return failed ? weft__mpi_err(comm, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some(incount, reqs, outcount, indices, statuses, true, "MPI_Waitsome");
+}
+WEFT_MPI_ALIAS(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some(incount, reqs, outcount, indices, statuses, false, "MPI_Testsome");
+}
+WEFT_MPI_ALIAS(Testsome)
+
+/* ---- cancel ---- */
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    if (!request || !valid_req(*request) || *request == MPI_REQUEST_NULL)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
+    MPI_Request r = *request;
+    if (inactive(r) || r->complete)
+        return MPI_SUCCESS;
+    switch (r->kind) {
+    case WEFT_MPI_REQ_RECV:
+        /* WEFT_ESTATE: it matched already and will complete normally. */
+        weft_sr_cancel(weft__mpi.ctx, r->wreq);
+        break;
+    case WEFT_MPI_REQ_GREQ:
+        if (r->cancel_fn)
+            r->cancel_fn(r->extra_state, atomic_load(&r->greq_done));
+        break;
+    default:
+        /* Sends: the engine does not take a message back once submitted, so a
+         * send cancel does not succeed and MPI_Test_cancelled says so, as the
+         * standard allows (§3.8.4). */
+        break;
+    }
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Cancel)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || !flag)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
+    *flag = status->weft_cancelled != 0;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Test_cancelled)
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (!status)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
+    status->weft_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Status_set_cancelled)
+
+/* ---- persistent requests ---- */
+
+static int persistent(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                      MPI_Comm comm, int mode, MPI_Request *request, const char *fn)
+{
+    int rc;
+    bool recv = mode == WEFT_MPI_MODE_RECV;
+    if ((rc = weft__mpi_check_init()) || (rc = weft__mpi_check_comm(comm)) ||
+        (rc = weft__mpi_check_count(count)) || (rc = weft__mpi_check_type(type)))
+        return weft__mpi_err(comm, rc, fn);
+    if (!(tag >= 0 || (recv && tag == MPI_ANY_TAG)))
+        return weft__mpi_err(comm, MPI_ERR_TAG, fn);
+    if (!(peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE) ||
+          (peer >= 0 && peer < weft__mpi_comm_peer_size(comm))))
+        return weft__mpi_err(comm, MPI_ERR_RANK, fn);
+    if (!request)
+        return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
+    MPI_Request r = weft__mpi_req_alloc(recv ? WEFT_MPI_REQ_RECV : WEFT_MPI_REQ_SEND, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    r->persistent = true;
+    r->buf = buf;
+    r->count = count;
+    r->type = type;
+    r->peer = peer;
+    r->tag = tag;
+    r->mode = mode;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_STD, request,
+                      "MPI_Send_init");
+}
+WEFT_MPI_ALIAS(Send_init)
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_SYNC, request,
+                      "MPI_Ssend_init");
+}
+WEFT_MPI_ALIAS(Ssend_init)
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_BUF, request,
+                      "MPI_Bsend_init");
+}
+WEFT_MPI_ALIAS(Bsend_init)
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent(buf, count, datatype, dest, tag, comm, WEFT_MPI_MODE_READY, request,
+                      "MPI_Rsend_init");
+}
+WEFT_MPI_ALIAS(Rsend_init)
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return persistent(buf, count, datatype, source, tag, comm, WEFT_MPI_MODE_RECV, request,
+                      "MPI_Recv_init");
+}
+WEFT_MPI_ALIAS(Recv_init)
+
+int PMPI_Start(MPI_Request *request)
+{
+    if (!request || !valid_req(*request) || !(*request)->persistent || (*request)->active)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Start");
+    MPI_Request r = *request;
+    r->complete = false;
+    r->active = true;
+    weft__mpi_status_empty(&r->status);
+    if (r->peer == MPI_PROC_NULL) {
+        weft__mpi_status_proc_null(&r->status);
+        r->complete = true;
+        return MPI_SUCCESS;
+    }
+    if (r->mode == WEFT_MPI_MODE_BUF) {
+        int rc = PMPI_Bsend(r->buf, r->count, r->type, r->peer, r->tag, r->comm);
+        r->complete = true;
+        return rc;
+    }
+    free(r->staging);
+    r->staging = NULL;
+    int wrc = r->kind == WEFT_MPI_REQ_RECV ? weft__mpi_recv_start(r) : weft__mpi_send_start(r);
+    if (wrc < 0) {
+        r->active = false;
+        return weft__mpi_err(r->comm, weft__mpi_err_from_weft(wrc), "MPI_Start");
+    }
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Start)
+
+int PMPI_Startall(int count, MPI_Request reqs[])
+{
+    if (count < 0 || (count > 0 && !reqs))
+        return weft__mpi_err(NULL, count < 0 ? MPI_ERR_COUNT : MPI_ERR_REQUEST, "MPI_Startall");
+    for (int i = 0; i < count; i++) {
+        int rc = PMPI_Start(&reqs[i]);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Startall)
+
+/* ---- generalized requests ---- */
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    if (!request)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Grequest_start");
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, MPI_COMM_WORLD);
+    if (!r)
+        return weft__mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Grequest_start");
+    r->query_fn = query_fn;
+    r->free_fn = free_fn;
+    r->cancel_fn = cancel_fn;
+    r->extra_state = extra_state;
+    atomic_init(&r->greq_done, 0);
+    *request = r;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Grequest_start)
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    if (!valid_req(request) || request->kind != WEFT_MPI_REQ_GREQ)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete");
+    atomic_store_explicit(&request->greq_done, 1, memory_order_release);
+    if (request->freed) {
+        /* Freed by the application before completing: nobody will wait. */
+        if (request->free_fn)
+            request->free_fn(request->extra_state);
+        weft__mpi_req_free(request);
+    }
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Grequest_complete)
