@@ -229,6 +229,11 @@ void weft__mpi_type_unpack(MPI_Datatype t, void *buf, size_t count, size_t offse
 MPI_Count weft__mpi_type_elements(MPI_Datatype t, MPI_Count bytes);
 /* Set up the predefined types; called once by MPI_Init. */
 void weft__mpi_types_init(void);
+/* A reference on a derived type for whatever still uses it after the call that
+ * named it returned (a pending operation, another type): Type_free leaves the
+ * type alive until the last release. Both do nothing on predefined types. */
+void weft__mpi_type_retain(MPI_Datatype t);
+void weft__mpi_type_release(MPI_Datatype t);
 
 /* ---------------------------------------------------------------- operations */
 
@@ -246,6 +251,10 @@ struct weft_mpi_op {
 /* inout[i] = in[i] op inout[i] for count elements of type t. MPI_SUCCESS, or
  * MPI_ERR_OP when op is not defined on t. */
 int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t);
+/* References on user operations, as for types (Op_free while a non-blocking
+ * collective still uses the op). Nothing on predefined ops. */
+void weft__mpi_op_retain(MPI_Op op);
+void weft__mpi_op_release(MPI_Op op);
 
 /* ---------------------------------------------------------------- info */
 

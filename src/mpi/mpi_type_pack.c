@@ -1,0 +1,331 @@
+/* Moving typed data: iovecs for the engine, byte windows of the packed stream
+ * (the staging path and pipelined transfers pack and unpack a window at a time),
+ * MPI_Pack/Unpack, and the external32 representation (MPI 3.1 section 13.5.2).
+ *
+ * The packed stream of count elements is their basic data in type-map order,
+ * which is the order of the flattened segments, element after element: a window
+ * [offset, offset + len) starts in element offset / size and is found by walking
+ * that element's segments.
+ *
+ * Thread safety: none of these functions touches shared state; the type must not
+ * be freed meanwhile (callers hold a reference).
+ */
+#include <float.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "mpi/mpi_int.h"
+#include "mpi/mpi_type_int.h"
+
+/* ---------------------------------------------------------------- iovecs */
+
+int weft__mpi_type_iov(MPI_Datatype t, const void *buf, size_t count, struct iovec *iov, int max)
+{
+    if (count == 0 || t->size == 0)
+        return 0;
+    if (t->contig) {
+        if (max >= 1)
+            iov[0] = (struct iovec){weft__mpi_at(buf, t->true_lb), count * t->size};
+        return 1;
+    }
+    /* Count every entry, filling the first max: a caller that gets more than it
+     * can pass knows to pack instead. The last segment of one element often
+     * touches the first of the next (a vector of whole rows): merge those. */
+    MPI_Aint ext = weft__mpi_type_extent(t), base = 0;
+    long n = 0;
+    char *end = NULL;
+    for (size_t e = 0; e < count; e++, base += ext) {
+        for (int s = 0; s < t->nsegs; s++) {
+            char *p = weft__mpi_at(buf, base + t->segs[s].off);
+            if (n > 0 && p == end) {
+                if (n <= max)
+                    iov[n - 1].iov_len += t->segs[s].len;
+            } else {
+                if (n < max)
+                    iov[n] = (struct iovec){p, t->segs[s].len};
+                if (++n == INT_MAX)
+                    return INT_MAX;
+            }
+            end = p + t->segs[s].len;
+        }
+    }
+    return (int)n;
+}
+
+/* ---------------------------------------------------------------- byte windows */
+
+static void copy_window(MPI_Datatype t, const void *buf, size_t count, size_t offset, size_t len,
+                        char *stream, bool pack)
+{
+    if (len == 0 || t->size == 0)
+        return;
+    if (t->contig) {
+        char *p = weft__mpi_at(buf, t->true_lb + (MPI_Aint)offset);
+        memcpy(pack ? stream : p, pack ? p : stream, len);
+        return;
+    }
+    MPI_Aint ext = weft__mpi_type_extent(t);
+    size_t e = offset / t->size, r = offset % t->size;
+    MPI_Aint base = (MPI_Aint)e * ext;
+    int s = 0;
+    while (r >= t->segs[s].len)
+        r -= t->segs[s++].len;
+    while (len > 0) {
+        size_t n = t->segs[s].len - r < len ? t->segs[s].len - r : len;
+        char *p = weft__mpi_at(buf, base + t->segs[s].off + (MPI_Aint)r);
+        memcpy(pack ? stream : p, pack ? p : stream, n);
+        stream += n;
+        len -= n;
+        r = 0;
+        if (++s == t->nsegs) {
+            s = 0;
+            base += ext;
+        }
+    }
+    (void)count; /* callers keep offset + len within count * size */
+}
+
+void weft__mpi_type_pack(MPI_Datatype t, const void *buf, size_t count, size_t offset, size_t len,
+                         void *out)
+{
+    copy_window(t, buf, count, offset, len, out, true);
+}
+
+void weft__mpi_type_unpack(MPI_Datatype t, void *buf, size_t count, size_t offset, size_t len,
+                           const void *in)
+{
+    copy_window(t, buf, count, offset, len, (char *)in, false);
+}
+
+/* ---------------------------------------------------------------- MPI_Pack */
+
+#define ERR(cls, fn) weft__mpi_err(NULL, (cls), (fn))
+
+/* Shared checks of the pack family; *bytes gets count * size. */
+static int pack_args(int count, MPI_Datatype t, const void *buf, MPI_Count *bytes)
+{
+    int err = weft__mpi_check_count(count);
+    if (!err)
+        err = weft__mpi_check_type(t);
+    if (!err)
+        err = weft__mpi_check_buf(buf, count, t);
+    if (!err)
+        *bytes = (MPI_Count)count * (MPI_Count)t->size;
+    return err;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Pack";
+    MPI_Count bytes;
+    int err = pack_args(incount, datatype, inbuf, &bytes);
+    if (!err && (!position || *position < 0 || outsize < 0 || (bytes && !outbuf)))
+        err = MPI_ERR_ARG;
+    if (!err && bytes > (MPI_Count)outsize - *position)
+        err = MPI_ERR_TRUNCATE;
+    if (err)
+        return weft__mpi_err(comm, err, fn);
+    weft__mpi_type_pack(datatype, inbuf, (size_t)incount, 0, (size_t)bytes,
+                        (char *)outbuf + *position);
+    *position += (int)bytes;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Pack)
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Unpack";
+    MPI_Count bytes;
+    int err = pack_args(outcount, datatype, outbuf, &bytes);
+    if (!err && (!position || *position < 0 || insize < 0 || (bytes && !inbuf)))
+        err = MPI_ERR_ARG;
+    if (!err && bytes > (MPI_Count)insize - *position)
+        err = MPI_ERR_TRUNCATE;
+    if (err)
+        return weft__mpi_err(comm, err, fn);
+    weft__mpi_type_unpack(datatype, outbuf, (size_t)outcount, 0, (size_t)bytes,
+                          (const char *)inbuf + *position);
+    *position += (int)bytes;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Unpack)
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    int err = weft__mpi_check_count(incount);
+    if (!err)
+        err = weft__mpi_check_type(datatype);
+    if (!err && !size)
+        err = MPI_ERR_ARG;
+    if (err)
+        return weft__mpi_err(comm, err, "MPI_Pack_size");
+    /* Homogeneous: the packed form is the data itself, no header. */
+    MPI_Count bytes = (MPI_Count)incount * (MPI_Count)datatype->size;
+    if (bytes > INT_MAX)
+        return weft__mpi_err(comm, MPI_ERR_COUNT, "MPI_Pack_size");
+    *size = (int)bytes;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Pack_size)
+
+/* ---------------------------------------------------------------- external32 */
+
+/* external32 sizes (MPI 3.1 table 13.2) equal this ABI's for every predefined
+ * type, so the external stream has the native packed layout and conversion works
+ * in place, element by element. Only the representation differs: big-endian,
+ * and long double as IEEE binary128 rather than x87's 80-bit format. */
+_Static_assert(sizeof(long) == 8 && sizeof(wchar_t) == 4 && sizeof(long double) == 16 &&
+                   sizeof(_Bool) == 1 && sizeof(MPI_Aint) == 8 && sizeof(MPI_Offset) == 8,
+               "external32 conversion assumes an LP64 ABI (x86-64, aarch64)");
+
+static void swap_bytes(unsigned char *p, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned char c = p[i];
+        p[i] = p[n - 1 - i];
+        p[n - 1 - i] = c;
+    }
+#else
+    (void)p, (void)n;
+#endif
+}
+
+/* One long double, native <-> binary128 big-endian. */
+static void convert_long_double(unsigned char *p, bool to_external)
+{
+#if defined(__SIZEOF_FLOAT128__) && LDBL_MANT_DIG == 64
+    long double v;
+    __float128 q;
+    if (to_external) {
+        memcpy(&v, p, sizeof v);
+        q = (__float128)v; /* exact: 64-bit mantissa into 113 bits */
+        memcpy(p, &q, sizeof q);
+        swap_bytes(p, 16);
+    } else {
+        swap_bytes(p, 16);
+        memcpy(&q, p, sizeof q);
+        v = (long double)q;
+        memset(p, 0, 16);
+        memcpy(p, &v, sizeof v);
+    }
+#else
+    /* long double is binary128 already (aarch64): byte order only. */
+    (void)to_external;
+    swap_bytes(p, 16);
+#endif
+}
+
+/* Convert n basic elements of type b at p, in place. */
+static void convert_basic(unsigned char *p, size_t n, MPI_Datatype b, bool to_external)
+{
+    size_t size = b->size;
+    bool is_ld = (b->basic == WEFT_MPI_B_FLOAT && size == 16) ||
+                 (b->basic == WEFT_MPI_B_COMPLEX && size == 32);
+    size_t part = b->basic == WEFT_MPI_B_COMPLEX ? size / 2 : size;
+    if (b->basic == WEFT_MPI_B_NONE && b != MPI_WCHAR)
+        return; /* characters and packed bytes */
+    if (part == 1)
+        return;
+    for (size_t i = 0; i < n * (size / part); i++, p += part) {
+        if (is_ld)
+            convert_long_double(p, to_external);
+        else
+            swap_bytes(p, part);
+    }
+}
+
+/* Convert count elements of t laid out as a packed stream at p. */
+static void convert_stream(MPI_Datatype t, size_t count, unsigned char *p, bool to_external)
+{
+    for (size_t e = 0; e < count; e++)
+        for (int r = 0; r < t->nruns; r++) {
+            MPI_Datatype b = t->runs[r].type;
+            convert_basic(p, t->runs[r].n, b, to_external);
+            p += t->runs[r].n * b->size;
+        }
+}
+
+static int check_datarep(const char *datarep)
+{
+    return datarep && strcmp(datarep, "external32") == 0 ? MPI_SUCCESS
+                                                         : MPI_ERR_UNSUPPORTED_DATAREP;
+}
+
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+    static const char fn[] = "MPI_Pack_external";
+    MPI_Count bytes;
+    int err = check_datarep(datarep);
+    if (!err)
+        err = pack_args(incount, datatype, inbuf, &bytes);
+    if (!err && (!position || *position < 0 || outsize < 0 || (bytes && !outbuf)))
+        err = MPI_ERR_ARG;
+    if (!err && bytes > (MPI_Count)outsize - *position)
+        err = MPI_ERR_TRUNCATE;
+    if (err)
+        return ERR(err, fn);
+    unsigned char *out = (unsigned char *)outbuf + *position;
+    weft__mpi_type_pack(datatype, inbuf, (size_t)incount, 0, (size_t)bytes, out);
+    convert_stream(datatype, (size_t)incount, out, true);
+    *position += (MPI_Aint)bytes;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Pack_external)
+
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_Unpack_external";
+    MPI_Count bytes;
+    int err = check_datarep(datarep);
+    if (!err)
+        err = pack_args(outcount, datatype, outbuf, &bytes);
+    if (!err && (!position || *position < 0 || insize < 0 || (bytes && !inbuf)))
+        err = MPI_ERR_ARG;
+    if (!err && bytes > (MPI_Count)insize - *position)
+        err = MPI_ERR_TRUNCATE;
+    if (err)
+        return ERR(err, fn);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    /* The input is const: convert a copy, one element at a time to bound it. */
+    unsigned char stack[256];
+    unsigned char *tmp = datatype->size <= sizeof stack ? stack : malloc(datatype->size);
+    if (!tmp)
+        return ERR(MPI_ERR_NO_MEM, fn);
+    const unsigned char *in = (const unsigned char *)inbuf + *position;
+    for (int e = 0; e < outcount; e++) {
+        memcpy(tmp, in + (size_t)e * datatype->size, datatype->size);
+        convert_stream(datatype, 1, tmp, false);
+        weft__mpi_type_unpack(datatype, outbuf, (size_t)outcount, (size_t)e * datatype->size,
+                              datatype->size, tmp);
+    }
+    if (tmp != stack)
+        free(tmp);
+    *position += (MPI_Aint)bytes;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Unpack_external)
+
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
+{
+    int err = check_datarep(datarep);
+    if (!err)
+        err = weft__mpi_check_count(incount);
+    if (!err)
+        err = weft__mpi_check_type(datatype);
+    if (!err && !size)
+        err = MPI_ERR_ARG;
+    if (err)
+        return ERR(err, "MPI_Pack_external_size");
+    *size = (MPI_Aint)incount * (MPI_Aint)datatype->size;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Pack_external_size)
