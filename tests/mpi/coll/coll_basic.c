@@ -35,10 +35,20 @@ static aff_t aff_val(int r, int i)
     aff_t v = {2 + (r * 7 + i) % 5, (r * 3 + i) % 11};
     return v;
 }
+/* A commutative user sum on MPI_INT or on the vector type below (two ints at
+ * 0 and 2 in an extent of 3): the function gets the caller's datatype. */
 static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *t)
 {
-    for (int i = 0; i < *len; i++)
-        ((int *)inout)[i] += ((int *)in)[i];
+    int *a = in, *b = inout;
+    if (*t == MPI_INT) {
+        for (int i = 0; i < *len; i++)
+            b[i] += a[i];
+        return;
+    }
+    for (int i = 0; i < *len; i++) {
+        b[3 * i] += a[3 * i];
+        b[3 * i + 2] += a[3 * i + 2];
+    }
 }
 
 static MPI_Op op_aff, op_usum;
@@ -141,6 +151,18 @@ static void test_reduce(void)
         }
         COLL(nb, MPI_Reduce(v, vr, 3, vec, op_usum, root, MPI_COMM_WORLD),
              MPI_Ireduce(v, vr, 3, vec, op_usum, root, MPI_COMM_WORLD, &rq_));
+        if (R == root)
+            for (int i = 0; i < 9; i++) {
+                int want = 0;
+                for (int q = 0; q < P; q++)
+                    want += val(q, i);
+                CHECK(vr[i] == (i % 3 == 1 ? -3 : want));
+            }
+        /* A predefined operation on the derived type. */
+        for (int i = 0; i < 9; i++)
+            vr[i] = -3;
+        COLL(nb, MPI_Reduce(v, vr, 3, vec, MPI_SUM, root, MPI_COMM_WORLD),
+             MPI_Ireduce(v, vr, 3, vec, MPI_SUM, root, MPI_COMM_WORLD, &rq_));
         if (R == root)
             for (int i = 0; i < 9; i++) {
                 int want = 0;

@@ -49,7 +49,7 @@ static long t_passed, t_failed;
         }                                                                                          \
     } while (0)
 
-static void t_init(int *argc, char ***argv)
+static inline void t_init(int *argc, char ***argv)
 {
     MUSTMPI(MPI_Init(argc, argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
@@ -58,7 +58,7 @@ static void t_init(int *argc, char ***argv)
 }
 
 /* Every rank's verdict, combined; exits. */
-static int t_finish(const char *name)
+static inline int t_finish(const char *name)
 {
     long failed = t_failed, all = 0;
     MPI_Allreduce(&failed, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -69,7 +69,7 @@ static int t_finish(const char *name)
     return all ? 1 : 0;
 }
 
-static void t_skip(const char *why)
+static inline void t_skip(const char *why)
 {
     if (t_rank == 0)
         printf("skipped: %s\n", why);
