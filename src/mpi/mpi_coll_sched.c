@@ -215,9 +215,12 @@ void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n)
 
 void *weft__coll_tmp_typed(weft__mpi_sched_t *s, size_t count, MPI_Datatype t)
 {
-    size_t n = 0;
+    /* The last element gets its whole extent when that is larger than its true
+     * extent: operations on pair types copy whole C structs, padding included. */
+    size_t n = 0, ext = (size_t)weft__mpi_type_extent(t),
+           true_ext = (size_t)(t->true_ub - t->true_lb);
     if (count > 0)
-        n = (size_t)(t->true_ub - t->true_lb) + (count - 1) * (size_t)weft__mpi_type_extent(t);
+        n = (true_ext > ext ? true_ext : ext) + (count - 1) * ext;
     char *p = weft__coll_tmp(s, n);
     return p ? p - t->true_lb : NULL;
 }
