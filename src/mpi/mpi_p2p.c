@@ -401,7 +401,7 @@ static int probe_args(int source, int tag, MPI_Comm comm, int *src, uint64_t *wt
     if ((rc = weft__mpi_check_init()) || (rc = weft__mpi_check_comm(comm)) ||
         (rc = check_tag(tag, true)) || (rc = check_peer(comm, source, true)))
         return rc;
-    *src = source == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, source);
+    *src = source < 0 ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, source); /* ANY or PROC_NULL */
     *wtag = tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)tag;
     return MPI_SUCCESS;
 }
