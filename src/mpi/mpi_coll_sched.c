@@ -466,13 +466,25 @@ void weft__coll_discard(weft__mpi_sched_t *s)
 void weft__mpi_sched_progress_all(void)
 {
     enum { SNAP = 32 };
-    weft__mpi_sched_t *snap[SNAP];
-    int n = 0;
+    weft__mpi_sched_t *local[SNAP], **snap = local;
+    int n = 0, cap = SNAP;
     /* Cheap check first: no active schedule, nothing to do. */
     if (!__atomic_load_n(&weft__mpi.scheds, __ATOMIC_RELAXED))
         return;
     weft_lock_acquire(&weft__mpi.lock);
-    for (weft__mpi_sched_t *s = weft__mpi.scheds; s && n < SNAP; s = s->next) {
+    for (weft__mpi_sched_t *s = weft__mpi.scheds; s; s = s->next) {
+        if (n == cap) {
+            /* Many in flight: every one must move, or a peer waiting on an
+             * old one could wait for ever. */
+            weft__mpi_sched_t **more = malloc(sizeof(*more) * (size_t)cap * 2);
+            if (!more)
+                break;
+            memcpy(more, snap, sizeof(*more) * (size_t)n);
+            if (snap != local)
+                free(snap);
+            snap = more;
+            cap *= 2;
+        }
         atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
         snap[n++] = s;
     }
@@ -482,6 +494,8 @@ void weft__mpi_sched_progress_all(void)
         weft__mpi_sched_poll(snap[i], &done);
         sched_unref(snap[i]);
     }
+    if (snap != local)
+        free(snap);
 }
 
 void weft__mpi_sched_fini(void)
