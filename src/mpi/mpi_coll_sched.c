@@ -50,6 +50,7 @@ struct weft__mpi_sched {
     atomic_int refs;
     atomic_flag busy;
     bool listed;
+    bool stopped; /* a step could not be posted: no further round starts */
     atomic_bool done;
     int err;
     MPI_Comm comm;
@@ -329,7 +330,9 @@ static int round_start(weft__mpi_sched_t *s, int r)
             continue;
         int rc = post(st);
         if (rc != WEFT_OK) {
-            s->err = weft__mpi_err_from_weft(rc);
+            if (s->err == MPI_SUCCESS)
+                s->err = weft__mpi_err_from_weft(rc);
+            s->stopped = true;
             st->wreq = NULL;
             break;
         }
@@ -365,16 +368,17 @@ static bool round_test(weft__mpi_sched_t *s, int r)
 
 static int round_finish(weft__mpi_sched_t *s, int r)
 {
+    int err = MPI_SUCCESS;
     int first = r ? s->round_end[r - 1] : 0;
     for (int i = first; i < s->round_end[r]; i++) {
         step_t *st = &s->steps[i];
         if (st->kind == STEP_COPY || st->kind == STEP_REDUCE) {
             int rc = run_local(st);
-            if (rc != MPI_SUCCESS)
-                return rc;
+            if (rc != MPI_SUCCESS && err == MPI_SUCCESS)
+                err = rc;
         }
     }
-    return MPI_SUCCESS;
+    return err;
 }
 
 static void sched_unref(weft__mpi_sched_t *s)
@@ -411,21 +415,24 @@ static void unlist(weft__mpi_sched_t *s)
 /* Advance s as far as it goes without blocking. Caller holds s->busy. */
 static void advance(weft__mpi_sched_t *s)
 {
+    /* A message error (truncation) or a failed local step is remembered, and
+     * the schedule goes on: stopping would leave the ranks that wait on our
+     * later rounds hanging. Only a failure to post (no memory, dead peer)
+     * stops it. */
     for (;;) {
         if (s->cur >= 0 && !round_test(s, s->cur))
             return;
-        if (s->cur >= 0 && s->err == MPI_SUCCESS)
-            s->err = round_finish(s, s->cur);
-        if (s->err != MPI_SUCCESS || s->cur + 1 >= s->nrounds) {
+        if (s->cur >= 0 && !s->stopped) {
+            int err = round_finish(s, s->cur);
+            if (err != MPI_SUCCESS && s->err == MPI_SUCCESS)
+                s->err = err;
+        }
+        if (s->stopped || s->cur + 1 >= s->nrounds) {
             atomic_store_explicit(&s->done, true, memory_order_release);
             return;
         }
         s->cur++;
         s->pending = round_start(s, s->cur);
-        if (s->err != MPI_SUCCESS && s->pending == 0) {
-            atomic_store_explicit(&s->done, true, memory_order_release);
-            return;
-        }
     }
 }
 

@@ -548,6 +548,21 @@ static void test_errors(void)
     CHECK(MPI_Allreduce(&x, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
     CHECK(MPI_Reduce(&x, &y, 1, MPI_DATATYPE_NULL, MPI_SUM, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE);
     CHECK(MPI_Barrier(MPI_COMM_NULL) == MPI_ERR_COMM);
+    /* Receivers that post less than the root sends: rank 1 (a child of the
+     * root in every tree) gets MPI_ERR_TRUNCATE, nothing is written past its
+     * buffer, and nobody hangs. */
+    int b[5] = {R, R, R, R, -9};
+    int rc = MPI_Bcast(b, R == 0 ? 4 : 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    if (R == 1)
+        CHECK(cls == MPI_ERR_TRUNCATE);
+    else if (R == 0)
+        CHECK(cls == MPI_SUCCESS);
+    else
+        CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE);
+    CHECK(b[2] == R && b[4] == -9);
+    MUSTMPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 int main(int argc, char **argv)
