@@ -1,0 +1,161 @@
+/* Private to the collectives (mpi_coll*.c): how an algorithm builds a schedule.
+ *
+ * A schedule is a list of rounds. A round holds communication steps (sends and
+ * receives, all posted on the engine when the round starts) and local steps
+ * (typed copies and reductions) that run, in the order they were added, once
+ * every communication step of the round has completed. Then the next round
+ * starts. So a builder that needs a local step *before* a send puts it in an
+ * earlier round (coll_round()).
+ *
+ * Every buffer a step names is fixed when the schedule is built: temporaries
+ * come from coll_tmp*(), owned by the schedule and freed with it. Message tags
+ * are the collective's sequence number on the communicator (taken when the
+ * schedule is made: members start collectives in the same order) in the high
+ * 32 bits, and (phase, k) below, where a builder picks k and coll_phase() opens a
+ * new phase, so that concurrent collectives, and the parts of one, never mix.
+ */
+#ifndef WEFT_MPI_COLL_INT_H
+#define WEFT_MPI_COLL_INT_H
+
+#include "mpi/mpi_int.h"
+
+/* A new, empty schedule on comm (for an intercommunicator, also on its
+ * local_comm). NULL when out of memory. */
+weft__mpi_sched_t *weft__coll_new(MPI_Comm comm);
+
+/* Close the current round: steps added next belong to a new one. */
+void weft__coll_round(weft__mpi_sched_t *s);
+/* Start a new tag phase (and a new round): for the next part of a composition. */
+void weft__coll_phase(weft__mpi_sched_t *s);
+
+/* Send count elements of t at buf to rank peer of the group that c sends to
+ * (remote group for an intercommunicator); t == NULL means count bytes.
+ * k distinguishes messages of one phase between the same pair (< 2^24). */
+int weft__coll_send(weft__mpi_sched_t *s, MPI_Comm c, int peer, const void *buf, size_t count,
+                    MPI_Datatype t, int k);
+int weft__coll_recv(weft__mpi_sched_t *s, MPI_Comm c, int peer, void *buf, size_t count,
+                    MPI_Datatype t, int k);
+/* Local steps. copy: the packed streams of the two sides (the shorter decides). */
+int weft__coll_copy(weft__mpi_sched_t *s, const void *src, size_t scount, MPI_Datatype stype,
+                    void *dst, size_t dcount, MPI_Datatype dtype);
+/* inout = in op inout, count elements of t. */
+int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t count,
+                      MPI_Datatype t, MPI_Op op);
+
+/* A temporary of n bytes, freed with the schedule. NULL when out of memory. */
+void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n);
+/* A temporary for count elements of t, returned as the address a user buffer
+ * would have (the type's true lower bound already subtracted). */
+void *weft__coll_tmp_typed(weft__mpi_sched_t *s, size_t count, MPI_Datatype t);
+/* A packed copy, taken now, of count elements of t at buf (for MPI_IN_PLACE). */
+void *weft__coll_snapshot(weft__mpi_sched_t *s, const void *buf, size_t count, MPI_Datatype t);
+
+/* Blocking: run s to completion (progressing everything) and free it. */
+int weft__coll_run(weft__mpi_sched_t *s);
+/* Non-blocking: make s the schedule of a new request, activate it. */
+int weft__coll_start(weft__mpi_sched_t *s, MPI_Comm comm, MPI_Request *request);
+/* Free a schedule that was built but never started. */
+void weft__coll_discard(weft__mpi_sched_t *s);
+
+/* ---------------------------------------------------------------- blocks */
+
+/* The per-rank blocks of a vector argument: uniform (count elements of type,
+ * block i at i * count extents), v (counts[i] at displs[i] extents), w (counts[i]
+ * of types[i] at displs[i] bytes) or wa (as w with MPI_Aint displacements). */
+typedef enum weft_coll_blk_mode {
+    WEFT_COLL_BLK_UNIFORM,
+    WEFT_COLL_BLK_V,
+    WEFT_COLL_BLK_W,
+    WEFT_COLL_BLK_WA,
+} weft_coll_blk_mode_t;
+
+typedef struct weft_coll_blocks {
+    weft_coll_blk_mode_t mode;
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+    const int *counts, *displs;
+    const MPI_Aint *adispls;
+    const MPI_Datatype *types;
+} weft_coll_blocks_t;
+
+static inline void weft__coll_blk(const weft_coll_blocks_t *b, int i, char **p, size_t *count,
+                                  MPI_Datatype *t)
+{
+    const char *base = (const char *)b->buf;
+    switch (b->mode) {
+    case WEFT_COLL_BLK_UNIFORM:
+        *p = (char *)base + (MPI_Aint)i * b->count * weft__mpi_type_extent(b->type);
+        *count = (size_t)b->count;
+        *t = b->type;
+        break;
+    case WEFT_COLL_BLK_V:
+        *p = (char *)base + (MPI_Aint)b->displs[i] * weft__mpi_type_extent(b->type);
+        *count = (size_t)b->counts[i];
+        *t = b->type;
+        break;
+    case WEFT_COLL_BLK_W:
+        *p = (char *)base + b->displs[i];
+        *count = (size_t)b->counts[i];
+        *t = b->types[i];
+        break;
+    default: /* WEFT_COLL_BLK_WA */
+        *p = (char *)base + b->adispls[i];
+        *count = (size_t)b->counts[i];
+        *t = b->types[i];
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- algorithms */
+
+/* Builders shared by the intra, inter and neighbourhood collectives; c is an
+ * intracommunicator (an intercommunicator's local_comm, for instance). Each
+ * opens its own phase. src is never MPI_IN_PLACE (the caller resolves it). */
+int weft__coll_b_barrier(weft__mpi_sched_t *s, MPI_Comm c);
+int weft__coll_b_bcast(weft__mpi_sched_t *s, MPI_Comm c, void *buf, size_t count, MPI_Datatype t,
+                       int root);
+/* Reduce count elements of src on every rank into dst at root. */
+int weft__coll_b_reduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst, size_t count,
+                        MPI_Datatype t, MPI_Op op, int root);
+/* Root sends block i of b to rank i (its own block is copied into recv unless
+ * recv.buf is MPI_IN_PLACE); the others receive into recv's block 0. */
+int weft__coll_b_scatter(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_blocks_t *b, void *rbuf,
+                         size_t rcount, MPI_Datatype rtype, int root);
+
+/* ---------------------------------------------------------------- shared by the public functions
+ */
+
+int weft__coll_check_op(MPI_Op op);
+/* count, type, and buffer (MPI_IN_PLACE passes) of count elements of t at buf. */
+int weft__coll_check_data(const void *buf, int count, MPI_Datatype t);
+/* Run (request == NULL) or start s; err != MPI_SUCCESS: discard s. Reports
+ * errors through comm's handler under name. */
+int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request *request,
+                      const char *name);
+
+/* Intercommunicator variants live in mpi_coll_inter.c. */
+int weft__coll_inter_barrier(weft__mpi_sched_t *s, MPI_Comm comm);
+int weft__coll_inter_bcast(weft__mpi_sched_t *s, MPI_Comm comm, void *buf, int count,
+                           MPI_Datatype t, int root);
+int weft__coll_inter_reduce(weft__mpi_sched_t *s, MPI_Comm comm, const void *sbuf, void *rbuf,
+                            int count, MPI_Datatype t, MPI_Op op, int root);
+int weft__coll_inter_allreduce(weft__mpi_sched_t *s, MPI_Comm comm, const void *sbuf, void *rbuf,
+                               int count, MPI_Datatype t, MPI_Op op);
+int weft__coll_inter_gather(weft__mpi_sched_t *s, MPI_Comm comm, const void *sbuf, int scount,
+                            MPI_Datatype stype, const weft_coll_blocks_t *rb, int root);
+int weft__coll_inter_scatter(weft__mpi_sched_t *s, MPI_Comm comm, const weft_coll_blocks_t *sb,
+                             void *rbuf, int rcount, MPI_Datatype rtype, int root);
+int weft__coll_inter_allgather(weft__mpi_sched_t *s, MPI_Comm comm, const void *sbuf, int scount,
+                               MPI_Datatype stype, const weft_coll_blocks_t *rb);
+int weft__coll_inter_alltoall(weft__mpi_sched_t *s, MPI_Comm comm, const weft_coll_blocks_t *sb,
+                              const weft_coll_blocks_t *rb);
+int weft__coll_inter_reduce_scatter(weft__mpi_sched_t *s, MPI_Comm comm, const void *sbuf,
+                                    void *rbuf, const int *counts, MPI_Datatype t, MPI_Op op);
+
+static inline size_t weft__coll_bytes(size_t count, MPI_Datatype t)
+{
+    return t ? count * t->size : count;
+}
+
+#endif

@@ -1,0 +1,565 @@
+/* The schedule engine of the collectives: rounds of sends and receives posted
+ * on the engine's collective communicator id, then local copies and reductions
+ * (see mpi_coll_int.h for the model).
+ *
+ * Why rounds and not a dependency graph: every algorithm used here (dissemination,
+ * binomial trees, recursive doubling, linear exchanges) is a sequence of
+ * synchronous steps, and a round is the cheapest thing that expresses them; it is
+ * the shape of the schedules of libNBC (Hoefler et al., "Implementation and
+ * performance analysis of non-blocking collective operations for MPI", SC'07).
+ *
+ * Threads: a schedule is advanced by whichever thread gets its `busy` flag; the
+ * others skip it. Active non-blocking schedules sit on weft__mpi.scheds (under
+ * weft__mpi.lock, never held while calling the engine); progress_all takes a
+ * reference on each before releasing the lock, so a schedule that completes and
+ * is freed meanwhile stays valid until it is done with. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_coll_int.h"
+
+/* Up to this many pieces a non-contiguous buffer goes to the engine as an iovec;
+ * beyond, it is packed into a staging buffer. */
+#define COLL_IOV_MAX 16
+
+typedef enum step_kind {
+    STEP_SEND,
+    STEP_RECV,
+    STEP_COPY,
+    STEP_REDUCE,
+} step_kind_t;
+
+typedef struct step {
+    step_kind_t kind;
+    int world; /* send/recv: the peer's world rank */
+    uint32_t cid;
+    uint64_t tag;
+    const void *src; /* send data, copy source, reduce `in` */
+    size_t scount;
+    MPI_Datatype stype;
+    void *dst; /* receive buffer, copy destination, reduce `inout` */
+    size_t dcount;
+    MPI_Datatype dtype;
+    MPI_Op op;
+    weft_request_t *wreq;
+    void *staging; /* packed data of a non-contiguous buffer */
+} step_t;
+
+struct weft__mpi_sched {
+    weft__mpi_sched_t *next; /* on weft__mpi.scheds */
+    atomic_int refs;
+    atomic_flag busy;
+    bool listed;
+    bool stopped; /* a step could not be posted: no further round starts */
+    atomic_bool done;
+    int err;
+    MPI_Comm comm;
+    uint32_t seq, seq_local; /* on comm, on comm->local_comm */
+    uint32_t phase;
+    step_t *steps;
+    int nsteps, cap_steps;
+    int *round_end; /* round r holds steps [round_end[r-1], round_end[r]) */
+    int nrounds, cap_rounds;
+    int cur;     /* round in progress; -1 before the first */
+    int pending; /* its communication steps not yet complete */
+    void **tmps;
+    int ntmps, cap_tmps;
+};
+
+static void *grow(void *p, int *cap, size_t elem)
+{
+    int n = *cap ? *cap * 2 : 8;
+    void *q = realloc(p, (size_t)n * elem);
+    if (q)
+        *cap = n;
+    return q;
+}
+
+weft__mpi_sched_t *weft__coll_new(MPI_Comm comm)
+{
+    weft__mpi_sched_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    atomic_init(&s->refs, 1);
+    atomic_flag_clear(&s->busy);
+    atomic_init(&s->done, false);
+    s->comm = comm;
+    s->cur = -1;
+    s->seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
+    if (comm->inter && comm->local_comm)
+        s->seq_local =
+            atomic_fetch_add_explicit(&comm->local_comm->coll_seq, 1, memory_order_relaxed);
+    return s;
+}
+
+void weft__coll_round(weft__mpi_sched_t *s)
+{
+    if (s->nrounds > 0 && s->round_end[s->nrounds - 1] == s->nsteps)
+        return; /* the current round is still empty */
+    if (s->nrounds == s->cap_rounds) {
+        int *r = grow(s->round_end, &s->cap_rounds, sizeof(int));
+        if (!r) {
+            s->err = MPI_ERR_NO_MEM;
+            return;
+        }
+        s->round_end = r;
+    }
+    s->round_end[s->nrounds++] = s->nsteps;
+}
+
+void weft__coll_phase(weft__mpi_sched_t *s)
+{
+    weft__coll_round(s);
+    s->phase++;
+}
+
+static step_t *step_add(weft__mpi_sched_t *s, step_kind_t kind)
+{
+    if (s->nsteps == s->cap_steps) {
+        step_t *st = grow(s->steps, &s->cap_steps, sizeof(step_t));
+        if (!st) {
+            s->err = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->steps = st;
+    }
+    step_t *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof(*st));
+    st->kind = kind;
+    return st;
+}
+
+static step_t *comm_step(weft__mpi_sched_t *s, step_kind_t kind, MPI_Comm c, int peer, int k)
+{
+    step_t *st = step_add(s, kind);
+    if (!st)
+        return NULL;
+    uint32_t seq = (c == s->comm) ? s->seq : s->seq_local;
+    st->world = weft__mpi_comm_peer(c, peer);
+    st->cid = c->id_coll;
+    st->tag =
+        ((uint64_t)seq << 32) | ((uint64_t)(s->phase & 0x7f) << 24) | (uint32_t)(k & 0xffffff);
+    return st;
+}
+
+int weft__coll_send(weft__mpi_sched_t *s, MPI_Comm c, int peer, const void *buf, size_t count,
+                    MPI_Datatype t, int k)
+{
+    step_t *st = comm_step(s, STEP_SEND, c, peer, k);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->src = buf;
+    st->scount = count;
+    st->stype = t;
+    return MPI_SUCCESS;
+}
+
+int weft__coll_recv(weft__mpi_sched_t *s, MPI_Comm c, int peer, void *buf, size_t count,
+                    MPI_Datatype t, int k)
+{
+    step_t *st = comm_step(s, STEP_RECV, c, peer, k);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->dst = buf;
+    st->dcount = count;
+    st->dtype = t;
+    return MPI_SUCCESS;
+}
+
+int weft__coll_copy(weft__mpi_sched_t *s, const void *src, size_t scount, MPI_Datatype stype,
+                    void *dst, size_t dcount, MPI_Datatype dtype)
+{
+    step_t *st = step_add(s, STEP_COPY);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->src = src;
+    st->scount = scount;
+    st->stype = stype;
+    st->dst = dst;
+    st->dcount = dcount;
+    st->dtype = dtype;
+    return MPI_SUCCESS;
+}
+
+int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t count,
+                      MPI_Datatype t, MPI_Op op)
+{
+    step_t *st = step_add(s, STEP_REDUCE);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->src = in;
+    st->dst = inout;
+    st->scount = st->dcount = count;
+    st->stype = st->dtype = t;
+    st->op = op;
+    return MPI_SUCCESS;
+}
+
+void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n)
+{
+    if (s->ntmps == s->cap_tmps) {
+        void **t = grow(s->tmps, &s->cap_tmps, sizeof(void *));
+        if (!t) {
+            s->err = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->tmps = t;
+    }
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        s->err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    s->tmps[s->ntmps++] = p;
+    return p;
+}
+
+void *weft__coll_tmp_typed(weft__mpi_sched_t *s, size_t count, MPI_Datatype t)
+{
+    /* The last element gets its whole extent when that is larger than its true
+     * extent: operations on pair types copy whole C structs, padding included. */
+    size_t n = 0, ext = (size_t)weft__mpi_type_extent(t),
+           true_ext = (size_t)(t->true_ub - t->true_lb);
+    if (count > 0)
+        n = (true_ext > ext ? true_ext : ext) + (count - 1) * ext;
+    char *p = weft__coll_tmp(s, n);
+    return p ? p - t->true_lb : NULL;
+}
+
+/* Packed bytes of count elements of t at buf, into out. */
+static void pack(const void *buf, size_t count, MPI_Datatype t, void *out)
+{
+    size_t n = weft__coll_bytes(count, t);
+    if (!t || t->contig)
+        memcpy(out, (const char *)buf + (t ? t->true_lb : 0), n);
+    else
+        weft__mpi_type_pack(t, buf, count, 0, n, out);
+}
+
+static void unpack(void *buf, size_t count, MPI_Datatype t, const void *in, size_t n)
+{
+    if (!t || t->contig)
+        memcpy((char *)buf + (t ? t->true_lb : 0), in, n);
+    else
+        weft__mpi_type_unpack(t, buf, count, 0, n, in);
+}
+
+void *weft__coll_snapshot(weft__mpi_sched_t *s, const void *buf, size_t count, MPI_Datatype t)
+{
+    void *p = weft__coll_tmp(s, weft__coll_bytes(count, t));
+    if (p)
+        pack(buf, count, t, p);
+    return p;
+}
+
+/* ---------------------------------------------------------------- running */
+
+static int post(step_t *st)
+{
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    bool send = st->kind == STEP_SEND;
+    MPI_Datatype t = send ? st->stype : st->dtype;
+    size_t count = send ? st->scount : st->dcount;
+    void *buf = send ? (void *)st->src : st->dst;
+    size_t n = weft__coll_bytes(count, t);
+    int rc;
+
+    if (!t || t->contig || n == 0) {
+        char *p = n ? (char *)buf + (t ? t->true_lb : 0) : NULL;
+        rc = send ? weft_sr_isend(ctx, st->world, st->cid, st->tag, p, n, &st->wreq)
+                  : weft_sr_irecv(ctx, st->world, st->cid, st->tag, p, n, &st->wreq);
+        return rc;
+    }
+    struct iovec iov[COLL_IOV_MAX];
+    int niov = weft__mpi_type_iov(t, buf, count, iov, COLL_IOV_MAX);
+    if (niov <= COLL_IOV_MAX) {
+        return send ? weft_sr_isendv(ctx, st->world, st->cid, st->tag, iov, niov, &st->wreq)
+                    : weft_sr_irecvv(ctx, st->world, st->cid, st->tag, iov, niov, &st->wreq);
+    }
+    st->staging = malloc(n);
+    if (!st->staging)
+        return WEFT_ENOMEM;
+    if (send) {
+        weft__mpi_type_pack(t, buf, count, 0, n, st->staging);
+        return weft_sr_isend(ctx, st->world, st->cid, st->tag, st->staging, n, &st->wreq);
+    }
+    return weft_sr_irecv(ctx, st->world, st->cid, st->tag, st->staging, n, &st->wreq);
+}
+
+static int run_local(step_t *st)
+{
+    if (st->kind == STEP_REDUCE)
+        return st->scount ? weft__mpi_op_apply(st->op, st->src, st->dst, (int)st->scount, st->stype)
+                          : MPI_SUCCESS;
+    /* STEP_COPY */
+    size_t sn = weft__coll_bytes(st->scount, st->stype);
+    size_t dn = weft__coll_bytes(st->dcount, st->dtype);
+    size_t n = sn < dn ? sn : dn;
+    if (n == 0)
+        return MPI_SUCCESS;
+    bool scontig = !st->stype || st->stype->contig;
+    bool dcontig = !st->dtype || st->dtype->contig;
+    if (scontig) {
+        const char *p = (const char *)st->src + (st->stype ? st->stype->true_lb : 0);
+        if (p != (char *)st->dst + (st->dtype ? st->dtype->true_lb : 0))
+            unpack(st->dst, st->dcount, st->dtype, p, n);
+        return MPI_SUCCESS;
+    }
+    if (dcontig) {
+        weft__mpi_type_pack(st->stype, st->src, st->scount, 0, n,
+                            (char *)st->dst + (st->dtype ? st->dtype->true_lb : 0));
+        return MPI_SUCCESS;
+    }
+    void *tmp = malloc(n);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    weft__mpi_type_pack(st->stype, st->src, st->scount, 0, n, tmp);
+    weft__mpi_type_unpack(st->dtype, st->dst, st->dcount, 0, n, tmp);
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
+/* Post the communication steps of round r; returns how many are in flight. */
+static int round_start(weft__mpi_sched_t *s, int r)
+{
+    int first = r ? s->round_end[r - 1] : 0;
+    int pending = 0;
+    for (int i = first; i < s->round_end[r]; i++) {
+        step_t *st = &s->steps[i];
+        if (st->kind != STEP_SEND && st->kind != STEP_RECV)
+            continue;
+        int rc = post(st);
+        if (rc != WEFT_OK) {
+            if (s->err == MPI_SUCCESS)
+                s->err = weft__mpi_err_from_weft(rc);
+            s->stopped = true;
+            st->wreq = NULL;
+            break;
+        }
+        pending++;
+    }
+    return pending;
+}
+
+/* Test the round's requests; true when none is left. */
+static bool round_test(weft__mpi_sched_t *s, int r)
+{
+    int first = r ? s->round_end[r - 1] : 0;
+    for (int i = first; i < s->round_end[r] && s->pending > 0; i++) {
+        step_t *st = &s->steps[i];
+        if (!st->wreq)
+            continue;
+        int flag = 0;
+        weft_status_t ws;
+        int rc = weft_sr_test(weft__mpi.ctx, st->wreq, &flag, &ws);
+        if (!flag)
+            continue;
+        st->wreq = NULL;
+        s->pending--;
+        if (rc == WEFT_OK && st->staging && st->kind == STEP_RECV)
+            unpack(st->dst, st->dcount, st->dtype, st->staging, ws.length);
+        free(st->staging);
+        st->staging = NULL;
+        if (rc != WEFT_OK && s->err == MPI_SUCCESS)
+            s->err = weft__mpi_err_from_weft(rc);
+    }
+    return s->pending == 0;
+}
+
+static int round_finish(weft__mpi_sched_t *s, int r)
+{
+    int err = MPI_SUCCESS;
+    int first = r ? s->round_end[r - 1] : 0;
+    for (int i = first; i < s->round_end[r]; i++) {
+        step_t *st = &s->steps[i];
+        if (st->kind == STEP_COPY || st->kind == STEP_REDUCE) {
+            int rc = run_local(st);
+            if (rc != MPI_SUCCESS && err == MPI_SUCCESS)
+                err = rc;
+        }
+    }
+    return err;
+}
+
+static void sched_unref(weft__mpi_sched_t *s)
+{
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (int i = 0; i < s->nsteps; i++)
+        free(s->steps[i].staging);
+    for (int i = 0; i < s->ntmps; i++)
+        free(s->tmps[i]);
+    free(s->tmps);
+    free(s->steps);
+    free(s->round_end);
+    free(s);
+}
+
+static void unlist(weft__mpi_sched_t *s)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    bool was = s->listed;
+    if (was) {
+        weft__mpi_sched_t **p = &weft__mpi.scheds;
+        while (*p && *p != s)
+            p = &(*p)->next;
+        if (*p)
+            *p = s->next;
+        s->listed = false;
+    }
+    weft_lock_release(&weft__mpi.lock);
+    if (was)
+        sched_unref(s); /* the list's reference */
+}
+
+/* Advance s as far as it goes without blocking. Caller holds s->busy. */
+static void advance(weft__mpi_sched_t *s)
+{
+    /* A message error (truncation) or a failed local step is remembered, and
+     * the schedule goes on: stopping would leave the ranks that wait on our
+     * later rounds hanging. Only a failure to post (no memory, dead peer)
+     * stops it. */
+    for (;;) {
+        if (s->cur >= 0 && !round_test(s, s->cur))
+            return;
+        if (s->cur >= 0 && !s->stopped) {
+            int err = round_finish(s, s->cur);
+            if (err != MPI_SUCCESS && s->err == MPI_SUCCESS)
+                s->err = err;
+        }
+        if (s->stopped || s->cur + 1 >= s->nrounds) {
+            atomic_store_explicit(&s->done, true, memory_order_release);
+            return;
+        }
+        s->cur++;
+        s->pending = round_start(s, s->cur);
+    }
+}
+
+int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done)
+{
+    if (atomic_load_explicit(&s->done, memory_order_acquire))
+        goto out;
+    if (atomic_flag_test_and_set_explicit(&s->busy, memory_order_acquire)) {
+        *done = false; /* another thread is advancing it */
+        return MPI_SUCCESS;
+    }
+    advance(s);
+    atomic_flag_clear_explicit(&s->busy, memory_order_release);
+    if (!atomic_load_explicit(&s->done, memory_order_acquire)) {
+        *done = false;
+        return MPI_SUCCESS;
+    }
+out:
+    if (s->listed)
+        unlist(s);
+    *done = true;
+    return s->err;
+}
+
+void weft__mpi_sched_free(weft__mpi_sched_t *s)
+{
+    if (!s)
+        return;
+    unlist(s);
+    sched_unref(s);
+}
+
+void weft__coll_discard(weft__mpi_sched_t *s)
+{
+    weft__mpi_sched_free(s);
+}
+
+void weft__mpi_sched_progress_all(void)
+{
+    enum { SNAP = 32 };
+    weft__mpi_sched_t *local[SNAP], **snap = local;
+    int n = 0, cap = SNAP;
+    /* Cheap check first: no active schedule, nothing to do. */
+    if (!__atomic_load_n(&weft__mpi.scheds, __ATOMIC_RELAXED))
+        return;
+    weft_lock_acquire(&weft__mpi.lock);
+    for (weft__mpi_sched_t *s = weft__mpi.scheds; s; s = s->next) {
+        if (n == cap) {
+            /* Many in flight: every one must move, or a peer waiting on an
+             * old one could wait for ever. */
+            weft__mpi_sched_t **more = malloc(sizeof(*more) * (size_t)cap * 2);
+            if (!more)
+                break;
+            memcpy(more, snap, sizeof(*more) * (size_t)n);
+            if (snap != local)
+                free(snap);
+            snap = more;
+            cap *= 2;
+        }
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+        snap[n++] = s;
+    }
+    weft_lock_release(&weft__mpi.lock);
+    for (int i = 0; i < n; i++) {
+        bool done;
+        weft__mpi_sched_poll(snap[i], &done);
+        sched_unref(snap[i]);
+    }
+    if (snap != local)
+        free(snap);
+}
+
+void weft__mpi_sched_fini(void)
+{
+    /* Requests still holding schedules free them; here only the list goes. */
+    weft_lock_acquire(&weft__mpi.lock);
+    weft__mpi_sched_t *s = weft__mpi.scheds;
+    weft__mpi.scheds = NULL;
+    weft_lock_release(&weft__mpi.lock);
+    while (s) {
+        weft__mpi_sched_t *next = s->next;
+        s->listed = false;
+        sched_unref(s);
+        s = next;
+    }
+}
+
+int weft__coll_run(weft__mpi_sched_t *s)
+{
+    weft__coll_round(s);
+    if (s->err != MPI_SUCCESS) {
+        int err = s->err;
+        weft__mpi_sched_free(s);
+        return err;
+    }
+    bool done = false;
+    int err = weft__mpi_sched_poll(s, &done);
+    while (!done) {
+        weft__mpi_progress();
+        err = weft__mpi_sched_poll(s, &done);
+    }
+    weft__mpi_sched_free(s);
+    return err;
+}
+
+int weft__coll_start(weft__mpi_sched_t *s, MPI_Comm comm, MPI_Request *request)
+{
+    weft__coll_round(s);
+    if (s->err != MPI_SUCCESS) {
+        int err = s->err;
+        weft__mpi_sched_free(s);
+        return err;
+    }
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_COLL, comm);
+    if (!r) {
+        weft__mpi_sched_free(s);
+        return MPI_ERR_NO_MEM;
+    }
+    r->sched = s;
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+    weft_lock_acquire(&weft__mpi.lock);
+    s->listed = true;
+    s->next = weft__mpi.scheds;
+    weft__mpi.scheds = s;
+    weft_lock_release(&weft__mpi.lock);
+    bool done;
+    weft__mpi_sched_poll(s, &done); /* post the first round now */
+    *request = r;
+    return MPI_SUCCESS;
+}
