@@ -196,6 +196,23 @@ WEFT_API int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag
 WEFT_API int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
                             weft_status_t *status);
 
+/* A message taken out of matching by weft_sr_improbe, to be received by
+ * weft_sr_imrecvv: no other receive can take it in between (MPI's matched
+ * probe, for threads that probe and receive concurrently). */
+typedef struct weft_message weft_message_t;
+
+/* As weft_sr_iprobe, but a message found is removed from matching and returned
+ * in *msg (with its description in *status); it must then be received with
+ * weft_sr_imrecvv. */
+WEFT_API int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
+                             weft_message_t **msg, weft_status_t *status);
+
+/* Receive a message returned by weft_sr_improbe into iovcnt pieces; completes
+ * like a receive (WEFT_ETRUNC when the message is longer). msg is consumed even
+ * on error, except WEFT_EINVAL for bad arguments. */
+WEFT_API int weft_sr_imrecvv(weft_ctx_t *ctx, weft_message_t *msg, const struct iovec *iov,
+                             int iovcnt, weft_request_t **req_out);
+
 /* Cancel a posted receive that has not matched yet: it then completes with
  * WEFT_ECANCELED. Returns WEFT_OK if canceled, WEFT_ESTATE if it had already
  * matched (it will complete normally), WEFT_EUNSUPPORTED for a send. The request

@@ -311,6 +311,66 @@ int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *f
     return dead;
 }
 
+int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *flag,
+                    weft_message_t **msg, weft_status_t *status)
+{
+    if (!ctx || !flag || !msg)
+        return WEFT_EINVAL;
+    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+        return WEFT_ERANK;
+    weft_lock_acquire(&ctx->lock);
+    weft__progress_locked(ctx);
+    weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
+    *flag = m != NULL;
+    if (m) {
+        weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
+        /* Out of matching, but still on ctx->unexpected, so finalize frees a
+         * message that was probed and never received. */
+        weft__match_remove_msg(ctx->match, m);
+        if (status) {
+            status->source = u->gate->peer;
+            status->comm = m->comm;
+            status->tag = m->tag;
+            status->length = u->length;
+            status->error = WEFT_OK;
+        }
+        *msg = (weft_message_t *)u;
+    }
+    int dead = (!m && src >= 0) ? ctx->gates[src].dead : 0;
+    weft_lock_release(&ctx->lock);
+    return dead;
+}
+
+int weft_sr_imrecvv(weft_ctx_t *ctx, weft_message_t *msg, const struct iovec *iov, int iovcnt,
+                    weft_request_t **req_out)
+{
+    int rc = check_common(ctx, iov, iovcnt, req_out);
+    if (rc)
+        return rc;
+    if (!msg)
+        return WEFT_EINVAL;
+    weft__unexpected_t *u = (weft__unexpected_t *)msg;
+    weft_lock_acquire(&ctx->lock);
+    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_RECV);
+    if (!req) {
+        rc = WEFT_ENOMEM;
+        goto out_unlock;
+    }
+    if ((rc = set_iov(req, iov, iovcnt))) {
+        weft__request_free(ctx, req);
+        goto out_unlock;
+    }
+    req->peer = u->gate->peer;
+    req->match.comm = u->match.comm;
+    req->match.source = u->gate->peer;
+    req->match.tag = u->match.tag;
+    weft__proto_consume(ctx, req, u);
+    *req_out = req;
+out_unlock:
+    weft_lock_release(&ctx->lock);
+    return rc;
+}
+
 int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, weft_status_t *status)
 {
     int flag = 0;

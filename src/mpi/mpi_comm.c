@@ -157,53 +157,97 @@ static int exchange(uint32_t id, uint64_t tag, const int *members, int n, int me
 /* Agree on a context id free at every member: exchange used-id bitmaps. Also
  * carries `extra` bytes per member (the split colours and keys), gathered into
  * extra_all. Returns the id, or -1 (error in *rc). */
+static int lowest_free(const uint64_t *used)
+{
+    for (int b = 0; b < CTX_BITS; b++)
+        if (!(used[b / 64] & (1ull << (b % 64))))
+            return b;
+    return -1;
+}
+
+/* Take bit k for this process unless another thread of it took k meanwhile. */
+static bool try_take(int k)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    bool free_here = !(weft__mpi.ctx_mask[k / 64] & (1ull << (k % 64)));
+    if (free_here)
+        ctx_take((unsigned)k);
+    weft_lock_release(&weft__mpi.lock);
+    return free_here;
+}
+
+/* Each round of an agreement has its own tag, above any tag of the caller. */
+static uint64_t round_tag(uint64_t tag, int round, int phase)
+{
+    return tag | ((uint64_t)(2 * round + phase + 1) << 48);
+}
+
 static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, const void *extra,
                  size_t extra_len, void *extra_all, int *rc)
 {
     size_t len = sizeof weft__mpi.ctx_mask + extra_len;
     char *mine = malloc(len), *all = malloc(len * (size_t)n);
+    uint8_t *oks = malloc((size_t)n);
     int k = -1;
-    if (!mine || !all) {
+    if (!mine || !all || !oks) {
         *rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    weft_lock_acquire(&weft__mpi.lock);
-    memcpy(mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
-    weft_lock_release(&weft__mpi.lock);
     if (extra_len)
         memcpy(mine + sizeof weft__mpi.ctx_mask, extra, extra_len);
-    int wrc = exchange(id, tag, members, n, me, mine, len, all);
-    if (wrc < 0) {
-        *rc = weft__mpi_err_from_weft(wrc);
-        goto out;
+    /* With several threads, two agreements of this process (on different
+     * parents) may pick the same free id at once; then the members learn it
+     * in a second exchange and all try again, now seeing the id taken. */
+    bool threads = weft__mpi.thread_level == MPI_THREAD_MULTIPLE;
+    for (int round = 0;; round++) {
+        weft_lock_acquire(&weft__mpi.lock);
+        memcpy(mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
+        weft_lock_release(&weft__mpi.lock);
+        int wrc = exchange(id, round_tag(tag, round, 0), members, n, me, mine, len, all);
+        if (wrc < 0) {
+            *rc = weft__mpi_err_from_weft(wrc);
+            goto out;
+        }
+        uint64_t used[64] = {0};
+        for (int i = 0; i < n; i++) {
+            const uint64_t *m = (const uint64_t *)(all + (size_t)i * len);
+            for (int w = 0; w < 64; w++)
+                used[w] |= m[w];
+        }
+        k = lowest_free(used);
+        if (k < 0) {
+            *rc = MPI_ERR_INTERN; /* 4096 communicators live at once */
+            goto out;
+        }
+        uint8_t ok = try_take(k);
+        if (!threads)
+            break; /* one thread: nobody can have taken it */
+        wrc = exchange(id, round_tag(tag, round, 1), members, n, me, &ok, 1, oks);
+        if (wrc < 0) {
+            if (ok)
+                weft__mpi_ctx_give(k);
+            k = -1;
+            *rc = weft__mpi_err_from_weft(wrc);
+            goto out;
+        }
+        bool all_ok = true;
+        for (int i = 0; i < n; i++)
+            all_ok = all_ok && oks[i];
+        if (all_ok)
+            break;
+        if (ok)
+            weft__mpi_ctx_give(k);
     }
-    uint64_t used[64] = {0};
-    for (int i = 0; i < n; i++) {
-        const uint64_t *m = (const uint64_t *)(all + (size_t)i * len);
-        for (int w = 0; w < 64; w++)
-            used[w] |= m[w];
-        if (extra_len)
+    if (extra_len)
+        for (int i = 0; i < n; i++)
             memcpy((char *)extra_all + (size_t)i * extra_len,
                    all + (size_t)i * len + sizeof weft__mpi.ctx_mask, extra_len);
-    }
-    for (int b = 0; b < CTX_BITS; b++) {
-        if (!(used[b / 64] & (1ull << (b % 64)))) {
-            k = b;
-            break;
-        }
-    }
-    if (k < 0) {
-        *rc = MPI_ERR_INTERN; /* 4096 communicators live at once */
-        goto out;
-    }
-    weft_lock_acquire(&weft__mpi.lock);
-    ctx_take((unsigned)k);
-    weft_lock_release(&weft__mpi.lock);
     *rc = MPI_SUCCESS;
 out:
     free(mine);
     free(all);
-    return k;
+    free(oks);
+    return *rc == MPI_SUCCESS ? k : -1;
 }
 
 /* A counter per communicator names the exchanges on its aux id; every member

@@ -20,6 +20,9 @@ struct weft_mpi_errhandler weft_mpi_errors_return = {
 struct weft_mpi_errhandler weft_mpi_errhandler_null = {.magic = WEFT_MPI_MAGIC_ERRH,
                                                        .predefined = true};
 
+struct weft_mpi_win weft_mpi_win_null = {.magic = WEFT_MPI_MAGIC_WIN};
+struct weft_mpi_file weft_mpi_file_null = {.magic = WEFT_MPI_MAGIC_FILE};
+
 static const char *const class_strings[MPI_ERR_LASTCODE] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
     [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer pointer",

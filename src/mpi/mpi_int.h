@@ -256,6 +256,26 @@ struct weft_mpi_info {
     char **keys, **values;
 };
 
+/* ---------------------------------------------------------------- windows, files, messages */
+
+/* Windows and files exist only as their null handles until the RMA and I/O
+ * layers; the structs carry the magic so that handle checks work. */
+struct weft_mpi_win {
+    uint32_t magic;
+};
+struct weft_mpi_file {
+    uint32_t magic;
+};
+
+/* A message taken out of matching by MPI_Mprobe/Improbe, received later by
+ * MPI_Mrecv/Imrecv. */
+struct weft_mpi_message {
+    uint32_t magic;
+    MPI_Comm comm;
+    weft_message_t *wmsg; /* the engine's matched message */
+    MPI_Status status;
+};
+
 /* ---------------------------------------------------------------- requests */
 
 typedef enum weft_mpi_req_kind {

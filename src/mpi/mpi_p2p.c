@@ -401,7 +401,7 @@ static int probe_args(int source, int tag, MPI_Comm comm, int *src, uint64_t *wt
     if ((rc = weft__mpi_check_init()) || (rc = weft__mpi_check_comm(comm)) ||
         (rc = check_tag(tag, true)) || (rc = check_peer(comm, source, true)))
         return rc;
-    *src = source == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, source);
+    *src = source < 0 ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, source); /* ANY or PROC_NULL */
     *wtag = tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)tag;
     return MPI_SUCCESS;
 }
@@ -453,3 +453,138 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     }
 }
 WEFT_MPI_ALIAS(Probe)
+
+/* ---- matched probes (§3.8.2): the message leaves matching at the probe, so
+ * no other thread's receive can take it before MPI_Mrecv ---- */
+
+struct weft_mpi_message weft_mpi_message_null = {.magic = WEFT_MPI_MAGIC_MSG};
+struct weft_mpi_message weft_mpi_message_no_proc = {.magic = WEFT_MPI_MAGIC_MSG};
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    int src;
+    uint64_t wtag;
+    int rc = probe_args(source, tag, comm, &src, &wtag);
+    if (rc || !flag || !message)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, "MPI_Improbe");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        if (status)
+            weft__mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Message m = malloc(sizeof *m);
+    if (!m)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Improbe");
+    weft_status_t ws;
+    int wrc = weft_sr_improbe(weft__mpi.ctx, src, comm->id_p2p, wtag, flag, &m->wmsg, &ws);
+    if (wrc < 0 || !*flag) {
+        free(m);
+        if (wrc < 0)
+            return engine_err(comm, wrc, "MPI_Improbe");
+        if (weft__mpi.scheds)
+            weft__mpi_progress();
+        return MPI_SUCCESS;
+    }
+    m->magic = WEFT_MPI_MAGIC_MSG;
+    m->comm = comm;
+    weft__mpi_status_set(&m->status, comm, &ws, MPI_SUCCESS);
+    if (status) {
+        int keep = status->MPI_ERROR;
+        *status = m->status;
+        status->MPI_ERROR = keep;
+    }
+    *message = m;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Improbe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int flag;
+        int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        if (rc || flag)
+            return rc;
+        weft__mpi_progress();
+        weft__mpi_idle(&spins);
+    }
+}
+WEFT_MPI_ALIAS(Mprobe)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    if (!message || !*message || (*message)->magic != WEFT_MPI_MAGIC_MSG ||
+        *message == MPI_MESSAGE_NULL)
+        return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Imrecv");
+    MPI_Message m = *message;
+    MPI_Comm comm = m == MPI_MESSAGE_NO_PROC ? MPI_COMM_SELF : m->comm;
+    int rc;
+    if ((rc = weft__mpi_check_count(count)) || (rc = weft__mpi_check_type(datatype)) ||
+        (rc = weft__mpi_check_buf(buf, count, datatype)))
+        return weft__mpi_err(comm, rc, "MPI_Imrecv");
+    if (!request)
+        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Imrecv");
+    if (m == MPI_MESSAGE_NO_PROC) {
+        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
+        if (!r)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+        r->complete = true;
+        weft__mpi_status_proc_null(&r->status);
+        *request = r;
+        *message = MPI_MESSAGE_NULL;
+        return MPI_SUCCESS;
+    }
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_RECV, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+    size_t len = datatype->size * (size_t)count;
+    struct iovec iov[P2P_MAX_IOV];
+    int n;
+    if (datatype->contig || len == 0) {
+        iov[0].iov_base = (char *)buf + datatype->true_lb;
+        iov[0].iov_len = len;
+        n = 1;
+    } else {
+        n = weft__mpi_type_iov(datatype, buf, (size_t)count, iov, P2P_MAX_IOV);
+        if (n > P2P_MAX_IOV) {
+            r->staging = malloc(len);
+            if (!r->staging) {
+                weft__mpi_req_free(r);
+                return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+            }
+            r->user_buf = buf;
+            r->user_count = count;
+            r->user_type = datatype;
+            iov[0].iov_base = r->staging;
+            iov[0].iov_len = len;
+            n = 1;
+        }
+    }
+    int wrc = weft_sr_imrecvv(weft__mpi.ctx, m->wmsg, iov, n, &r->wreq);
+    m->magic = WEFT_MPI_MAGIC_DEAD;
+    free(m);
+    *message = MPI_MESSAGE_NULL;
+    if (wrc < 0) {
+        weft__mpi_req_free(r);
+        return engine_err(comm, wrc, "MPI_Imrecv");
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Imrecv)
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+    if (rc)
+        return rc;
+    return PMPI_Wait(&r, status);
+}
+WEFT_MPI_ALIAS(Mrecv)

@@ -1,0 +1,26 @@
+/* Fault programs, run by tests that check mpirun's exit status and message:
+ *   abort  the last rank calls MPI_Abort(MPI_COMM_WORLD, 7) while the others wait
+ *          in a receive that never completes: the whole job must end, exit 7
+ *   fatal  the last rank makes an invalid call under MPI_ERRORS_ARE_FATAL */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, x = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "abort";
+    if (rank == size - 1) {
+        if (!strcmp(mode, "abort"))
+            MPI_Abort(MPI_COMM_WORLD, 7);
+        MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+        printf("not reached\n");
+    } else {
+        MPI_Recv(&x, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
