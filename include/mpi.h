@@ -49,6 +49,13 @@ typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
 
+/* The Fortran form of a status (MPI_Status_c2f/f2c): MPI_F_STATUS_SIZE
+ * MPI_Fint, the public fields at these indices, the private ones after. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+
 typedef struct MPI_Status {
     int MPI_SOURCE;
     int MPI_TAG;

@@ -565,8 +565,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return weft__mpi_err(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     if (!newcomm)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_create");
-    if (comm->inter)
-        return weft__mpi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_create");
+    if (comm->inter) {
+        rc = weft__mpi_intercomm_create_sub(comm, group, newcomm);
+        return rc ? weft__mpi_err(comm, rc, "MPI_Comm_create") : MPI_SUCCESS;
+    }
     MPI_Group g = group;
     if (group->predefined && group->size) {
         g = weft__mpi_group_new(group->size, group->ranks);
@@ -628,10 +630,12 @@ int weft__mpi_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, c
     int rc = weft__mpi_check_comm(comm);
     if (rc || !newcomm)
         return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
-    if (comm->inter)
-        return weft__mpi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn);
     if (color < 0 && color != MPI_UNDEFINED)
         return weft__mpi_err(comm, MPI_ERR_ARG, fn);
+    if (comm->inter) {
+        rc = weft__mpi_intercomm_split(comm, color, key, newcomm);
+        return rc ? weft__mpi_err(comm, rc, fn) : MPI_SUCCESS;
+    }
     int n = comm->size;
     split_entry_t me = {color, key, comm->rank, weft__mpi.world_rank};
     split_entry_t *all = malloc((size_t)n * sizeof *all);

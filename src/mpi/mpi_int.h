@@ -442,6 +442,10 @@ void weft__mpi_comm_release(MPI_Comm comm);
 int weft__mpi_comms_init(void);
 void weft__mpi_comms_fini(void);
 int weft__mpi_intercomm_dup(MPI_Comm comm, MPI_Comm *out); /* mpi_intercomm.c */
+/* MPI_Comm_split and MPI_Comm_create on an intercommunicator (§6.4.2), without
+ * the argument checks and error reporting, which the callers do. */
+int weft__mpi_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *out);
+int weft__mpi_intercomm_create_sub(MPI_Comm comm, MPI_Group group, MPI_Comm *out);
 
 /* ---------------------------------------------------------------- other parts */
 
