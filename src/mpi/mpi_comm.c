@@ -79,6 +79,16 @@ static MPI_Comm comm_new(MPI_Group group, MPI_Group remote, unsigned k)
     return c;
 }
 
+/* A new communicator inherits its parent's error handler (MPI 3.1 §8.3). */
+void weft__mpi_comm_inherit_errh(MPI_Comm c, MPI_Comm parent)
+{
+    MPI_Errhandler e = parent->errhandler;
+    if (!e->predefined)
+        atomic_fetch_add(&e->refs, 1);
+    weft__mpi_errh_release(c->errhandler);
+    c->errhandler = e;
+}
+
 static void ctx_take(unsigned k)
 {
     weft__mpi.ctx_mask[k / 64] |= 1ull << (k % 64);
@@ -280,6 +290,7 @@ int weft__mpi_comm_create_from(MPI_Comm parent, MPI_Group group, MPI_Comm *out)
         weft_lock_release(&weft__mpi.lock);
         return MPI_ERR_NO_MEM;
     }
+    weft__mpi_comm_inherit_errh(c, parent);
     *out = c;
     return MPI_SUCCESS;
 }
@@ -608,6 +619,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     MPI_Comm c = comm_new(group, NULL, (unsigned)k);
     if (!c)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_create_group");
+    weft__mpi_comm_inherit_errh(c, comm);
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -677,6 +689,7 @@ int weft__mpi_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, c
         weft_lock_release(&weft__mpi.lock);
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
     }
+    weft__mpi_comm_inherit_errh(c, comm);
     *newcomm = c;
     return MPI_SUCCESS;
 }

@@ -437,6 +437,7 @@ int weft__mpi_comm_agree(MPI_Comm over, uint64_t tag, const int *members, int n,
                          const void *extra, size_t extra_len, void *extra_all, int *k_out);
 uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm); /* next tag of comm's own exchanges */
 MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
+void weft__mpi_comm_inherit_errh(MPI_Comm c, MPI_Comm parent);
 void weft__mpi_ctx_give(int k);
 void weft__mpi_comm_release(MPI_Comm comm);
 int weft__mpi_comms_init(void);

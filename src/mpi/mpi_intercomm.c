@@ -269,6 +269,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     ctx_take(mm->k);
     ctx_take(mm->k_local);
     rc = build(local_comm->group, remote, mm->k, mm->k_local, newintercomm);
+    if (!rc)
+        weft__mpi_comm_inherit_errh(*newintercomm, local_comm);
     weft__mpi_group_release(remote);
     free(mm);
     return rc ? weft__mpi_err(local_comm, rc, fn) : MPI_SUCCESS;
@@ -360,6 +362,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         weft__mpi_ctx_give(k);
         return weft__mpi_err(intercomm, MPI_ERR_NO_MEM, fn);
     }
+    weft__mpi_comm_inherit_errh(c, intercomm);
     *newintracomm = c;
     return MPI_SUCCESS;
 }
@@ -469,6 +472,8 @@ static int inter_select(MPI_Comm comm, int color, int key, MPI_Comm *out)
         return rc;
     }
     rc = build(lg, rg, k, k_local, out);
+    if (!rc)
+        weft__mpi_comm_inherit_errh(*out, comm);
     weft__mpi_group_release(lg);
     weft__mpi_group_release(rg);
     return rc;

@@ -108,6 +108,7 @@ int weft__mpi_recv_start(MPI_Request r)
     r->user_buf = buf;
     r->user_count = r->count;
     r->user_type = t;
+    weft__mpi_type_retain(t); /* the application may free it before completion */
     return weft_sr_irecv(ctx, src, comm->id_p2p, tag, r->staging, len, &r->wreq);
 }
 
@@ -560,6 +561,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
             r->user_buf = buf;
             r->user_count = count;
             r->user_type = datatype;
+            weft__mpi_type_retain(datatype);
             iov[0].iov_base = r->staging;
             iov[0].iov_len = len;
             n = 1;

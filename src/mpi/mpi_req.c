@@ -40,6 +40,10 @@ void weft__mpi_req_free(MPI_Request r)
     }
     free(r->staging);
     r->staging = NULL;
+    if (r->user_type) {
+        weft__mpi_type_release(r->user_type);
+        r->user_type = NULL;
+    }
     r->magic = WEFT_MPI_MAGIC_DEAD;
     weft_lock_acquire(&weft__mpi.lock);
     r->next_free = weft__mpi.free_requests;
@@ -94,6 +98,10 @@ static void finish_p2p(MPI_Request r, const weft_status_t *ws, int wrc)
     if (r->staging && r->kind == WEFT_MPI_REQ_RECV) {
         free(r->staging);
         r->staging = NULL;
+    }
+    if (r->user_type) {
+        weft__mpi_type_release(r->user_type);
+        r->user_type = NULL;
     }
     r->complete = true;
 }
