@@ -442,12 +442,14 @@ static int rx_frames(weft_driver_t *d, weft_track_t *t, const char **why)
     return WEFT_OK;
 }
 
-/* Read and handle what the socket has, up to a budget. */
+/* Read and handle what the socket has, up to a budget of reads. Whatever was
+ * read is handled before returning: epoll only reports the socket, so bytes
+ * left in our buffer would wait for the next arrival. */
 static void rx_progress(weft_driver_t *d, weft_track_t *t)
 {
     const char *why = "connection closed";
     int rc = WEFT_OK;
-    for (int reads = 0; reads < TCP_RX_BUDGET && t->up;) {
+    for (int reads = 0; t->up;) {
         if (t->rx_state == TCP_RX_DATA) {
             rc = rx_data(d, t);
             if (rc < 0)
@@ -460,27 +462,29 @@ static void rx_progress(weft_driver_t *d, weft_track_t *t)
             break;
         if (t->rx_state == TCP_RX_DATA || !t->up)
             continue;
-        /* Make room: move a partial frame to the front of the buffer. */
-        if (t->rx_start == t->rx_end) {
+        if (reads++ == TCP_RX_BUDGET)
+            return; /* level-triggered: the rest is reported again */
+        /* Make room: move a partial frame to the front of the buffer when it
+         * would not fit where it is, or when little room is left. */
+        size_t have = t->rx_end - t->rx_start;
+        size_t need = TCP_FRAME_HDR;
+        if (have >= TCP_FRAME_HDR)
+            need += tcp_le32_get(t->rx_buf + t->rx_start + 4); /* decoded: <= max_packet */
+        if (have == 0) {
             t->rx_start = t->rx_end = 0;
-        } else if (t->rx_start > 0 && t->rx_cap - t->rx_end < TCP_FRAME_HDR + d->max_packet / 2) {
-            memmove(t->rx_buf, t->rx_buf + t->rx_start, t->rx_end - t->rx_start);
-            t->rx_end -= t->rx_start;
+        } else if (t->rx_start + need > t->rx_cap ||
+                   (t->rx_start > 0 && t->rx_cap - t->rx_end < TCP_FRAME_HDR + d->max_packet / 2)) {
+            memmove(t->rx_buf, t->rx_buf + t->rx_start, have);
+            t->rx_end = have;
             t->rx_start = 0;
         }
         /* While a DATA frame may come, read no further than the next frame
          * header (or the frame whose header we have), so its payload goes
          * straight to the user's buffer. */
         size_t room = t->rx_cap - t->rx_end;
-        if (!weft_list_empty(&t->gets)) {
-            size_t have = t->rx_end - t->rx_start;
-            size_t need = TCP_FRAME_HDR;
-            if (have >= TCP_FRAME_HDR)
-                need += tcp_le32_get(t->rx_buf + t->rx_start + 4);
+        if (!weft_list_empty(&t->gets))
             room = WEFT_MIN(room, need - have);
-        }
         ssize_t r = recv(t->fd, t->rx_buf + t->rx_end, room, MSG_DONTWAIT);
-        reads++;
         if (r == 0) {
             rc = WEFT_EPEERDEAD;
             break;
