@@ -336,10 +336,8 @@ static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
             hs_fail(d, c, WEFT_EPROTO, "handshake names another job or rank");
             return;
         }
-        if (d->tracks[m.client_rank]->up || d->tracks[m.client_rank]->lost) {
-            hs_fail(d, c, WEFT_EPROTO, "that rank is connected already");
-            return;
-        }
+        /* Whether that rank is connected already is checked only once the
+         * proof is in: an unproven HELLO learns nothing about the job. */
         c->client_rank = m.client_rank;
         c->server_rank = m.server_rank;
         memcpy(c->nonce_peer, m.nonce, TCP_NONCE_LEN);
