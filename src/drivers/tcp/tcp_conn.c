@@ -73,6 +73,7 @@ int weft__tcp_track_up(weft_driver_t *d, weft_track_t *t, int fd)
     t->fd = fd;
     t->up = true;
     d->nup++;
+    d->single = d->nup == 1 ? t : NULL;
     weft_log_debug("tcp: connected to rank %d", t->peer_rank);
     return WEFT_OK;
 }
@@ -161,6 +162,7 @@ static int tx_progress(weft_driver_t *d, weft_track_t *t)
             weft_list_remove(&op->link);
             if (op->kind == TCP_FRAME_PKT) {
                 t->pkt_queued--;
+                d->events++;
                 d->up.send_done(d->up.owner, t->peer_cookie, op->cookie, WEFT_OK);
             } else if (op->heap) {
                 free(op);
@@ -268,6 +270,7 @@ void weft__tcp_track_lose(weft_driver_t *d, weft_track_t *t, int status, const c
     t->lost = true;
     if (t->up)
         d->nup--;
+    d->single = NULL;
     t->up = false;
     if (t->fd >= 0) {
         epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->fd, NULL);
@@ -391,6 +394,7 @@ static int rx_data(weft_driver_t *d, weft_track_t *t)
     if (g->iov != g->iov_inline)
         free(g->iov);
     free(g);
+    d->events++;
     d->up.rget_done(d->up.owner, t->peer_cookie, cookie, WEFT_OK);
     return 1;
 }
@@ -426,6 +430,7 @@ static int rx_frames(weft_driver_t *d, weft_track_t *t, const char **why)
             return WEFT_OK; /* the rest is still on its way */
         t->rx_start += TCP_FRAME_HDR + f.length;
         if (f.type == TCP_FRAME_PKT) {
+            d->events++;
             if (d->up.packet(d->up.owner, t->peer_cookie, p + TCP_FRAME_HDR, f.length) < 0) {
                 *why = "malformed packet";
                 return WEFT_EPROTO;
@@ -449,6 +454,7 @@ static void rx_progress(weft_driver_t *d, weft_track_t *t)
 {
     const char *why = "connection closed";
     int rc = WEFT_OK;
+    bool drained = false;
     for (int reads = 0; t->up;) {
         if (t->rx_state == TCP_RX_DATA) {
             rc = rx_data(d, t);
@@ -462,8 +468,10 @@ static void rx_progress(weft_driver_t *d, weft_track_t *t)
             break;
         if (t->rx_state == TCP_RX_DATA || !t->up)
             continue;
-        if (reads++ == TCP_RX_BUDGET)
-            return; /* level-triggered: the rest is reported again */
+        /* A short read emptied the socket (almost surely): one more recv()
+         * would only say EAGAIN. Anything that came since is reported again. */
+        if (drained || reads++ == TCP_RX_BUDGET)
+            return;
         /* Make room: move a partial frame to the front of the buffer when it
          * would not fit where it is, or when little room is left. */
         size_t have = t->rx_end - t->rx_start;
@@ -499,9 +507,17 @@ static void rx_progress(weft_driver_t *d, weft_track_t *t)
             break;
         }
         t->rx_end += (size_t)r;
+        drained = (size_t)r < room;
     }
     if (rc < 0 && t->up)
         weft__tcp_track_lose(d, t, rc, why);
+}
+
+void weft__tcp_track_poll(weft_driver_t *d, weft_track_t *t)
+{
+    rx_progress(d, t);
+    if (t->up && !weft_list_empty(&t->txq) && tx_progress(d, t) != WEFT_OK)
+        weft__tcp_track_lose(d, t, WEFT_EPEERDEAD, "send failed");
 }
 
 void weft__tcp_track_event(weft_driver_t *d, weft_track_t *t, uint32_t events)

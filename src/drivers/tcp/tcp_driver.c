@@ -189,6 +189,16 @@ static int tcp_connected(weft_driver_t *d)
 
 static int tcp_poll(weft_driver_t *d)
 {
+    /* With one connection (two ranks, or one remote peer) the socket is read
+     * directly: one system call per poll, like a plain socket loop, instead of
+     * epoll_wait and then recv. Every 64th poll still asks epoll, for
+     * strangers at the listening socket and anything else it reports. */
+    weft_track_t *one = d->single;
+    if (WEFT_LIKELY(one && (++d->polls & 63) && !d->nhandshakes)) {
+        uint64_t before = d->events;
+        weft__tcp_track_poll(d, one);
+        return (int)(d->events - before);
+    }
     struct epoll_event evs[TCP_POLL_EVENTS];
     int n = epoll_wait(d->epfd, evs, TCP_POLL_EVENTS, 0);
     if (WEFT_UNLIKELY(d->nhandshakes)) {
@@ -221,6 +231,8 @@ static void tcp_disconnect(weft_track_t *t)
             d->nup--;
     }
     d->tracks[t->peer_rank] = NULL;
+    if (d->single == t)
+        d->single = NULL;
     weft__tcp_track_free(t);
 }
 

@@ -251,7 +251,9 @@ typedef struct tcp_region {
 struct weft_driver {
     _Alignas(WEFT_CACHELINE) int epfd;
     int listen_fd;
-    int nup; /* established tracks */
+    int nup;              /* established tracks */
+    weft_track_t *single; /* the one track up, when only one is: polled directly */
+    uint64_t events;      /* upcalls made, for poll's count */
     weft_driver_upcalls_t up;
     tcp_region_t *regions;
     uint32_t nregions;
@@ -292,6 +294,8 @@ static inline uint64_t tcp_ev_conn(tcp_conn_t *c)
 WEFT_INTERNAL int weft__tcp_track_up(weft_driver_t *d, weft_track_t *t, int fd);
 WEFT_INTERNAL int weft__tcp_send(weft_track_t *t, const struct iovec *iov, int iovcnt,
                                  void *cookie);
+/* Read and write what one track can without asking epoll first. */
+WEFT_INTERNAL void weft__tcp_track_poll(weft_driver_t *d, weft_track_t *t);
 WEFT_INTERNAL void weft__tcp_track_event(weft_driver_t *d, weft_track_t *t, uint32_t events);
 WEFT_INTERNAL void weft__tcp_track_lose(weft_driver_t *d, weft_track_t *t, int status,
                                         const char *why);
