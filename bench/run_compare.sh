@@ -16,6 +16,11 @@
 # 4. writes CSV to bench/results/ (pingpong.csv, match.csv, raw.csv, logs/) and
 #    prints a markdown table of medians over the repetitions with weft/peer ratios.
 #
+# 5. tcp section (--tcp to run only it, --no-tcp to skip it): weft_pingpong with
+#    WEFT_DRIVERS=tcp, raw_tcp (a plain non-blocking loopback socket, busy
+#    polling) and Open MPI's tcp path (--mca pml ob1 --mca btl tcp,self), one
+#    after the other per repetition, 8 B latency and 4 MiB bandwidth medians
+#    (tcp_pingpong.csv, raw_tcp.csv).
 # --quick: sizes up to 4 MiB, fewer iterations, 3 repetitions (< 3 minutes).
 # --weft-src DIR: build weft from another tree (default: this script's repository).
 # This is a benchmark, not a test: the "target" column informs, the exit status
@@ -28,6 +33,7 @@ reps=""
 install=1
 weft_src=$(cd "$here/.." && pwd)
 build=""
+tcp=1 shm=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
@@ -35,7 +41,9 @@ while [ $# -gt 0 ]; do
     --no-install) install=0 ;;
     --weft-src) weft_src=$(cd "$2" && pwd); shift ;;
     --build) build=$2; shift ;;
-    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    --tcp) shm=0 ;;
+    --no-tcp) tcp=0 ;;
+    -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "run_compare.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -79,7 +87,7 @@ done
 # ---- 2. build -----------------------------------------------------------------
 log "building weft (Release) from $weft_src in $build"
 cmake -S "$weft_src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$results/logs/cmake.log" 2>&1 &&
-    ninja -C "$build" weftrun weft_pingpong weft_match raw_cacheline >"$results/logs/ninja.log" 2>&1 ||
+    ninja -C "$build" weftrun weft_pingpong weft_match raw_cacheline raw_tcp >"$results/logs/ninja.log" 2>&1 ||
     { echo "run_compare.sh: weft build failed, see $results/logs/" >&2; tail -20 "$results/logs/ninja.log" >&2; exit 1; }
 mpibin="$build/bench-mpi"
 mkdir -p "$mpibin"
@@ -119,7 +127,8 @@ echo "stamp,impl,rep,size,latency_us,bandwidth_MBps,pingpong_MBps" >"$pp_csv"
 echo "stamp,impl,rep,N,expected_us_per_req,unexpected_us_per_req" >"$match_csv"
 echo "stamp,rep,oneway_us" >"$raw_csv"
 log "implementations: ${impls[*]}; $reps repetitions$([ $quick = 1 ] && echo ' (quick)')"
-for rep in $(seq 1 "$reps"); do
+[ $shm = 1 ] || reps_shm=0
+for rep in $(seq 1 "${reps_shm:-$reps}"); do
     for impl in "${impls[@]}"; do
         if [ "$impl" = raw ]; then
             out="$results/logs/raw_$rep.txt"
@@ -140,7 +149,7 @@ done
 
 # ---- 4. summary -------------------------------------------------------------
 log "done; CSV in $results"
-python3 - "$pp_csv" "$match_csv" "$raw_csv" "$quick" <<'PY'
+[ $shm = 1 ] && python3 - "$pp_csv" "$match_csv" "$raw_csv" "$quick" <<'PY'
 import csv, statistics, sys
 pp, match, raw, quick = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 def med(xs):
@@ -200,4 +209,66 @@ table("best over reps (min time, max MB/s)", lo, hi)
 print(f"\nreps: {len(lat.get('raw', []))} raw, {len(lat.get('weft', []))} weft, "
       f"{len(lat.get('ompi', []))} ompi, {len(lat.get('mpich', []))} mpich"
       + (" (quick)" if quick else ""))
+PY
+
+# ---- 5. tcp -------------------------------------------------------------------
+[ $tcp = 1 ] || exit 0
+tcp_csv="$results/tcp_pingpong.csv"; rawtcp_csv="$results/raw_tcp.csv"
+echo "stamp,impl,rep,size,latency_us,bandwidth_MBps,pingpong_MBps" >"$tcp_csv"
+echo "stamp,rep,oneway_us,bandwidth_MBps" >"$rawtcp_csv"
+tcp_impls=(raw weft)
+printf '%s\n' "${impls[@]}" | grep -qx ompi && tcp_impls+=(ompi)
+if [ $quick = 1 ]; then rawtcp_n=20000; else rawtcp_n=100000; fi
+log "tcp: ${tcp_impls[*]}; $reps repetitions"
+for rep in $(seq 1 "$reps"); do
+    for impl in "${tcp_impls[@]}"; do
+        out="$results/logs/tcp_${impl}_$rep.txt"
+        log "rep $rep: tcp $impl"
+        case $impl in
+        raw) timeout 600 "$build/bench/raw_tcp" "$rawtcp_n" >"$out" 2>&1 || log "raw_tcp failed (rep $rep)"
+            lat=$(sed -n 's/^latency 8 B: median \([0-9.]*\) us.*/\1/p' "$out")
+            bw=$(sed -n 's/^bandwidth 4 MiB: median \([0-9.]*\) MB.*/\1/p' "$out")
+            echo "$stamp,$rep,$lat,$bw" >>"$rawtcp_csv"
+            continue ;;
+        weft) WEFT_DRIVERS=tcp timeout 600 "$build/tools/weftrun" --timeout 580 -n 2 \
+                "$build/bench/weft_pingpong" --pin --quick --max 4M >"$out" 2>&1 ;;
+        ompi) timeout 600 mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 --bind-to none \
+                --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo \
+                "$mpibin/mpi_pingpong_ompi" --pin --quick --max 4M >"$out" 2>&1 ;;
+        esac || log "tcp $impl failed (rep $rep), see $out"
+        awk -v p="$stamp,$impl,$rep" '/^[0-9]/ { $1 = $1; gsub(/ /, ","); print p "," $0 }' "$out" >>"$tcp_csv"
+    done
+done
+python3 - "$tcp_csv" "$rawtcp_csv" <<'PY'
+import csv, statistics, sys
+pp, raw = sys.argv[1], sys.argv[2]
+lat, bw = {}, {}
+for r in csv.DictReader(open(pp)):
+    if r["size"] == "8": lat.setdefault(r["impl"], []).append(float(r["latency_us"]))
+    if r["size"] == str(4 << 20): bw.setdefault(r["impl"], []).append(float(r["bandwidth_MBps"]))
+for r in csv.DictReader(open(raw)):
+    try:
+        lat.setdefault("raw", []).append(float(r["oneway_us"]))
+        bw.setdefault("raw", []).append(float(r["bandwidth_MBps"]))
+    except ValueError:
+        pass
+def med(xs): return statistics.median(xs) if xs else None
+def spread(xs): return f"{min(xs):.3g}-{max(xs):.3g}" if xs else "n/a"
+def fmt(v, d): return "n/a" if v is None else f"{v:.{d}f}"
+def ratio(a, b): return None if a is None or b is None or b == 0 else a / b
+impls = ["raw", "weft", "ompi"]
+print("| tcp, loopback (median over reps) | raw socket | weft tcp | Open MPI tcp | weft/raw | weft/ompi | target |")
+print("|---|---|---|---|---|---|---|")
+l = {i: med(lat.get(i, [])) for i in impls}
+b = {i: med(bw.get(i, [])) for i in impls}
+rl, rb = ratio(l["weft"], l["raw"]), ratio(b["weft"], b["ompi"])
+print(f"| 8 B one-way latency (us) | {fmt(l['raw'],3)} | {fmt(l['weft'],3)} | {fmt(l['ompi'],3)} | "
+      f"{fmt(rl,2)} | {fmt(ratio(l['weft'], l['ompi']),2)} | weft/raw <= 1.3 "
+      f"({'n/a' if rl is None else ('met' if rl <= 1.3 else 'NOT met')}) |")
+print(f"| 4 MiB bandwidth (MB/s) | {fmt(b['raw'],0)} | {fmt(b['weft'],0)} | {fmt(b['ompi'],0)} | "
+      f"{fmt(ratio(b['weft'], b['raw']),2)} | {fmt(rb,2)} | weft/ompi >= 1.5 "
+      f"({'n/a' if rb is None else ('met' if rb >= 1.5 else 'NOT met')}) |")
+print("\nspread (min-max over reps): latency " +
+      ", ".join(f"{i} {spread(lat.get(i, []))}" for i in impls) +
+      "; bandwidth " + ", ".join(f"{i} {spread(bw.get(i, []))}" for i in impls))
 PY

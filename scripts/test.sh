@@ -38,11 +38,13 @@ if [ $fuzz = 1 ]; then
     echo "== libFuzzer targets (clang), ${WEFT_FUZZ_SECONDS:-30} s each"
     CC=clang cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DWEFT_FUZZ=ON -DWEFT_ASAN=ON -DWEFT_UBSAN=ON -DBUILD_TESTING=ON >/dev/null
-    ninja -C build/fuzz fuzz_wire fuzz_packet fuzz_wire_replay
-    for t in fuzz_wire fuzz_packet; do
+    ninja -C build/fuzz fuzz_wire fuzz_packet fuzz_tcp fuzz_wire_replay fuzz_tcp_replay
+    for t in fuzz_wire fuzz_packet fuzz_tcp; do
         corpus=build/fuzz/corpus-$t
         mkdir -p "$corpus"
-        build/fuzz/tests/fuzz/fuzz_wire_replay --write-corpus "$corpus"
+        seeds=fuzz_wire_replay
+        [ $t = fuzz_tcp ] && seeds=fuzz_tcp_replay
+        build/fuzz/tests/fuzz/$seeds --write-corpus "$corpus"
         build/fuzz/tests/fuzz/$t -max_total_time="${WEFT_FUZZ_SECONDS:-30}" -max_len=4096 \
             -print_final_stats=1 "$corpus" 2>&1 | tail -4
     done

@@ -19,6 +19,9 @@ int main(int argc, char **argv)
     printf("  %-8s %s\n", weft__driver_self_ops.name, "loopback within a process");
     printf("  %-8s %s\n", weft__driver_shm_ops.name,
            "processes of one node: per-peer rings, single-copy CMA for large messages");
+    printf("  %-8s %s\n", weft__driver_tcp_ops.name,
+           "between nodes: one authenticated connection per peer, rendezvous read straight "
+           "into the receive buffer");
     printf("\nstrategies (WEFT_STRATEGY):\n");
     size_t n;
     const weft__strategy_ops_t *const *st = weft__strategy_list(&n);

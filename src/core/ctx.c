@@ -2,8 +2,10 @@
  *
  * Wire-up: every rank publishes which node it runs on and one address blob per
  * driver, fences, connects one track per peer (self for itself, shm within the
- * node), fences again so every segment is mapped everywhere, then lets drivers
- * drop setup resources (shm unlinks its segment).
+ * node, tcp between nodes), fences again so every segment is mapped everywhere,
+ * then lets drivers finish (shm unlinks its segment, tcp waits for its
+ * handshakes). A driver starts only where some peer needs it, so a job on one
+ * node opens no socket.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,10 @@
 static const weft_driver_ops_t *const builtin_drivers[] = {
     &weft__driver_self_ops,
     &weft__driver_shm_ops,
+    &weft__driver_tcp_ops,
 };
+
+#define DRIVERS_DEFAULT "self,shm,tcp"
 
 /* Which node this process runs on: host name and kernel boot id, unless
  * WEFT_NODE_ID says otherwise (network-namespace test clusters share both). */
@@ -47,7 +52,7 @@ static bool driver_allowed(const char *name)
 {
     if (!strcmp(name, "self"))
         return true;
-    const char *list = weft__param_str("WEFT_DRIVERS", "self,shm");
+    const char *list = weft__param_str("WEFT_DRIVERS", DRIVERS_DEFAULT);
     size_t n = strlen(name);
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
@@ -133,8 +138,13 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         const weft_driver_ops_t *ops = builtin_drivers[i];
         if (!driver_allowed(ops->name))
             continue;
-        /* A node driver is pointless alone on its node. */
+        /* A node driver is pointless alone on its node; a network driver is
+         * needed only for peers on other nodes, or for node peers when shm
+         * is not allowed (WEFT_DRIVERS=tcp). */
         if (!strcmp(ops->name, "shm") && node_size < 2)
+            continue;
+        if (!strcmp(ops->name, "tcp") && node_size == ctx->size &&
+            (driver_allowed("shm") || ctx->size < 2))
             continue;
         weft_driver_t *drv;
         int rc = ops->init(&params, &up, &drv);
@@ -171,9 +181,11 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
 {
     int di = g->peer == ctx->rank ? driver_index(ctx, "self")
                                   : (same_node ? driver_index(ctx, "shm") : -1);
+    if (di < 0 && g->peer != ctx->rank)
+        di = driver_index(ctx, "tcp");
     if (di < 0) {
         weft_log_error("no driver reaches rank %d (WEFT_DRIVERS=%s)", g->peer,
-                       weft__param_str("WEFT_DRIVERS", "self,shm"));
+                       weft__param_str("WEFT_DRIVERS", DRIVERS_DEFAULT));
         return WEFT_EUNSUPPORTED;
     }
     const weft_driver_ops_t *ops = ctx->drivers[di].ops;

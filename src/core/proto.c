@@ -260,6 +260,8 @@ static int rdv_split(struct weft_ctx *ctx, struct weft_request *req, weft__gate_
     weft__sched_gate(g);
     struct iovec mine = {.iov_base = req->iov[0].iov_base, .iov_len = lower};
     rc = g->drv_ops->rget(g->track, &mine, 1, rkey, 0, lower, req);
+    if (rc == WEFT_INPROGRESS)
+        return WEFT_OK; /* own_pending stays set: rget_done finishes our part */
     req->own_pending = false;
     if (rc != WEFT_OK) {
         /* The sender still writes its part into our buffer: the request may only
@@ -325,6 +327,21 @@ void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
     struct weft_ctx *ctx = owner;
     struct weft_request *req = op_cookie;
     weft__gate_t *g = peer_cookie;
+    if (req->own_pending) {
+        /* Our half of a split rendezvous: the request stays live for the
+         * sender's DONE (or its RDATA), as in rdv_split's synchronous case. */
+        req->own_pending = false;
+        if (status != WEFT_OK) {
+            weft_log_warn("single-copy read from rank %d failed: %s", g->peer,
+                          weft_strerror(status));
+            req->status.error = status;
+        } else {
+            ctx->counters.rdv_split++;
+        }
+        send_ack(g, req->peer_sreq);
+        recv_maybe_complete(ctx, req);
+        return;
+    }
     weft_list_remove(&req->link);
     if (status == WEFT_OK) {
         ctx->counters.rdv_rget++;

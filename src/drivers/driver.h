@@ -60,7 +60,10 @@ typedef struct weft_driver_upcalls {
     /* An rget() that returned WEFT_INPROGRESS finished. */
     void (*rget_done)(void *owner, void *peer_cookie, void *op_cookie, int status);
     /* The peer is gone (process died, connection closed). Called once per track;
-     * sends and gets on the track fail afterwards with WEFT_EPEERDEAD. */
+     * sends and gets on the track fail afterwards with WEFT_EPEERDEAD. Before it,
+     * the driver completes every send and rget of the track still in flight
+     * (send_done / rget_done with WEFT_EPEERDEAD); after it, no upcall names the
+     * track, so the engine may fail what remains without racing a completion. */
     void (*peer_lost)(void *owner, void *peer_cookie, int status);
 } weft_driver_upcalls_t;
 
@@ -133,5 +136,6 @@ typedef struct weft_driver_ops {
 /* The drivers built into this library. */
 extern const weft_driver_ops_t weft__driver_self_ops;
 extern const weft_driver_ops_t weft__driver_shm_ops;
+extern const weft_driver_ops_t weft__driver_tcp_ops;
 
 #endif

@@ -10,13 +10,15 @@
 
 static const weft_param_desc_t params[] = {
     {"WEFT_LOG", "warn", "log level: off, error, warn, info or debug"},
-    {"WEFT_DRIVERS", "self,shm", "drivers allowed, in order of preference"},
+    {"WEFT_DRIVERS", "self,shm,tcp",
+     "drivers allowed (self always is): shm within a node, tcp between nodes; "
+     "WEFT_DRIVERS=tcp forces tcp within a node too"},
     {"WEFT_STRATEGY", "default", "packet scheduling strategy of every gate"},
     {"WEFT_EAGER_CREDITS", "4M",
      "bytes of eager data a peer may have in flight to this rank before its sends turn to "
      "rendezvous (bounds unexpected-message memory per peer)"},
     {"WEFT_RDV_THRESHOLD", "driver's own",
-     "payload size above which messages go by rendezvous (shm: 32K)"},
+     "payload size above which messages go by rendezvous (shm: 32K, tcp: 64K)"},
     {"WEFT_RDV_SPLIT", "64K",
      "rendezvous at least this large are copied by both sides at once where the driver can "
      "(shm: receiver reads one half, sender writes the other)"},
@@ -25,6 +27,13 @@ static const weft_param_desc_t params[] = {
     {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
     {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
     {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},
+    {"WEFT_TCP_IF", "first up non-loopback interface, else lo",
+     "tcp: interface name (eth0) or CIDR (10.77.0.0/24, fd00::/64) to listen on"},
+    {"WEFT_TCP_TIMEOUT_MS", "10000",
+     "tcp: a silent peer is declared dead after this long (keepalive + TCP_USER_TIMEOUT)"},
+    {"WEFT_TCP_HANDSHAKE_MS", "5000",
+     "tcp: an accepted connection must prove job membership within this time"},
+    {"WEFT_TCP_CONNECT_MS", "30000", "tcp: how long init waits for every connection to come up"},
     {"WEFT_NODE_ID", "host name + boot id", "which ranks share a node (and so use shm)"},
     {"WEFT_SEQ_START", "0", "first per-peer sequence number (test hook for wrap-around)"},
 };

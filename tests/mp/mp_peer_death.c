@@ -9,7 +9,8 @@
  *    because rank 1 failed: the test decides on that line).
  * Eager messages rank 1 sent before it died are still received; its unfinished
  * rendezvous fails; probes of it return WEFT_EPEERDEAD.
- * Other ranks (if any) just leave. */
+ * Other ranks (if any) just leave. With the argument "kill", rank 1 dies by
+ * SIGKILL instead. */
 #include <time.h>
 
 #include "../common/test_util.h"
@@ -21,8 +22,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* "kill": rank 1 dies by SIGKILL instead of _exit(9). */
+    bool kill_self = argc > 1 && !strcmp(argv[1], "kill");
     test_watchdog(30);
     weft_ctx_t *ctx = test_init("mp_peer_death", 2);
     uint8_t ping[100], pong[100];
@@ -44,6 +47,8 @@ int main(void)
         }
         MUST(weft_sr_isend(ctx, 0, 0, 13, big, sizeof big, &sreq));
         fflush(stdout);
+        if (kill_self)
+            raise(SIGKILL); /* no exit path at all: the kernel closes what is open */
         _exit(9);
     }
     if (test_rank != 0) {

@@ -1,0 +1,290 @@
+/* The tcp driver: ranks on different nodes talk over TCP. README.md in this
+ * directory has the design; this file is the instance (listening socket,
+ * epoll set, parameters), wire-up and the poll loop.
+ *
+ * Wire-up is eager: connect() of a lower rank starts a non-blocking connect
+ * and handshake at once, connect() of a higher rank only prepares the track
+ * for the connection the peer will open, and connected() (after the engine's
+ * job-wide fence) waits until every track is up. Eager because a connection is
+ * also how a peer's death is noticed: a receive posted for a rank we never
+ * talked to must still fail if that rank dies. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "drivers/tcp/tcp_int.h"
+#include "util/log.h"
+#include "util/param.h"
+
+#define TCP_POLL_EVENTS 32
+
+static int listen_on(weft_driver_t *d)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = 0;
+    int rc = weft__tcp_iface_pick(weft__param_str("WEFT_TCP_IF", NULL), &ss, &len, d->if_name,
+                                  sizeof d->if_name);
+    if (rc)
+        return rc;
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return WEFT_ESYS;
+    if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        weft_log_error("tcp: cannot listen on %s: %s", d->if_name, strerror(errno));
+        close(fd);
+        return WEFT_ESYS;
+    }
+    memset(&d->addr, 0, sizeof d->addr);
+    d->addr.rank = d->rank;
+    if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+        d->addr.family = AF_INET6;
+        d->addr.port = ntohs(s6->sin6_port);
+        d->addr.scope_id = s6->sin6_scope_id;
+        memcpy(d->addr.addr, &s6->sin6_addr, 16);
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+        d->addr.family = AF_INET;
+        d->addr.port = ntohs(s4->sin_port);
+        memcpy(d->addr.addr, &s4->sin_addr, 4);
+    }
+    char host[INET6_ADDRSTRLEN] = "?";
+    inet_ntop(ss.ss_family, d->addr.addr, host, sizeof host);
+    weft_log_info("tcp: listening on %s (%s) port %u", host, d->if_name, d->addr.port);
+    d->listen_fd = fd;
+    return WEFT_OK;
+}
+
+static int tcp_init(const weft_driver_params_t *params, const weft_driver_upcalls_t *up,
+                    weft_driver_t **out)
+{
+    if (strlen(params->job_id) > TCP_JOBID_MAX)
+        return WEFT_EINVAL;
+    weft_driver_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return WEFT_ENOMEM;
+    d->up = *up;
+    d->rank = params->rank;
+    d->size = params->size;
+    d->epfd = d->listen_fd = -1;
+    snprintf(d->job_id, sizeof d->job_id, "%s", params->job_id);
+    memcpy(d->secret, params->job_secret, WEFT_DRV_SECRET_LEN);
+    weft_list_init(&d->handshakes);
+    d->hs_timeout_ns = weft__param_size("WEFT_TCP_HANDSHAKE_MS", 5000) * 1000000ull;
+    d->connect_timeout_ns = weft__param_size("WEFT_TCP_CONNECT_MS", 30000) * 1000000ull;
+    d->user_timeout_ms = (uint32_t)WEFT_MIN(
+        WEFT_MAX(weft__param_size("WEFT_TCP_TIMEOUT_MS", 10000), 1000ull), 3600000ull);
+    d->max_packet = TCP_MAX_PACKET_DEFAULT;
+    d->rdv_threshold = TCP_RDV_DEFAULT;
+    int rc = WEFT_ENOMEM;
+    d->tracks = calloc((size_t)params->size, sizeof *d->tracks);
+    if (!d->tracks)
+        goto err;
+    rc = WEFT_ESYS;
+    d->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (d->epfd < 0)
+        goto err;
+    if ((rc = listen_on(d)) != WEFT_OK)
+        goto err;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 0};
+    if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->listen_fd, &ev) != 0) {
+        rc = WEFT_ESYS;
+        goto err;
+    }
+    *out = d;
+    return WEFT_OK;
+err:
+    if (d->listen_fd >= 0)
+        close(d->listen_fd);
+    if (d->epfd >= 0)
+        close(d->epfd);
+    free(d->tracks);
+    free(d);
+    return rc;
+}
+
+static int tcp_address(weft_driver_t *d, void *buf, size_t *len)
+{
+    if (*len < TCP_ADDR_LEN)
+        return WEFT_ENOBUFS;
+    *len = weft__tcp_addr_encode(buf, &d->addr);
+    return WEFT_OK;
+}
+
+static int tcp_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t addrlen,
+                       void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps)
+{
+    if (peer_rank < 0 || peer_rank >= d->size || peer_rank == d->rank || d->tracks[peer_rank])
+        return WEFT_EINVAL;
+    tcp_addr_t a;
+    if (weft__tcp_addr_decode(addr, addrlen, &a) != WEFT_OK || a.rank != peer_rank) {
+        weft_log_error("tcp: rank %d published a malformed address", peer_rank);
+        return WEFT_EPROTO;
+    }
+    weft_track_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return WEFT_ENOMEM;
+    t->fd = -1;
+    t->driver = d;
+    t->peer_cookie = peer_cookie;
+    t->peer_rank = peer_rank;
+    t->addr = a;
+    t->is_client = d->rank > peer_rank;
+    weft_list_init(&t->txq);
+    weft_list_init(&t->gets);
+    weft_list_init(&t->pkt_op.link);
+    d->tracks[peer_rank] = t;
+    if (t->is_client) {
+        int rc = weft__tcp_hs_connect(d, t);
+        if (rc) {
+            d->tracks[peer_rank] = NULL;
+            free(t);
+            return rc;
+        }
+    }
+    caps->flags = WEFT_DRV_CAP_RGET;
+    caps->max_packet = d->max_packet;
+    caps->max_iov = TCP_MAX_IOV;
+    caps->rdv_threshold = d->rdv_threshold;
+    caps->latency_us = 5;
+    caps->bandwidth_mbs = 5000;
+    *track_out = t;
+    return WEFT_OK;
+}
+
+static int tcp_poll(weft_driver_t *d);
+
+static int tcp_connected(weft_driver_t *d)
+{
+    /* Every track up (or lost) before the job starts: a peer that cannot be
+     * reached fails init here rather than a send later. */
+    uint64_t deadline = weft__now_ns() + d->connect_timeout_ns;
+    for (;;) {
+        int waiting = 0, lost = 0;
+        for (int r = 0; r < d->size; r++) {
+            weft_track_t *t = d->tracks[r];
+            if (t && !t->up && !t->lost)
+                waiting++;
+            if (t && t->lost)
+                lost++;
+        }
+        if (lost)
+            return WEFT_EPEERDEAD;
+        if (!waiting)
+            return WEFT_OK;
+        if (weft__now_ns() > deadline) {
+            weft_log_error("tcp: %d peers did not connect within WEFT_TCP_CONNECT_MS", waiting);
+            return WEFT_ETIMEDOUT;
+        }
+        if (tcp_poll(d) == 0)
+            usleep(100); /* nothing yet: leave the core to the peers we wait for */
+    }
+}
+
+static int tcp_poll(weft_driver_t *d)
+{
+    /* With one connection (two ranks, or one remote peer) the socket is read
+     * directly: one system call per poll, like a plain socket loop, instead of
+     * epoll_wait and then recv. Every 64th poll still asks epoll, for
+     * strangers at the listening socket and anything else it reports. */
+    weft_track_t *one = d->single;
+    if (WEFT_LIKELY(one && (++d->polls & 63) && !d->nhandshakes)) {
+        uint64_t before = d->events;
+        weft__tcp_track_poll(d, one);
+        return (int)(d->events - before);
+    }
+    struct epoll_event evs[TCP_POLL_EVENTS];
+    int n = epoll_wait(d->epfd, evs, TCP_POLL_EVENTS, 0);
+    if (WEFT_UNLIKELY(d->nhandshakes)) {
+        /* Unfinished handshakes have deadlines (slow strangers, peers that
+         * never answer); only then is the clock read. */
+        weft__tcp_hs_expire(d, weft__now_ns());
+    }
+    if (n <= 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t u = evs[i].data.u64;
+        if (u == 0)
+            weft__tcp_hs_accept(d);
+        else if (u & 1)
+            weft__tcp_hs_event(d, (tcp_conn_t *)(uintptr_t)(u & ~(uint64_t)1), evs[i].events);
+        else
+            weft__tcp_track_event(d, (weft_track_t *)(uintptr_t)u, evs[i].events);
+    }
+    return n;
+}
+
+static void tcp_disconnect(weft_track_t *t)
+{
+    weft_driver_t *d = t->driver;
+    if (t->conn)
+        weft__tcp_hs_close(d, t->conn);
+    if (t->fd >= 0) {
+        epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->fd, NULL);
+        if (t->up)
+            d->nup--;
+    }
+    d->tracks[t->peer_rank] = NULL;
+    if (d->single == t)
+        d->single = NULL;
+    weft__tcp_track_free(t);
+}
+
+static void tcp_fini(weft_driver_t *d)
+{
+    for (int r = 0; r < d->size; r++)
+        if (d->tracks[r])
+            tcp_disconnect(d->tracks[r]);
+    while (!weft_list_empty(&d->handshakes))
+        weft__tcp_hs_close(d, weft_list_entry(d->handshakes.next, tcp_conn_t, hs_link));
+    if (d->listen_fd >= 0)
+        close(d->listen_fd);
+    if (d->epfd >= 0)
+        close(d->epfd);
+    free(d->regions);
+    free(d->tracks);
+    free(d);
+}
+
+static int tcp_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *cookie)
+{
+    return weft__tcp_send(t, iov, iovcnt, cookie);
+}
+
+static int tcp_expose(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t *rkey)
+{
+    return weft__tcp_expose(d, buf, len, rkey);
+}
+
+static void tcp_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
+{
+    weft__tcp_unexpose(d, rkey);
+}
+
+static int tcp_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
+                    uint64_t offset, size_t len, void *cookie)
+{
+    return weft__tcp_rget(t, local, iovcnt, rkey, offset, len, cookie);
+}
+
+const weft_driver_ops_t weft__driver_tcp_ops = {
+    .name = "tcp",
+    .init = tcp_init,
+    .address = tcp_address,
+    .connect = tcp_connect,
+    .connected = tcp_connected,
+    .send = tcp_send,
+    .poll = tcp_poll,
+    .expose = tcp_expose,
+    .unexpose = tcp_unexpose,
+    .rget = tcp_rget,
+    .rput = NULL,
+    .disconnect = tcp_disconnect,
+    .fini = tcp_fini,
+};

@@ -1,0 +1,415 @@
+/* Connection set-up and the job-secret handshake.
+ *
+ * Direction: the higher rank connects to the lower one, so two ranks never
+ * open two connections to each other and no tie-break is needed. The lower
+ * rank only accepts; an accepted connection belongs to nobody until its
+ * handshake proves it is the rank it claims.
+ *
+ * Handshake (message formats in tcp_int.h): HELLO (client nonce) ->
+ * CHALLENGE (server nonce + server's proof) -> PROOF (client's proof), each
+ * proof a SipHash under the job secret of both nonces, both ranks and the job
+ * id. Each side checks the other's proof in constant time. Messages are read
+ * exactly (never a byte of what follows), so frames that the client sends
+ * right after PROOF stay in the socket for the established connection.
+ *
+ * Strangers: an accepted connection that sends anything else, a wrong proof,
+ * or does not finish within WEFT_TCP_HANDSHAKE_MS is closed with one warning
+ * that names its address; at most TCP_MAX_HANDSHAKES may be pending at once
+ * (more are closed at once), so a flood of half-open connections cannot eat
+ * the process's descriptors. None of this touches the job's tracks. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "drivers/tcp/tcp_int.h"
+#include "util/log.h"
+#include "util/siphash.h"
+
+static void name_of(const struct sockaddr_storage *ss, char *out, size_t n)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &s->sin_addr, host, sizeof host);
+        port = ntohs(s->sin_port);
+        snprintf(out, n, "%s:%u", host, port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof host);
+        port = ntohs(s->sin6_port);
+        snprintf(out, n, "[%s]:%u", host, port);
+    } else {
+        snprintf(out, n, "(unknown)");
+    }
+}
+
+static void nonce(uint8_t *out)
+{
+    if (getrandom(out, TCP_NONCE_LEN, 0) == TCP_NONCE_LEN)
+        return;
+    /* No entropy source: still unique per connection, if predictable. */
+    uint64_t a = weft__now_ns(), b = (uint64_t)getpid() ^ (uint64_t)(uintptr_t)out;
+    memcpy(out, &a, 8);
+    memcpy(out + 8, &b, 8);
+}
+
+static tcp_conn_t *conn_new(weft_driver_t *d, int fd, int state)
+{
+    tcp_conn_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->fd = fd;
+    c->state = state;
+    c->driver = d;
+    c->deadline_ns = weft__now_ns() + d->hs_timeout_ns;
+    weft_list_push_back(&d->handshakes, &c->hs_link);
+    d->nhandshakes++;
+    return c;
+}
+
+void weft__tcp_hs_close(weft_driver_t *d, tcp_conn_t *c)
+{
+    weft_list_remove(&c->hs_link);
+    d->nhandshakes--;
+    if (c->fd >= 0) {
+        epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+    }
+    if (c->track && c->track->conn == c)
+        c->track->conn = NULL;
+    free(c);
+}
+
+/* A connection that failed its handshake. A client connection is one of our
+ * tracks: its peer is lost. A server connection is nobody yet: refuse it. */
+static void hs_fail(weft_driver_t *d, tcp_conn_t *c, int status, const char *why)
+{
+    weft_track_t *t = c->track;
+    if (t) {
+        weft_log_error("tcp: cannot connect to rank %d at %s: %s", t->peer_rank, c->peer_name, why);
+        weft__tcp_hs_close(d, c);
+        weft__tcp_track_lose(d, t, status, why);
+        return;
+    }
+    weft_log_warn("tcp: refused a connection from %s: %s", c->peer_name, why);
+    weft__tcp_hs_close(d, c);
+}
+
+static int set_events(weft_driver_t *d, tcp_conn_t *c, uint32_t events, int op)
+{
+    struct epoll_event ev = {.events = events, .data.u64 = tcp_ev_conn(c)};
+    return epoll_ctl(d->epfd, op, c->fd, &ev);
+}
+
+/* Write the pending handshake message; 1 when all of it is out, 0 when the
+ * socket is full, or an error. */
+static int hs_flush(tcp_conn_t *c)
+{
+    while (c->hs_out_done < c->hs_out_len) {
+        ssize_t w = send(c->fd, c->hs_out + c->hs_out_done, c->hs_out_len - c->hs_out_done,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            if (errno == EINTR)
+                continue;
+            return WEFT_EPEERDEAD;
+        }
+        c->hs_out_done += (size_t)w;
+    }
+    return 1;
+}
+
+/* Read exactly one handshake message of the given type; 1 when complete, 0
+ * when more is to come, or an error. */
+static int hs_read(tcp_conn_t *c, uint16_t type)
+{
+    size_t want = weft__tcp_hs_size(type);
+    while (c->hs_in_len < want) {
+        ssize_t r = recv(c->fd, c->hs_in + c->hs_in_len, want - c->hs_in_len, MSG_DONTWAIT);
+        if (r == 0)
+            return WEFT_EPEERDEAD;
+        if (r < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            if (errno == EINTR)
+                continue;
+            return WEFT_EPEERDEAD;
+        }
+        c->hs_in_len += (size_t)r;
+    }
+    return 1;
+}
+
+static void hs_send(tcp_conn_t *c, const tcp_hs_msg_t *m)
+{
+    c->hs_out_len = weft__tcp_hs_encode(c->hs_out, m);
+    c->hs_out_done = 0;
+}
+
+int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = weft__tcp_addr_sockaddr(&t->addr, &ss);
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return WEFT_ESYS;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    tcp_conn_t *c = conn_new(d, fd, TCP_C_CONNECTING);
+    if (!c) {
+        close(fd);
+        return WEFT_ENOMEM;
+    }
+    /* Our own deadline is the connect timeout: the server answers once it polls. */
+    c->deadline_ns = weft__now_ns() + d->connect_timeout_ns;
+    c->track = t;
+    c->client_rank = (uint32_t)d->rank;
+    c->server_rank = (uint32_t)t->peer_rank;
+    t->conn = c;
+    name_of(&ss, c->peer_name, sizeof c->peer_name);
+    nonce(c->nonce_mine);
+    tcp_hs_msg_t hello = {.type = TCP_HS_HELLO,
+                          .client_rank = c->client_rank,
+                          .server_rank = c->server_rank,
+                          .size = (uint32_t)d->size};
+    memcpy(hello.nonce, c->nonce_mine, TCP_NONCE_LEN);
+    hs_send(c, &hello);
+    int rc = connect(fd, (struct sockaddr *)&ss, len);
+    if (rc != 0 && errno != EINPROGRESS) {
+        weft_log_error("tcp: cannot connect to rank %d at %s: %s", t->peer_rank, c->peer_name,
+                       strerror(errno));
+        weft__tcp_hs_close(d, c);
+        return WEFT_EPEERDEAD;
+    }
+    if (set_events(d, c, EPOLLOUT | EPOLLIN, EPOLL_CTL_ADD) != 0) {
+        weft__tcp_hs_close(d, c);
+        return WEFT_ESYS;
+    }
+    return WEFT_OK;
+}
+
+void weft__tcp_hs_accept(weft_driver_t *d)
+{
+    for (int i = 0; i < 16; i++) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof ss;
+        int fd = accept4(d->listen_fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        char name[64];
+        name_of(&ss, name, sizeof name);
+        if (d->nhandshakes >= TCP_MAX_HANDSHAKES) {
+            weft_log_warn("tcp: refused a connection from %s: too many unfinished handshakes",
+                          name);
+            close(fd);
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        tcp_conn_t *c = conn_new(d, fd, TCP_C_WAIT_HELLO);
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        snprintf(c->peer_name, sizeof c->peer_name, "%s", name);
+        if (set_events(d, c, EPOLLIN, EPOLL_CTL_ADD) != 0) {
+            weft__tcp_hs_close(d, c);
+            continue;
+        }
+        /* The HELLO is usually there already. */
+        weft__tcp_hs_event(d, c, EPOLLIN);
+    }
+}
+
+/* Client: the connection is up; frames may follow our PROOF at once. */
+static void client_up(weft_driver_t *d, tcp_conn_t *c)
+{
+    weft_track_t *t = c->track;
+    int fd = c->fd;
+    epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+    c->fd = -1;
+    weft__tcp_hs_close(d, c);
+    if (weft__tcp_track_up(d, t, fd) != WEFT_OK) {
+        close(fd);
+        weft__tcp_track_lose(d, t, WEFT_EPEERDEAD, "cannot register the connection");
+    }
+}
+
+static void client_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
+{
+    int rc;
+    if (c->state == TCP_C_CONNECTING) {
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+            return;
+        int err = 0;
+        socklen_t l = sizeof err;
+        getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+        if (err) {
+            hs_fail(d, c, WEFT_EPEERDEAD, strerror(err));
+            return;
+        }
+        c->state = TCP_C_HELLO_SENT;
+    }
+    if ((rc = hs_flush(c)) < 0) {
+        hs_fail(d, c, rc, "connection lost during the handshake");
+        return;
+    }
+    if (rc == 1)
+        set_events(d, c, EPOLLIN, EPOLL_CTL_MOD);
+    if (c->state == TCP_C_HELLO_SENT && c->hs_out_done == c->hs_out_len) {
+        if ((rc = hs_read(c, TCP_HS_CHALLENGE)) <= 0) {
+            if (rc < 0)
+                hs_fail(d, c, rc, "connection closed by the peer during the handshake");
+            return;
+        }
+        tcp_hs_msg_t m;
+        if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, TCP_HS_CHALLENGE, &m) != WEFT_OK ||
+            m.client_rank != c->client_rank || m.server_rank != c->server_rank ||
+            m.size != (uint32_t)d->size) {
+            hs_fail(d, c, WEFT_EPROTO, "malformed handshake answer");
+            return;
+        }
+        memcpy(c->nonce_peer, m.nonce, TCP_NONCE_LEN);
+        uint8_t want[8], got[8];
+        tcp_le64_put(want, weft__tcp_hs_proof(d->secret, 'S', c->client_rank, c->server_rank,
+                                              c->nonce_mine, c->nonce_peer, d->job_id));
+        tcp_le64_put(got, m.proof);
+        if (weft__memcmp_ct(want, got, sizeof want) != 0) {
+            hs_fail(d, c, WEFT_EPROTO, "the peer does not know the job secret");
+            return;
+        }
+        tcp_hs_msg_t proof = {.type = TCP_HS_PROOF,
+                              .client_rank = c->client_rank,
+                              .server_rank = c->server_rank,
+                              .size = (uint32_t)d->size};
+        proof.proof = weft__tcp_hs_proof(d->secret, 'C', c->client_rank, c->server_rank,
+                                         c->nonce_mine, c->nonce_peer, d->job_id);
+        hs_send(c, &proof);
+        if ((rc = hs_flush(c)) < 0) {
+            hs_fail(d, c, rc, "connection lost during the handshake");
+            return;
+        }
+        if (rc == 0) {
+            /* 32 bytes on a fresh socket: the rest goes first in the queue. */
+            tcp_txop_t *op = calloc(1, sizeof *op);
+            if (!op) {
+                hs_fail(d, c, WEFT_ENOMEM, "out of memory");
+                return;
+            }
+            op->heap = true;
+            op->hdr_len = c->hs_out_len - c->hs_out_done;
+            memcpy(op->hdr, c->hs_out + c->hs_out_done, op->hdr_len);
+            weft_track_t *t = c->track;
+            weft_list_push_back(&t->txq, &op->link);
+            op->iov_i = -1;
+            op->left = op->hdr_len;
+        }
+        client_up(d, c);
+    }
+}
+
+static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
+{
+    int rc;
+    if (c->state == TCP_C_WAIT_HELLO) {
+        if ((rc = hs_read(c, TCP_HS_HELLO)) <= 0) {
+            if (rc < 0)
+                hs_fail(d, c, rc, "closed before its handshake ended");
+            return;
+        }
+        tcp_hs_msg_t m;
+        if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, TCP_HS_HELLO, &m) != WEFT_OK) {
+            hs_fail(d, c, WEFT_EPROTO, "not a weft tcp handshake");
+            return;
+        }
+        if (m.server_rank != (uint32_t)d->rank || m.size != (uint32_t)d->size ||
+            !d->tracks[m.client_rank]) {
+            hs_fail(d, c, WEFT_EPROTO, "handshake names another job or rank");
+            return;
+        }
+        /* Whether that rank is connected already is checked only once the
+         * proof is in: an unproven HELLO learns nothing about the job. */
+        c->client_rank = m.client_rank;
+        c->server_rank = m.server_rank;
+        memcpy(c->nonce_peer, m.nonce, TCP_NONCE_LEN);
+        nonce(c->nonce_mine);
+        tcp_hs_msg_t chal = {.type = TCP_HS_CHALLENGE,
+                             .client_rank = m.client_rank,
+                             .server_rank = m.server_rank,
+                             .size = m.size};
+        memcpy(chal.nonce, c->nonce_mine, TCP_NONCE_LEN);
+        chal.proof = weft__tcp_hs_proof(d->secret, 'S', c->client_rank, c->server_rank,
+                                        c->nonce_peer, c->nonce_mine, d->job_id);
+        hs_send(c, &chal);
+        c->hs_in_len = 0;
+        c->state = TCP_C_WAIT_PROOF;
+    }
+    if ((rc = hs_flush(c)) < 0) {
+        hs_fail(d, c, rc, "closed before its handshake ended");
+        return;
+    }
+    set_events(d, c, rc == 1 ? EPOLLIN : EPOLLIN | EPOLLOUT, EPOLL_CTL_MOD);
+    if (rc == 0)
+        return;
+    if ((rc = hs_read(c, TCP_HS_PROOF)) <= 0) {
+        if (rc < 0)
+            hs_fail(d, c, rc, "closed before its handshake ended");
+        return;
+    }
+    tcp_hs_msg_t m;
+    if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, TCP_HS_PROOF, &m) != WEFT_OK ||
+        m.client_rank != c->client_rank || m.server_rank != c->server_rank ||
+        m.size != (uint32_t)d->size) {
+        hs_fail(d, c, WEFT_EPROTO, "malformed handshake proof");
+        return;
+    }
+    uint8_t want[8], got[8];
+    tcp_le64_put(want, weft__tcp_hs_proof(d->secret, 'C', c->client_rank, c->server_rank,
+                                          c->nonce_peer, c->nonce_mine, d->job_id));
+    tcp_le64_put(got, m.proof);
+    if (weft__memcmp_ct(want, got, sizeof want) != 0) {
+        hs_fail(d, c, WEFT_EPROTO, "wrong proof of the job secret");
+        return;
+    }
+    weft_track_t *t = d->tracks[c->client_rank];
+    if (t->up || t->lost) {
+        hs_fail(d, c, WEFT_EPROTO, "that rank is connected already");
+        return;
+    }
+    int fd = c->fd;
+    epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+    c->fd = -1;
+    weft__tcp_hs_close(d, c);
+    if (weft__tcp_track_up(d, t, fd) != WEFT_OK) {
+        close(fd);
+        weft__tcp_track_lose(d, t, WEFT_EPEERDEAD, "cannot register the connection");
+    }
+}
+
+void weft__tcp_hs_event(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
+{
+    if (c->track)
+        client_step(d, c, events);
+    else
+        server_step(d, c, events);
+}
+
+void weft__tcp_hs_expire(weft_driver_t *d, uint64_t now)
+{
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &d->handshakes)
+    {
+        tcp_conn_t *c = weft_list_entry(pos, tcp_conn_t, hs_link);
+        if (now >= c->deadline_ns)
+            hs_fail(d, c, WEFT_ETIMEDOUT, "handshake timed out");
+    }
+}
