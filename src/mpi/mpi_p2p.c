@@ -7,6 +7,7 @@
  * pieces than an iovec may carry goes through a staging buffer.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,9 @@ typedef struct bsend {
 
 static bsend_t *bsends;
 static size_t bsend_used;
+/* Guards the list and the budget; taken before weft__mpi.lock (which request
+ * allocation takes), never after it. */
+static pthread_mutex_t bsend_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void bsend_reap(bool wait)
 {
@@ -148,11 +152,11 @@ static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int
                        const char *fn)
 {
     size_t len = t->size * (size_t)count;
-    weft_lock_acquire(&weft__mpi.lock);
+    pthread_mutex_lock(&bsend_lock);
     bsend_reap(false);
     if (!weft__mpi.bsend_buf ||
         bsend_used + len + MPI_BSEND_OVERHEAD > (size_t)weft__mpi.bsend_size) {
-        weft_lock_release(&weft__mpi.lock);
+        pthread_mutex_unlock(&bsend_lock);
         return weft__mpi_err(comm, MPI_ERR_BUFFER, fn);
     }
     bsend_t *b = calloc(1, sizeof *b);
@@ -163,7 +167,7 @@ static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int
         free(copy);
         if (r)
             weft__mpi_req_free(r);
-        weft_lock_release(&weft__mpi.lock);
+        pthread_mutex_unlock(&bsend_lock);
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
     }
     weft__mpi_type_pack(t, buf, (size_t)count, 0, len, copy);
@@ -178,7 +182,7 @@ static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int
     if (wrc < 0) {
         weft__mpi_req_free(r);
         free(b);
-        weft_lock_release(&weft__mpi.lock);
+        pthread_mutex_unlock(&bsend_lock);
         return engine_err(comm, wrc, fn);
     }
     b->req = r;
@@ -186,7 +190,7 @@ static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int
     b->next = bsends;
     bsends = b;
     bsend_used += len + MPI_BSEND_OVERHEAD;
-    weft_lock_release(&weft__mpi.lock);
+    pthread_mutex_unlock(&bsend_lock);
     return MPI_SUCCESS;
 }
 
@@ -194,13 +198,13 @@ int PMPI_Buffer_attach(void *buffer, int size)
 {
     if (size < 0 || (!buffer && size > 0))
         return weft__mpi_err(NULL, size < 0 ? MPI_ERR_SIZE : MPI_ERR_BUFFER, "MPI_Buffer_attach");
-    weft_lock_acquire(&weft__mpi.lock);
+    pthread_mutex_lock(&bsend_lock);
     bool busy = weft__mpi.bsend_buf != NULL;
     if (!busy) {
         weft__mpi.bsend_buf = buffer ? buffer : (void *)1;
         weft__mpi.bsend_size = size;
     }
-    weft_lock_release(&weft__mpi.lock);
+    pthread_mutex_unlock(&bsend_lock);
     return busy ? weft__mpi_err(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Buffer_attach)
@@ -210,14 +214,14 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if (!buffer_addr || !size)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
     /* Detach blocks until every buffered message has left (§3.6.1). */
-    weft_lock_acquire(&weft__mpi.lock);
+    pthread_mutex_lock(&bsend_lock);
     bsend_reap(true);
     void *b = weft__mpi.bsend_buf;
     *(void **)buffer_addr = b == (void *)1 ? NULL : b;
     *size = weft__mpi.bsend_size;
     weft__mpi.bsend_buf = NULL;
     weft__mpi.bsend_size = 0;
-    weft_lock_release(&weft__mpi.lock);
+    pthread_mutex_unlock(&bsend_lock);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Buffer_detach)
