@@ -322,7 +322,13 @@ WEFT_MPI_ALIAS(Group_range_excl)
 
 int PMPI_Group_free(MPI_Group *group)
 {
-    /* Freeing a predefined group (MPI_GROUP_EMPTY, MPI_GROUP_NULL) is erroneous. */
+    /* Group operations hand out MPI_GROUP_EMPTY for empty results, and programs
+     * free what they get (Open MPI and MPICH accept it too): freeing it is a
+     * no-op. MPI_GROUP_NULL is an error. */
+    if (group && *group == MPI_GROUP_EMPTY) {
+        *group = MPI_GROUP_NULL;
+        return MPI_SUCCESS;
+    }
     if (!group || !valid_group(*group) || (*group)->predefined)
         return weft__mpi_err(NULL, MPI_ERR_GROUP, "MPI_Group_free");
     weft__mpi_group_release(*group);

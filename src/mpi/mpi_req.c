@@ -552,8 +552,11 @@ int PMPI_Cancel(MPI_Request *request)
         weft_sr_cancel(weft__mpi.ctx, r->wreq);
         break;
     case WEFT_MPI_REQ_GREQ:
-        if (r->cancel_fn)
-            r->cancel_fn(r->extra_state, atomic_load(&r->greq_done));
+        if (r->cancel_fn) {
+            int rc = r->cancel_fn(r->extra_state, atomic_load(&r->greq_done));
+            if (rc != MPI_SUCCESS)
+                return weft__mpi_err(r->comm, rc, "MPI_Cancel");
+        }
         break;
     default:
         /* Sends: the engine does not take a message back once submitted, so a

@@ -15,6 +15,8 @@
  * the caller's race, as in the standard.
  */
 #include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -1217,6 +1219,57 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 }
 WEFT_MPI_ALIAS(Type_match_size)
 
+/* Types made by MPI_Type_create_f90_*: a copy of the matching Fortran sized type
+ * whose envelope says how it was asked for (combiner F90_*, integers r or p, r),
+ * as §4.1.13 and §17.1.9 describe. They count as predefined (never freed), and
+ * one (combiner, p, r) always gives the same handle. */
+typedef struct f90_entry {
+    struct f90_entry *next;
+    int combiner, p, r;
+    MPI_Datatype type;
+} f90_entry_t;
+
+static f90_entry_t *f90_types;
+static pthread_mutex_t f90_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int f90_type(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *out)
+{
+    int err = MPI_SUCCESS;
+    pthread_mutex_lock(&f90_lock);
+    for (f90_entry_t *e = f90_types; e; e = e->next)
+        if (e->combiner == combiner && e->p == p && e->r == r) {
+            *out = e->type;
+            goto out_unlock;
+        }
+    f90_entry_t *e = calloc(1, sizeof *e);
+    MPI_Datatype t = NULL;
+    if (!e || (err = build_copy(base, base->lb, base->ub, &t)) ||
+        (err = envelope_alloc(t, combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, 0, 0))) {
+        if (t)
+            type_destroy(t);
+        free(e);
+        err = err ? err : MPI_ERR_NO_MEM;
+        goto out_unlock;
+    }
+    if (combiner == MPI_COMBINER_F90_INTEGER) {
+        t->ints[0] = r;
+    } else {
+        t->ints[0] = p;
+        t->ints[1] = r;
+    }
+    t->basic = base->basic;
+    t->reduce_type = base->reduce_type ? base->reduce_type : base;
+    t->committed = true;
+    t->predefined = true;
+    snprintf(t->name, sizeof t->name, "%s", base->name);
+    *e = (f90_entry_t){.next = f90_types, .combiner = combiner, .p = p, .r = r, .type = t};
+    f90_types = e;
+    *out = t;
+out_unlock:
+    pthread_mutex_unlock(&f90_lock);
+    return err;
+}
+
 /* The selected_*_kind rules: the smallest type with at least r decimal digits of
  * range (and p of precision); MPI_UNDEFINED asks nothing of that parameter. */
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
@@ -1229,8 +1282,8 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         return ERR(MPI_ERR_ARG, "MPI_Type_create_f90_integer");
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (r == MPI_UNDEFINED || r <= k[i].r) {
-            *newtype = k[i].t;
-            return MPI_SUCCESS;
+            int err = f90_type(MPI_COMBINER_F90_INTEGER, 0, r, k[i].t, newtype);
+            return err ? ERR(err, "MPI_Type_create_f90_integer") : MPI_SUCCESS;
         }
     return ERR(MPI_ERR_ARG, "MPI_Type_create_f90_integer");
 }
@@ -1244,10 +1297,9 @@ static int f90_float(int p, int r, bool complex, MPI_Datatype *out)
     const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
     const MPI_Datatype complexes[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32};
     for (int i = 0; i < 3; i++)
-        if ((p == MPI_UNDEFINED || p <= k[i].p) && (r == MPI_UNDEFINED || r <= k[i].r)) {
-            *out = complex ? complexes[i] : reals[i];
-            return MPI_SUCCESS;
-        }
+        if ((p == MPI_UNDEFINED || p <= k[i].p) && (r == MPI_UNDEFINED || r <= k[i].r))
+            return f90_type(complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL, p, r,
+                            complex ? complexes[i] : reals[i], out);
     return MPI_ERR_ARG;
 }
 

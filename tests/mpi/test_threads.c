@@ -35,8 +35,7 @@ static void *worker(void *arg)
             while (!done)
                 MPI_Testall(4, r, &done, MPI_STATUSES_IGNORE);
         }
-        if (in[0] != left || in[1] != t * 100000 + i || in2[0] != left ||
-            in2[1] != t * 100000 + i)
+        if (in[0] != left || in[1] != t * 100000 + i || in2[0] != left || in2[1] != t * 100000 + i)
             bad++;
     }
     MPI_Comm_free(&mine);

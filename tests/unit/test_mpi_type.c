@@ -252,13 +252,31 @@ static void test_predefined(void)
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t) == MPI_SUCCESS && t == MPI_COMPLEX16);
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t) == MPI_ERR_ARG);
     CHECK(MPI_Type_match_size(99, 4, &t) == MPI_ERR_ARG);
-    CHECK(MPI_Type_create_f90_integer(3, &t) == MPI_SUCCESS && t == MPI_INTEGER2);
-    CHECK(MPI_Type_create_f90_integer(10, &t) == MPI_SUCCESS && t == MPI_INTEGER8);
+    /* The f90 types have the layout of the matching sized type and an envelope
+     * that says how they were asked for; the same request gives the same handle,
+     * and they cannot be freed. */
+    MPI_Datatype t2;
+    int ni, na, nd, comb, ints[2];
+    MPI_Aint addr;
+    MPI_Datatype dt;
+    CHECK(MPI_Type_create_f90_integer(3, &t) == MPI_SUCCESS && t->size == 2);
+    CHECK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+          comb == MPI_COMBINER_F90_INTEGER && ni == 1 && na == 0 && nd == 0);
+    CHECK(MPI_Type_get_contents(t, 1, 0, 0, ints, &addr, &dt) == MPI_SUCCESS && ints[0] == 3);
+    CHECK(MPI_Type_create_f90_integer(3, &t2) == MPI_SUCCESS && t2 == t);
+    CHECK(MPI_Type_free(&t2) == MPI_ERR_TYPE);
+    CHECK(MPI_Type_create_f90_integer(10, &t) == MPI_SUCCESS && t->size == 8);
     CHECK(MPI_Type_create_f90_integer(19, &t) == MPI_ERR_ARG);
-    CHECK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t) == MPI_SUCCESS && t == MPI_REAL4);
-    CHECK(MPI_Type_create_f90_real(7, 30, &t) == MPI_SUCCESS && t == MPI_REAL8);
+    CHECK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t) == MPI_SUCCESS && t->size == 4);
+    CHECK(MPI_Type_create_f90_real(7, 30, &t) == MPI_SUCCESS && t->size == 8);
+    CHECK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+          comb == MPI_COMBINER_F90_REAL && ni == 2);
+    CHECK(MPI_Type_get_contents(t, 2, 0, 0, ints, &addr, &dt) == MPI_SUCCESS && ints[0] == 7 &&
+          ints[1] == 30);
     CHECK(MPI_Type_create_f90_real(40, 30, &t) == MPI_ERR_ARG);
-    CHECK(MPI_Type_create_f90_complex(15, 300, &t) == MPI_SUCCESS && t == MPI_COMPLEX16);
+    CHECK(MPI_Type_create_f90_complex(15, 300, &t) == MPI_SUCCESS && t->size == 16);
+    CHECK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+          comb == MPI_COMBINER_F90_COMPLEX);
 }
 
 static void test_contiguous_vector(void)
