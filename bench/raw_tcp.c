@@ -99,8 +99,7 @@ static void recv_all(int fd, void *buf, size_t len)
 static void report(const char *what, double *v, const char *unit)
 {
     qsort(v, RUNS, sizeof *v, cmp);
-    printf("%s: median %.3f %s (min %.3f, max %.3f)\n", what, v[RUNS / 2], unit, v[0],
-           v[RUNS - 1]);
+    printf("%s: median %.3f %s (min %.3f, max %.3f)\n", what, v[RUNS / 2], unit, v[0], v[RUNS - 1]);
 }
 
 int main(int argc, char **argv)

@@ -107,28 +107,28 @@ WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_null)
  * with its C type; the list is shared so that the two never disagree. */
 #define WEFT_MPI_PREDEFINED_TYPES(X)                                                               \
     X(MPI_CHAR, char)                                                                              \
-    X(MPI_SHORT, short) X(MPI_INT, int) X(MPI_LONG, long) X(MPI_LONG_LONG_INT, long_long_int) X(   \
-        MPI_SIGNED_CHAR, signed_char) X(MPI_UNSIGNED_CHAR, unsigned_char) X(MPI_UNSIGNED_SHORT,    \
-                                                                            unsigned_short)        \
-        X(MPI_UNSIGNED, unsigned) X(MPI_UNSIGNED_LONG, unsigned_long) X(                           \
-            MPI_UNSIGNED_LONG_LONG, unsigned_long_long) X(MPI_FLOAT, float) X(MPI_DOUBLE, double)  \
-            X(MPI_LONG_DOUBLE, long_double) X(MPI_WCHAR, wchar) X(MPI_C_BOOL, c_bool) X(           \
-                MPI_INT8_T, int8_t) X(MPI_INT16_T, int16_t) X(MPI_INT32_T, int32_t)                \
-                X(MPI_INT64_T, int64_t) X(MPI_UINT8_T, uint8_t) X(MPI_UINT16_T, uint16_t) X(       \
-                    MPI_UINT32_T, uint32_t) X(MPI_UINT64_T, uint64_t) X(MPI_AINT,                  \
-                                                                        aint) X(MPI_COUNT, count)  \
-                    X(MPI_OFFSET, offset) X(MPI_C_FLOAT_COMPLEX, c_float_complex) X(               \
-                        MPI_C_DOUBLE_COMPLEX,                                                      \
-                        c_double_complex) X(MPI_C_LONG_DOUBLE_COMPLEX, c_long_double_complex)      \
-                        X(MPI_BYTE, byte) X(MPI_PACKED, packed)                                    \
-                            X(MPI_CXX_BOOL, cxx_bool) X(MPI_CXX_FLOAT_COMPLEX, cxx_float_complex)  \
-                                X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex) X(                   \
-                                    MPI_CXX_LONG_DOUBLE_COMPLEX,                                   \
-                                    cxx_long_double_complex) X(MPI_FLOAT_INT, float_int)           \
+    X(MPI_SHORT, short)                                                                            \
+    X(MPI_INT, int) X(MPI_LONG, long) X(MPI_LONG_LONG_INT, long_long_int)                          \
+        X(MPI_SIGNED_CHAR, signed_char) X(MPI_UNSIGNED_CHAR, unsigned_char) X(                     \
+            MPI_UNSIGNED_SHORT, unsigned_short) X(MPI_UNSIGNED, unsigned)                          \
+            X(MPI_UNSIGNED_LONG, unsigned_long) X(MPI_UNSIGNED_LONG_LONG, unsigned_long_long) X(   \
+                MPI_FLOAT, float) X(MPI_DOUBLE, double) X(MPI_LONG_DOUBLE, long_double)            \
+                X(MPI_WCHAR, wchar) X(MPI_C_BOOL, c_bool) X(MPI_INT8_T, int8_t) X(                 \
+                    MPI_INT16_T, int16_t) X(MPI_INT32_T, int32_t) X(MPI_INT64_T, int64_t)          \
+                    X(MPI_UINT8_T, uint8_t) X(MPI_UINT16_T, uint16_t) X(MPI_UINT32_T, uint32_t) X( \
+                        MPI_UINT64_T, uint64_t) X(MPI_AINT, aint) X(MPI_COUNT, count)              \
+                        X(MPI_OFFSET, offset) X(MPI_C_FLOAT_COMPLEX, c_float_complex) X(           \
+                            MPI_C_DOUBLE_COMPLEX, c_double_complex) X(MPI_C_LONG_DOUBLE_COMPLEX,   \
+                                                                      c_long_double_complex)       \
+                            X(MPI_BYTE, byte) X(MPI_PACKED, packed) X(MPI_CXX_BOOL, cxx_bool) X(   \
+                                MPI_CXX_FLOAT_COMPLEX,                                             \
+                                cxx_float_complex) X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)   \
+                                X(MPI_CXX_LONG_DOUBLE_COMPLEX,                                     \
+                                  cxx_long_double_complex) X(MPI_FLOAT_INT, float_int)             \
                                     X(MPI_DOUBLE_INT, double_int) X(MPI_LONG_INT, long_int)        \
                                         X(MPI_2INT, 2int) X(MPI_SHORT_INT, short_int) X(           \
-                                            MPI_LONG_DOUBLE_INT,                                   \
-                                            long_double_int) X(MPI_CHARACTER, character)           \
+                                            MPI_LONG_DOUBLE_INT, long_double_int) X(MPI_CHARACTER, \
+                                                                                    character)     \
                                             X(MPI_LOGICAL,                                         \
                                               logical) X(MPI_INTEGER,                              \
                                                          integer) X(MPI_REAL, real)                \
@@ -224,8 +224,9 @@ WEFT_MPI_PREDEFINED_TYPES(WEFT_MPI_TYPE_DECL)
 /* Predefined reduction operations: X(MPI name, object name). */
 #define WEFT_MPI_PREDEFINED_OPS(X)                                                                 \
     X(MPI_MAX, max)                                                                                \
-    X(MPI_MIN, min) X(MPI_SUM, sum) X(MPI_PROD, prod) X(MPI_LAND, land) X(MPI_BAND, band)          \
-        X(MPI_LOR, lor) X(MPI_BOR, bor) X(MPI_LXOR, lxor) X(MPI_BXOR, bxor) X(MPI_MINLOC, minloc)  \
+    X(MPI_MIN, min)                                                                                \
+    X(MPI_SUM, sum) X(MPI_PROD, prod) X(MPI_LAND, land) X(MPI_BAND, band) X(MPI_LOR, lor)          \
+        X(MPI_BOR, bor) X(MPI_LXOR, lxor) X(MPI_BXOR, bxor) X(MPI_MINLOC, minloc)                  \
             X(MPI_MAXLOC, maxloc) X(MPI_REPLACE, replace) X(MPI_NO_OP, no_op)
 
 #define WEFT_MPI_OP_DECL(mpi, obj) WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_##obj)
