@@ -404,7 +404,7 @@ static void unlist(weft__mpi_sched_t *s)
         while (*p && *p != s)
             p = &(*p)->next;
         if (*p)
-            *p = s->next;
+            __atomic_store_n(p, s->next, __ATOMIC_RELEASE); /* read unlocked */
         s->listed = false;
     }
     weft_lock_release(&weft__mpi.lock);
@@ -476,7 +476,7 @@ void weft__mpi_sched_progress_all(void)
     weft__mpi_sched_t *local[SNAP], **snap = local;
     int n = 0, cap = SNAP;
     /* Cheap check first: no active schedule, nothing to do. */
-    if (!__atomic_load_n(&weft__mpi.scheds, __ATOMIC_RELAXED))
+    if (!weft__mpi_scheds_active())
         return;
     weft_lock_acquire(&weft__mpi.lock);
     for (weft__mpi_sched_t *s = weft__mpi.scheds; s; s = s->next) {
@@ -510,7 +510,7 @@ void weft__mpi_sched_fini(void)
     /* Requests still holding schedules free them; here only the list goes. */
     weft_lock_acquire(&weft__mpi.lock);
     weft__mpi_sched_t *s = weft__mpi.scheds;
-    weft__mpi.scheds = NULL;
+    __atomic_store_n(&weft__mpi.scheds, NULL, __ATOMIC_RELEASE);
     weft_lock_release(&weft__mpi.lock);
     while (s) {
         weft__mpi_sched_t *next = s->next;
@@ -556,7 +556,7 @@ int weft__coll_start(weft__mpi_sched_t *s, MPI_Comm comm, MPI_Request *request)
     weft_lock_acquire(&weft__mpi.lock);
     s->listed = true;
     s->next = weft__mpi.scheds;
-    weft__mpi.scheds = s;
+    __atomic_store_n(&weft__mpi.scheds, s, __ATOMIC_RELEASE);
     weft_lock_release(&weft__mpi.lock);
     bool done;
     weft__mpi_sched_poll(s, &done); /* post the first round now */

@@ -382,6 +382,13 @@ typedef struct weft__mpi_state {
 
 extern weft__mpi_state_t weft__mpi;
 
+/* Is any non-blocking collective in flight? A hint read without the lock (the
+ * list changes under it, with atomic stores), so waits can skip the walk. */
+static inline bool weft__mpi_scheds_active(void)
+{
+    return __atomic_load_n(&weft__mpi.scheds, __ATOMIC_ACQUIRE) != NULL;
+}
+
 /* Advance the engine and every active collective once. */
 void weft__mpi_progress(void);
 

@@ -431,7 +431,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     if (*flag && status)
         weft__mpi_status_set(status, comm, &ws, status->MPI_ERROR);
     /* Active collectives must move even while the caller only probes. */
-    if (!*flag && weft__mpi.scheds)
+    if (!*flag && weft__mpi_scheds_active())
         weft__mpi_progress();
     return MPI_SUCCESS;
 }
@@ -489,7 +489,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
         free(m);
         if (wrc < 0)
             return engine_err(comm, wrc, "MPI_Improbe");
-        if (weft__mpi.scheds)
+        if (weft__mpi_scheds_active())
             weft__mpi_progress();
         return MPI_SUCCESS;
     }

@@ -65,7 +65,7 @@ void weft__mpi_req_fini(void)
 void weft__mpi_progress(void)
 {
     weft_progress(weft__mpi.ctx);
-    if (weft__mpi.scheds)
+    if (weft__mpi_scheds_active())
         weft__mpi_sched_progress_all();
 }
 
@@ -155,7 +155,7 @@ int weft__mpi_req_wait_complete(MPI_Request r)
     /* A lone p2p request with no collective in flight: the engine's own wait,
      * with its waiting policy, is the fastest way. */
     if ((r->kind == WEFT_MPI_REQ_SEND || r->kind == WEFT_MPI_REQ_RECV) && !r->complete &&
-        !weft__mpi.scheds) {
+        !weft__mpi_scheds_active()) {
         weft_status_t ws;
         int wrc = weft_sr_wait(weft__mpi.ctx, r->wreq, &ws);
         r->wreq = NULL;
