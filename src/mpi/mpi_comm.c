@@ -220,7 +220,9 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
         }
         uint64_t used[64] = {0};
         for (int i = 0; i < n; i++) {
-            const uint64_t *m = (const uint64_t *)(all + (size_t)i * len);
+            /* Entries are len bytes apart, len not always a multiple of 8. */
+            uint64_t m[64];
+            memcpy(m, all + (size_t)i * len, sizeof m);
             for (int w = 0; w < 64; w++)
                 used[w] |= m[w];
         }
