@@ -18,7 +18,11 @@ MPIRUN=$(command -v mpirun) || {
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep Open MPI's own transports out of the way: the ranks only need its PMIx.
 OMPI_MCA_btl_base_warn_component_unused=0
+# Everything runs on this machine: keep Open MPI's daemons and transports on
+# loopback, away from interfaces other tests create and remove.
+OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_btl_base_warn_component_unused
+export OMPI_MCA_oob_tcp_if_include OMPI_MCA_btl_tcp_if_include
 # Under AddressSanitizer: libpmix's own leaks are not weft's (mpirun passes the
 # environment on to the ranks it starts here).
 LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan_pmix.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -36,7 +40,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 mpi() {
     expect=$1 n=$2
     shift 2
-    timeout 120 "$MPIRUN" -n "$n" --oversubscribe "$@" >"$out" 2>&1
+    timeout -k 5 120 "$MPIRUN" -n "$n" --oversubscribe "$@" >"$out" 2>&1
     status=$?
     if [ "$expect" = nonzero ] && [ $status != 0 ] && [ $status != 124 ]; then
         return 0
