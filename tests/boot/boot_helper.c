@@ -236,7 +236,12 @@ int main(int argc, char **argv)
         weft_boot_t *b = boot_or_die();
         if (weft__boot_rank(b) == 1) { /* from the store: under PMIx there is no WEFT_RANK */
             weft__boot_abort(b, 7, "helper abort");
-            sleep_forever(); /* weftrun ends us */
+            /* As weft_abort does: under PMIx leave at once once the launcher
+             * knows (Open MPI 4.1's mpirun may crash or hang when it has to
+             * kill the aborting process itself); weftrun ends us. */
+            if (getenv("PMIX_RANK"))
+                _exit(7);
+            sleep_forever();
         }
         weft__boot_fence(b); /* never completes: rank 1 does not come */
         sleep_forever();
