@@ -83,6 +83,7 @@ int PMPI_Finalize(void)
         return weft__mpi_err(NULL, rc, "MPI_Finalize");
     /* Attributes on MPI_COMM_SELF are deleted first, so libraries can run their
      * cleanup while MPI still works (MPI 3.1 §8.7.1). */
+    weft__mpi_req_drain();
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();
     int wrc = weft_finalize(weft__mpi.ctx);

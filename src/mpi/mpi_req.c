@@ -62,11 +62,71 @@ void weft__mpi_req_fini(void)
     weft__mpi.free_requests = NULL;
 }
 
+/* Requests the application freed while their operation still ran
+ * (MPI_Request_free): they complete in the background and are reaped by
+ * progress. Linked through next_free, which a live request does not use. */
+static MPI_Request detached;
+static atomic_int detached_count;
+
+static void detach(MPI_Request r)
+{
+    r->freed = true;
+    weft_lock_acquire(&weft__mpi.lock);
+    r->next_free = detached;
+    detached = r;
+    weft_lock_release(&weft__mpi.lock);
+    atomic_fetch_add_explicit(&detached_count, 1, memory_order_release);
+}
+
+/* Free the detached requests that completed; with `wait`, wait for all of them
+ * first (receives nobody will match are cancelled: finalize must not hang). */
+static void reap_detached(bool wait)
+{
+    if (!atomic_load_explicit(&detached_count, memory_order_acquire))
+        return;
+    weft_lock_acquire(&weft__mpi.lock);
+    MPI_Request list = detached, keep = NULL;
+    detached = NULL;
+    weft_lock_release(&weft__mpi.lock);
+    while (list) {
+        MPI_Request r = list;
+        list = r->next_free;
+        if (wait && r->kind == WEFT_MPI_REQ_RECV && !r->complete)
+            weft_sr_cancel(weft__mpi.ctx, r->wreq);
+        if (wait)
+            weft__mpi_req_wait_complete(r);
+        else
+            weft__mpi_req_poll(r);
+        if (r->complete) {
+            atomic_fetch_sub_explicit(&detached_count, 1, memory_order_relaxed);
+            weft__mpi_req_free(r);
+        } else {
+            r->next_free = keep;
+            keep = r;
+        }
+    }
+    if (!keep)
+        return;
+    weft_lock_acquire(&weft__mpi.lock);
+    MPI_Request tail = keep;
+    while (tail->next_free)
+        tail = tail->next_free;
+    tail->next_free = detached;
+    detached = keep;
+    weft_lock_release(&weft__mpi.lock);
+}
+
+void weft__mpi_req_drain(void)
+{
+    reap_detached(true);
+}
+
 void weft__mpi_progress(void)
 {
     weft_progress(weft__mpi.ctx);
     if (weft__mpi_scheds_active())
         weft__mpi_sched_progress_all();
+    reap_detached(false);
 }
 
 /* Between two fruitless polls: spin a little, then let other threads (and the
@@ -301,9 +361,9 @@ int PMPI_Request_free(MPI_Request *request)
         weft__mpi_req_free(r);
         return MPI_SUCCESS;
     }
-    /* An active operation still runs to completion (the buffers stay the
-     * user's concern): its request is retired when it completes, which the
-     * engine guarantees; here we wait for it so nothing leaks. */
+    /* An active operation still runs to completion (its buffers stay the
+     * user's concern); it must not wait here, since its peer may need this
+     * process to go on first (§3.7.3). Progress reaps it once complete. */
     if (r->kind == WEFT_MPI_REQ_GREQ) {
         r->freed = true;
         if (atomic_load(&r->greq_done)) {
@@ -313,8 +373,7 @@ int PMPI_Request_free(MPI_Request *request)
         }
         return MPI_SUCCESS;
     }
-    weft__mpi_req_wait_complete(r);
-    weft__mpi_req_free(r);
+    detach(r);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Request_free)

@@ -270,6 +270,21 @@ static void generalized(void)
     CHECK(count == 3 && calls == 11 && r == MPI_REQUEST_NULL);
 }
 
+/* MPI_Request_free on an active rendezvous send returns at once: here every
+ * rank frees its send and then receives from its left, which only works if
+ * nobody waits in Request_free for the right neighbour's receive. */
+static void free_active(int right, int left)
+{
+    static int out[BIG], in[BIG]; /* the freed send may read out until it completes */
+    fill(out, BIG, mt_rank + 99);
+    MPI_Request r;
+    MPI_MUST(MPI_Isend(out, BIG, MPI_INT, right, 900, MPI_COMM_WORLD, &r));
+    MPI_MUST(MPI_Request_free(&r));
+    CHECK(r == MPI_REQUEST_NULL);
+    MPI_MUST(MPI_Recv(in, BIG, MPI_INT, left, 900, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(verify(in, BIG, left + 99));
+}
+
 static void truncation(int right, int left)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -305,6 +320,7 @@ int main(int argc, char **argv)
     completions(right, left);
     cancel(left);
     generalized();
+    free_active(right, left);
     truncation(right, left);
     return mt_finish("p2p");
 }
