@@ -104,7 +104,9 @@ typedef struct weft_driver_ops {
     /* Called once every rank has connected all its tracks (after a job-wide fence):
      * the driver may now release setup resources (shm unlinks its segment). */
     int (*connected)(weft_driver_t *d);
-    /* Send one packet gathered from iov. Returns WEFT_OK when the buffers may be
+    /* Send one packet gathered from iov. The iov array may be reused as soon as
+     * the call returns; the buffers it points to stay untouched until the
+     * packet is done. Returns WEFT_OK when the buffers may be
      * reused at once, WEFT_INPROGRESS when send_done will be called later,
      * WEFT_EAGAIN when the track has no room now (nothing was sent), or an error
      * (WEFT_EPEERDEAD...). */

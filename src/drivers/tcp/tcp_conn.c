@@ -210,7 +210,8 @@ int weft__tcp_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *c
         op->cookie = cookie;
         weft__tcp_frame_encode(op->hdr, TCP_FRAME_PKT, (uint32_t)len, 0);
         op->hdr_len = TCP_FRAME_HDR;
-        op->iov = iov;
+        memcpy(t->pkt_iov, iov, (size_t)iovcnt * sizeof *iov);
+        op->iov = t->pkt_iov;
         op->iovcnt = iovcnt;
         weft__tcp_tx_queue(t, op);
         return WEFT_INPROGRESS;
@@ -249,7 +250,8 @@ int weft__tcp_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *c
     op->cookie = cookie;
     memcpy(op->hdr, hdr, TCP_FRAME_HDR);
     op->hdr_len = TCP_FRAME_HDR;
-    op->iov = iov;
+    memcpy(t->pkt_iov, iov, (size_t)iovcnt * sizeof *iov);
+    op->iov = t->pkt_iov;
     op->iovcnt = iovcnt;
     op->iov_i = -1;
     op->done = 0;

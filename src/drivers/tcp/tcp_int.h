@@ -153,10 +153,16 @@ WEFT_INTERNAL int weft__tcp_iface_pick(const char *spec, struct sockaddr_storage
 
 /* ---- Objects ---------------------------------------------------------------------- */
 
+/* Limits. */
+#define TCP_MAX_PACKET_DEFAULT (128u << 10)
+#define TCP_RDV_DEFAULT        (64u << 10)
+#define TCP_MAX_IOV            128
+#define TCP_MAX_HANDSHAKES     64 /* connections not yet authenticated, beyond: refused */
+
 /* Something queued for writing on a connection: an engine packet, a GET, or the
  * DATA answering a peer's GET. Its iovec is our own (the header) plus, for
- * PKT, the caller's iovec, which stays valid until send_done (the engine keeps
- * the packet intact while the track is busy). */
+ * PKT, the track's copy of the caller's iovec (pkt_iov): the caller's buffers
+ * stay valid until send_done, its iovec array need not. */
 typedef struct tcp_txop {
     weft_list_t link;
     uint8_t kind; /* TCP_FRAME_* */
@@ -224,6 +230,10 @@ struct weft_track {
     weft_list_t txq;   /* tcp_txop_t, oldest first */
     int pkt_queued;    /* engine packets in txq (0 or 1) */
     tcp_txop_t pkt_op; /* the engine packet waiting in txq */
+    /* A copy of the queued packet's iovec: the driver contract lets the caller
+     * reuse its iovec array as soon as send() returns, only the buffers must
+     * stay until send_done. */
+    struct iovec pkt_iov[TCP_MAX_IOV];
     int rx_state;
     uint8_t *rx_buf; /* frames read ahead */
     size_t rx_cap, rx_start, rx_end;
@@ -273,12 +283,6 @@ struct weft_driver {
     tcp_addr_t addr;
     char if_name[64];
 };
-
-/* Limits. */
-#define TCP_MAX_PACKET_DEFAULT (128u << 10)
-#define TCP_RDV_DEFAULT        (64u << 10)
-#define TCP_MAX_IOV            128
-#define TCP_MAX_HANDSHAKES     64 /* connections not yet authenticated, beyond: refused */
 
 /* epoll user data: a tagged pointer (low bit set for a handshake connection). */
 static inline uint64_t tcp_ev_track(weft_track_t *t)
