@@ -444,15 +444,18 @@ int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done)
         *done = false; /* another thread is advancing it */
         return MPI_SUCCESS;
     }
-    advance(s);
+    /* Another thread may have finished it between our first look and taking
+     * busy: running its last round again would unpack into buffers the owner
+     * is already reading. */
+    if (!atomic_load_explicit(&s->done, memory_order_acquire))
+        advance(s);
     atomic_flag_clear_explicit(&s->busy, memory_order_release);
     if (!atomic_load_explicit(&s->done, memory_order_acquire)) {
         *done = false;
         return MPI_SUCCESS;
     }
 out:
-    if (s->listed)
-        unlist(s);
+    unlist(s); /* checks `listed` under the lock: other threads change it */
     *done = true;
     return s->err;
 }
