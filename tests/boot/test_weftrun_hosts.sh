@@ -66,9 +66,12 @@ alive() {
     [ -n "$state" ] && [ "$state" != Z ]
 }
 
+# wait_lines FILE N [PATTERN]: up to 10 s for N lines (matching PATTERN) in FILE.
 wait_lines() {
     i=0
-    while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
+    while :; do
+        n=$(grep -c -- "${3:-}" "$1" 2>/dev/null)
+        [ "${n:-0}" -ge "$2" ] && return 0
         i=$((i + 1))
         [ $i -gt 100 ] && return 1
         sleep 0.1
@@ -78,7 +81,11 @@ wait_lines() {
 # all_dead FILE WHAT: every "sleeping rank R pid P" of FILE ends within 5 s.
 all_dead() {
     pids=$(sed -n 's/^sleeping rank [0-9]* pid //p' "$1")
-    [ -n "$pids" ] || { bad "$2: no rank pids"; return; }
+    if [ -z "$pids" ]; then
+        bad "$2: no rank pids in:"
+        sed 's/^/    /' "$1"
+        return
+    fi
     i=0
     for pid in $pids; do
         while alive "$pid" && [ $i -lt 50 ]; do
@@ -192,7 +199,7 @@ fi
 for sig in TERM KILL; do
     "$WEFTRUN" --hosts h0,h1 $REMOTE -n 2 "$HELPER" boot-sleep >"$out" 2>"$err" &
     wpid=$!
-    if ! wait_lines "$out" 2; then
+    if ! wait_lines "$out" 2 "^sleeping rank"; then
         bad "SIG$sig: ranks did not start"
         kill -KILL $wpid
         wait $wpid
