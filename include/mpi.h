@@ -105,49 +105,93 @@ WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_null)
 
 /* Predefined datatypes: X(MPI name, object name). The library defines each object
  * with its C type; the list is shared so that the two never disagree. */
-#define WEFT_MPI_PREDEFINED_TYPES(X)                                                               \
-    X(MPI_CHAR, char)                                                                              \
-    X(MPI_SHORT, short)                                                                            \
-    X(MPI_INT, int) X(MPI_LONG, long) X(MPI_LONG_LONG_INT, long_long_int)                          \
-        X(MPI_SIGNED_CHAR, signed_char) X(MPI_UNSIGNED_CHAR, unsigned_char) X(                     \
-            MPI_UNSIGNED_SHORT, unsigned_short) X(MPI_UNSIGNED, unsigned)                          \
-            X(MPI_UNSIGNED_LONG, unsigned_long) X(MPI_UNSIGNED_LONG_LONG, unsigned_long_long) X(   \
-                MPI_FLOAT, float) X(MPI_DOUBLE, double) X(MPI_LONG_DOUBLE, long_double)            \
-                X(MPI_WCHAR, wchar) X(MPI_C_BOOL, c_bool) X(MPI_INT8_T, int8_t) X(                 \
-                    MPI_INT16_T, int16_t) X(MPI_INT32_T, int32_t) X(MPI_INT64_T, int64_t)          \
-                    X(MPI_UINT8_T, uint8_t) X(MPI_UINT16_T, uint16_t) X(MPI_UINT32_T, uint32_t) X( \
-                        MPI_UINT64_T, uint64_t) X(MPI_AINT, aint) X(MPI_COUNT, count)              \
-                        X(MPI_OFFSET, offset) X(MPI_C_FLOAT_COMPLEX, c_float_complex) X(           \
-                            MPI_C_DOUBLE_COMPLEX, c_double_complex) X(MPI_C_LONG_DOUBLE_COMPLEX,   \
-                                                                      c_long_double_complex)       \
-                            X(MPI_BYTE, byte) X(MPI_PACKED, packed) X(MPI_CXX_BOOL, cxx_bool) X(   \
+/* clang-format off */
+#define WEFT_MPI_PREDEFINED_TYPES(X)                                                                                                                                                                             \
+    X(MPI_CHAR, char)                                                                                                                                                                                            \
+    X(MPI_SHORT, short)                                                                                                                                                                                          \
+    X(MPI_INT, int)                                                                                                                                                                                              \
+    X(MPI_LONG, long)                                                                                                                                                                                            \
+    X(MPI_LONG_LONG_INT, long_long_int)                                                                                                                                                                          \
+    X(MPI_SIGNED_CHAR, signed_char)                                                                                                                                                                              \
+    X(MPI_UNSIGNED_CHAR, unsigned_char)                                                                                                                                                                          \
+    X(                     \
+            MPI_UNSIGNED_SHORT, unsigned_short)                                                                                                                                     \
+    X(MPI_UNSIGNED, unsigned)                                                                                                                                                                                    \
+    X(MPI_UNSIGNED_LONG, unsigned_long)                                                                                                                                                                          \
+    X(MPI_UNSIGNED_LONG_LONG, unsigned_long_long)                                                                                                                                                                \
+    X(   \
+                MPI_FLOAT, float)                                                                                                                                                                     \
+    X(MPI_DOUBLE, double)                                                                                                                                                                                        \
+    X(MPI_LONG_DOUBLE, long_double)                                                                                                                                                                              \
+    X(MPI_WCHAR, wchar)                                                                                                                                                                                          \
+    X(MPI_C_BOOL, c_bool)                                                                                                                                                                                        \
+    X(MPI_INT8_T, int8_t)                                                                                                                                                                                        \
+    X(                 \
+                    MPI_INT16_T, int16_t)                                                                                                                                               \
+    X(MPI_INT32_T, int32_t)                                                                                                                                                                                      \
+    X(MPI_INT64_T, int64_t)                                                                                                                                                                                      \
+    X(MPI_UINT8_T, uint8_t)                                                                                                                                                                                      \
+    X(MPI_UINT16_T, uint16_t)                                                                                                                                                                                    \
+    X(MPI_UINT32_T, uint32_t)                                                                                                                                                                                    \
+    X( \
+                        MPI_UINT64_T, uint64_t)                                                                                                                                                         \
+    X(MPI_AINT, aint)                                                                                                                                                                                            \
+    X(MPI_COUNT, count)                                                                                                                                                                                          \
+    X(MPI_OFFSET, offset)                                                                                                                                                                                        \
+    X(MPI_C_FLOAT_COMPLEX, c_float_complex)                                                                                                                                                                      \
+    X(           \
+                            MPI_C_DOUBLE_COMPLEX, c_double_complex)                                                                                                                           \
+    X(MPI_C_LONG_DOUBLE_COMPLEX,   \
+                                                                      c_long_double_complex)                                                                                \
+    X(MPI_BYTE, byte)                                                                                                                                                                                            \
+    X(MPI_PACKED, packed)                                                                                                                                                                                        \
+    X(MPI_CXX_BOOL, cxx_bool)                                                                                                                                                                                    \
+    X(   \
                                 MPI_CXX_FLOAT_COMPLEX,                                             \
-                                cxx_float_complex) X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)   \
-                                X(MPI_CXX_LONG_DOUBLE_COMPLEX,                                     \
-                                  cxx_long_double_complex) X(MPI_FLOAT_INT, float_int)             \
-                                    X(MPI_DOUBLE_INT, double_int) X(MPI_LONG_INT, long_int)        \
-                                        X(MPI_2INT, 2int) X(MPI_SHORT_INT, short_int) X(           \
-                                            MPI_LONG_DOUBLE_INT, long_double_int) X(MPI_CHARACTER, \
-                                                                                    character)     \
-                                            X(MPI_LOGICAL,                                         \
-                                              logical) X(MPI_INTEGER,                              \
-                                                         integer) X(MPI_REAL, real)                \
-                                                X(MPI_DOUBLE_PRECISION, double_precision) X(       \
+                                cxx_float_complex)                                               \
+    X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)                                                                                                                                                                \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX,                                     \
+                                  cxx_long_double_complex)                                                                              \
+    X(MPI_FLOAT_INT, float_int)                                                                                                                                                                                  \
+    X(MPI_DOUBLE_INT, double_int)                                                                                                                                                                                \
+    X(MPI_LONG_INT, long_int)                                                                                                                                                                                    \
+    X(MPI_2INT, 2int)                                                                                                                                                                                            \
+    X(MPI_SHORT_INT, short_int)                                                                                                                                                                                  \
+    X(           \
+                                            MPI_LONG_DOUBLE_INT, long_double_int)                                                                                                             \
+    X(MPI_CHARACTER, \
+                                                                                    character)                                                                                            \
+    X(MPI_LOGICAL,                                         \
+                                              logical)                                                                                              \
+    X(MPI_INTEGER,                              \
+                                                         integer)                                                                                              \
+    X(MPI_REAL, real)                                                                                                                                                                                            \
+    X(MPI_DOUBLE_PRECISION, double_precision)                                                                                                                                                                    \
+    X(       \
                                                     MPI_COMPLEX,                                   \
-                                                    complex) X(MPI_DOUBLE_COMPLEX, double_complex) \
-                                                    X(MPI_INTEGER1, integer1) X(                   \
+                                                    complex)                                 \
+    X(MPI_DOUBLE_COMPLEX, double_complex)                                                                                                                                                                        \
+    X(MPI_INTEGER1, integer1)                                                                                                                                                                                    \
+    X(                   \
                                                         MPI_INTEGER2,                              \
-                                                        integer2) X(MPI_INTEGER4, integer4)        \
-                                                        X(MPI_INTEGER8, integer8) X(               \
-                                                            MPI_REAL4, real4) X(MPI_REAL8, real8)  \
-                                                            X(MPI_REAL16,                          \
-                                                              real16) X(MPI_COMPLEX8, complex8)    \
-                                                                X(MPI_COMPLEX16, complex16)        \
-                                                                    X(MPI_COMPLEX32, complex32) X( \
-                                                                        MPI_2INTEGER, 2integer)    \
-                                                                        X(MPI_2REAL, 2real) X(     \
+                                                        integer2)                \
+    X(MPI_INTEGER4, integer4)                                                                                                                                                                                    \
+    X(MPI_INTEGER8, integer8)                                                                                                                                                                                    \
+    X(               \
+                                                            MPI_REAL4, real4)                                                                                                             \
+    X(MPI_REAL8, real8)                                                                                                                                                                                          \
+    X(MPI_REAL16,                          \
+                                                              real16)                                                                                               \
+    X(MPI_COMPLEX8, complex8)                                                                                                                                                                                    \
+    X(MPI_COMPLEX16, complex16)                                                                                                                                                                                  \
+    X(MPI_COMPLEX32, complex32)                                                                                                                                                                                  \
+    X( \
+                                                                        MPI_2INTEGER, 2integer)                                                                                                         \
+    X(MPI_2REAL, 2real)                                                                                                                                                                                          \
+    X(     \
                                                                             MPI_2DOUBLE_PRECISION, \
                                                                             2double_precision)
+/* clang-format on */
 
 #define WEFT_MPI_TYPE_DECL(mpi, obj) WEFT_MPI_OBJ(weft_mpi_datatype, weft_mpi_type_##obj)
 WEFT_MPI_PREDEFINED_TYPES(WEFT_MPI_TYPE_DECL)
@@ -222,12 +266,23 @@ WEFT_MPI_PREDEFINED_TYPES(WEFT_MPI_TYPE_DECL)
 #define MPI_2DOUBLE_PRECISION       (&weft_mpi_type_2double_precision)
 
 /* Predefined reduction operations: X(MPI name, object name). */
-#define WEFT_MPI_PREDEFINED_OPS(X)                                                                 \
-    X(MPI_MAX, max)                                                                                \
-    X(MPI_MIN, min)                                                                                \
-    X(MPI_SUM, sum) X(MPI_PROD, prod) X(MPI_LAND, land) X(MPI_BAND, band) X(MPI_LOR, lor)          \
-        X(MPI_BOR, bor) X(MPI_LXOR, lxor) X(MPI_BXOR, bxor) X(MPI_MINLOC, minloc)                  \
-            X(MPI_MAXLOC, maxloc) X(MPI_REPLACE, replace) X(MPI_NO_OP, no_op)
+/* clang-format off */
+#define WEFT_MPI_PREDEFINED_OPS(X) \
+    X(MPI_MAX, max)                \
+    X(MPI_MIN, min)                \
+    X(MPI_SUM, sum)                \
+    X(MPI_PROD, prod)              \
+    X(MPI_LAND, land)              \
+    X(MPI_BAND, band)              \
+    X(MPI_LOR, lor)                \
+    X(MPI_BOR, bor)                \
+    X(MPI_LXOR, lxor)              \
+    X(MPI_BXOR, bxor)              \
+    X(MPI_MINLOC, minloc)          \
+    X(MPI_MAXLOC, maxloc)          \
+    X(MPI_REPLACE, replace)        \
+    X(MPI_NO_OP, no_op)
+/* clang-format on */
 
 #define WEFT_MPI_OP_DECL(mpi, obj) WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_##obj)
 WEFT_MPI_PREDEFINED_OPS(WEFT_MPI_OP_DECL)
