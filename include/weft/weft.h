@@ -226,7 +226,9 @@ typedef struct weft_counters {
     uint64_t bytes_sent, bytes_received; /* payload bytes of user messages */
     uint64_t eager_sent, rdv_sent;       /* user messages by protocol */
     uint64_t rdv_rget, rdv_rtr;          /* rendezvous by single-copy get / by RTR + data */
-    uint64_t rdv_split;                  /* rendezvous copied by both sides at once */
+    uint64_t rdv_coop;      /* rendezvous moved in pieces by either side (shared memory) */
+    uint64_t rdv_published; /* receives published so that their sender may move the data */
+    uint64_t rdv_claimed;   /* our rendezvous that claimed a peer's published receive */
     uint64_t unexpected, unexpected_max; /* arrivals before their receive; peak depth */
     uint64_t credit_stalls;              /* eager sends turned into rendezvous for lack of credit */
 } weft_counters_t;

@@ -6,10 +6,10 @@
 
 #include "core/core_int.h"
 
-/* A waiting thread polls; after WEFT_SPIN_US without any event it yields its
+/* A probing thread polls; after WEFT_SPIN_US without any event it yields its
  * core between polls, since with more runnable threads than cores the peer we
  * wait for may need this one. The clock is read once every CLOCK_EVERY idle
- * polls, so polling stays cheap. */
+ * polls, so polling stays cheap. Waits follow WEFT_WAIT (progress.c). */
 #define CLOCK_EVERY 64
 
 typedef struct waiter {
@@ -206,25 +206,13 @@ static inline int progress(weft_ctx_t *ctx)
     return n;
 }
 
-static void progress_or_yield(weft_ctx_t *ctx, waiter_t *w)
-{
-    if (progress(ctx) > 0) {
-        w->spins = 0;
-        w->idle_since = 0;
-    } else {
-        waiter_idle(ctx, w);
-    }
-}
-
 int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status)
 {
     if (!ctx)
         return WEFT_EINVAL;
     if (!req)
         return WEFT_OK;
-    waiter_t w = {0};
-    while (!req_done(req))
-        progress_or_yield(ctx, &w);
+    weft__wait(ctx, req);
     return retire(ctx, req, status);
 }
 
@@ -391,7 +379,11 @@ int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
         return WEFT_EUNSUPPORTED;
     int rc = WEFT_ESTATE;
     weft_lock_acquire(&ctx->lock);
-    if (req->state == WEFT_RS_POSTED && weft__match_cancel(ctx->match, &req->match)) {
+    /* A receive published for a cooperative rendezvous (coop.c) can no longer
+     * be canceled once its sender has claimed it. */
+    if (req->state == WEFT_RS_POSTED &&
+        (req->peer < 0 || weft__coop_cancel(&ctx->gates[req->peer], req)) &&
+        weft__match_cancel(ctx->match, &req->match)) {
         weft__request_complete(ctx, req, WEFT_ECANCELED);
         rc = WEFT_OK;
     }

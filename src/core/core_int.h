@@ -26,6 +26,7 @@
 
 typedef struct weft__gate weft__gate_t;
 typedef struct weft__strategy_ops weft__strategy_ops_t;
+typedef struct weft__cell weft__cell_t;
 
 /* An outgoing chunk waiting in a gate's backlog. It is embedded in the object
  * it belongs to (a send request, a receive request, the gate), so queuing
@@ -65,7 +66,8 @@ enum {
 
 struct weft_request {
     /* Common to sends and receives, hot: the first cache lines. */
-    atomic_int done; /* 0 until complete; read without the lock by test */
+    atomic_int done;     /* 0 until complete; read without the lock by test; a futex */
+    atomic_int sleeping; /* a waiter sleeps on done (progress.c) */
     uint8_t kind;
     uint8_t state;
     bool exposed;       /* rkey must be unexposed at completion */
@@ -87,19 +89,28 @@ struct weft_request {
             weft__match_recv_t match;
             uint64_t expected;  /* RDATA (or DONE) bytes still to come */
             uint64_t peer_sreq; /* rendezvous: the sender's request id */
-            bool own_pending;   /* split rendezvous: our own part is still being read */
         };
         struct {                 /* WEFT_REQ_SEND */
             int holds;           /* steps left before the send completes */
             bool sync;           /* synchronous: complete once matched */
-            bool answered;       /* the receiver's ACK, RTR or RTP arrived */
-            bool split;          /* a rendezvous copied by both sides (RTP) */
-            bool acked;          /* split send: the receiver's ACK arrived */
+            bool answered;       /* the receiver's ACK, RTR or COOP arrived (or a claim) */
+            uint32_t seq;        /* rendezvous: the message's sequence number */
             weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
             weft__chunk_t data;  /* RDATA fragments after an RTR */
         };
     };
     weft_rkey_t rkey; /* our buffer, exposed for a peer's rget or rput */
+    /* A cooperative rendezvous (coop.c): the peer's buffer, the shared cell
+     * and the pieces. */
+    weft_list_t coop_link; /* in ctx->coop */
+    bool coop_listed;
+    bool coop_watch;  /* send: a rendezvous that may claim a published receive */
+    int8_t coop_cell; /* -1 when none */
+    uint32_t coop_gen;
+    uint32_t coop_pieces;
+    uint64_t coop_piece;
+    uint64_t coop_len;
+    weft_rkey_t coop_rkey;
 };
 
 /* An unexpected message: arrived before its receive was posted. Eager data is
@@ -163,6 +174,12 @@ struct weft__gate {
     weft_list_t backlog;      /* chunks waiting for the track */
     weft_list_t pending_link; /* in ctx->pending_gates */
     weft__chunk_t credit_chunk;
+    /* Shared cells for cooperative rendezvous (NULL without WEFT_DRV_CAP_CELLS). */
+    weft__cell_t *cells_in;         /* in our memory: transfers from the peer */
+    weft__cell_t *cells_out;        /* in the peer's memory: transfers to it */
+    uint32_t cells_used;            /* bitmap of cells_in taken */
+    struct weft_request *published; /* the receive published in cells_in[0] */
+    uint32_t published_seq;         /* the sequence number that may claim it */
     weft__packet_t packet;
 };
 
@@ -179,6 +196,19 @@ typedef struct weft__handles {
 } weft__handles_t;
 
 #define WEFT_MAX_DRIVERS 4
+
+/* Waiting policies (WEFT_WAIT, progress.c). */
+enum {
+    WEFT__WAIT_SPIN = 0,
+    WEFT__WAIT_FIXED_SPIN = 1,
+    WEFT__WAIT_BLOCK = 2,
+};
+
+/* A thread asleep in a wait: the flag it sleeps on. */
+typedef struct weft__sleeper {
+    weft_list_t link;
+    atomic_int *flag;
+} weft__sleeper_t;
 
 struct weft_ctx {
     weft_lock_t lock; /* the engine lock; kind follows the thread level */
@@ -205,9 +235,20 @@ struct weft_ctx {
     int node_leader;        /* lowest rank on this process's node */
     uint64_t spin_ns;       /* how long a waiting thread polls before yielding */
     uint64_t eager_credits; /* window granted to each peer */
-    uint64_t rdv_split;     /* rendezvous this large are copied by both sides */
+    uint64_t rdv_split;     /* rendezvous this large move cooperatively (coop.c) */
+    uint64_t coop_piece;    /* bytes per piece of a cooperative rendezvous */
+    weft_list_t coop;       /* requests with a cooperative transfer to move or watch */
     weft_counters_t counters;
     bool finalizing;
+    /* Waiting (progress.c). */
+    int wait_policy;       /* WEFT__WAIT_* */
+    atomic_int poller;     /* a waiting thread polls for everybody */
+    atomic_int nsleepers;  /* waiting threads asleep */
+    weft_lock_t sleep_lock; /* guards sleepers */
+    weft_list_t sleepers;
+    pthread_t progress_thread;
+    bool progress_running;
+    atomic_int progress_stop;
 };
 
 /* Requests (request.c). */
@@ -253,6 +294,41 @@ void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
 int weft__progress_locked(struct weft_ctx *ctx);
+/* Release one hold of a send; it completes when none is left. */
+void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err);
+
+/* Cooperative rendezvous (coop.c). */
+void weft__coop_gate_init(struct weft_ctx *ctx, weft__gate_t *g);
+/* A receive was just posted: publish it if a sender may claim it. */
+void weft__coop_publish(struct weft_ctx *ctx, struct weft_request *req);
+/* Before canceling a posted receive: false if a sender has claimed it. */
+bool weft__coop_cancel(weft__gate_t *g, struct weft_request *req);
+/* Message number g->published_seq arrived (matched: the receive it took, or
+ * NULL): 0 to handle it as usual, 1 if it was the claiming rendezvous (done),
+ * or WEFT_EPROTO. */
+int weft__coop_arrival(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c,
+                       struct weft_request *matched);
+/* A receive matched a rendezvous: move it cooperatively if possible (false:
+ * use another path). */
+bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g,
+                           uint64_t accept, const weft_rkey_t *rkey);
+/* A rendezvous left: watch for a publication it may claim. */
+void weft__coop_watch(struct weft_ctx *ctx, struct weft_request *req);
+void weft__coop_unwatch(struct weft_request *req);
+int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c);
+/* Move at most one piece and finish what is done. Returns events. */
+int weft__coop_progress(struct weft_ctx *ctx);
+/* A request completes: leave the list, free its cell. */
+void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req);
+
+/* Waiting and background progress (progress.c). */
+int weft__wait_policy_parse(const char *s); /* WEFT__WAIT_*, or -1 */
+/* Wait until req completes, following the context's policy. */
+void weft__wait(struct weft_ctx *ctx, struct weft_request *req);
+/* req was just marked done: wake its thread if it sleeps. */
+void weft__wake_waiter(struct weft_request *req);
+int weft__progress_thread_start(struct weft_ctx *ctx);
+void weft__progress_thread_stop(struct weft_ctx *ctx);
 
 /* Strategies (strategy/). */
 struct weft__strategy_ops {

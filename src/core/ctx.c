@@ -204,6 +204,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     }
     g->drv_ops = ops;
     g->drv = ctx->drivers[di].drv;
+    weft__coop_gate_init(ctx, g);
     /* The largest payloads that fit a packet with their header and padding. */
     size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
     size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
@@ -276,6 +277,7 @@ static void ctx_free(weft_ctx_t *ctx)
     if (ctx->boot)
         weft__boot_fini(ctx->boot);
     weft_lock_destroy(&ctx->lock);
+    weft_lock_destroy(&ctx->sleep_lock);
     free(ctx);
 }
 
@@ -295,11 +297,23 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         weft_log_error("unknown WEFT_STRATEGY=%s", weft__param_str("WEFT_STRATEGY", ""));
         return WEFT_EINVAL;
     }
+    int policy = weft__wait_policy_parse(weft__param_str("WEFT_WAIT", "fixed_spin"));
+    if (policy < 0) {
+        weft_log_error("unknown WEFT_WAIT=%s (spin, fixed_spin or block)",
+                       weft__param_str("WEFT_WAIT", ""));
+        return WEFT_EINVAL;
+    }
+    bool progress_thread = weft__param_size("WEFT_PROGRESS_THREAD", 0) != 0;
     weft_ctx_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return WEFT_ENOMEM;
-    weft_lock_init(&ctx->lock, level == WEFT_THREAD_MULTIPLE ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
+    /* A progress thread shares the engine with the application at any level. */
+    weft_lock_init(&ctx->lock, level == WEFT_THREAD_MULTIPLE || progress_thread ? WEFT_LOCK_MUTEX
+                                                                                 : WEFT_LOCK_NONE);
     ctx->thread_level = level;
+    ctx->wait_policy = policy;
+    weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
+    weft_list_init(&ctx->sleepers);
     ctx->handles.free_head = UINT32_MAX;
     weft_list_init(&ctx->pending_gates);
     weft_list_init(&ctx->live_requests);
@@ -310,6 +324,8 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     if (ctx->eager_credits > (1ull << 40))
         ctx->eager_credits = 1ull << 40;
     ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
+    ctx->coop_piece = WEFT_MAX(weft__param_size("WEFT_RDV_PIECE", 256u << 10), 4096u);
+    weft_list_init(&ctx->coop);
     ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
 
     int *node_ranks = NULL, node_size = 0, node_index = 0;
@@ -347,11 +363,14 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         if ((rc = ctx->drivers[i].ops->connected(ctx->drivers[i].drv)))
             goto err;
     free(node_ranks);
+    if (progress_thread && (rc = weft__progress_thread_start(ctx)))
+        goto err_nofree;
     *ctx_out = ctx;
     return WEFT_OK;
 err:
-    weft_log_error("init failed: %s", weft_strerror(rc));
     free(node_ranks);
+err_nofree:
+    weft_log_error("init failed: %s", weft_strerror(rc));
     ctx_free(ctx);
     return rc;
 }
@@ -370,6 +389,7 @@ int weft_finalize(weft_ctx_t *ctx)
 {
     if (!ctx)
         return WEFT_EINVAL;
+    weft__progress_thread_stop(ctx);
     weft_lock_acquire(&ctx->lock);
     ctx->finalizing = true;
     /* Credits are of no use to anybody now; ACKs and data still owed to peers
@@ -440,6 +460,8 @@ int weft__progress_locked(weft_ctx_t *ctx)
     }
     if (!weft_list_empty(&ctx->pending_gates))
         events += weft__sched_pending(ctx);
+    if (!weft_list_empty(&ctx->coop))
+        events += weft__coop_progress(ctx);
     return events;
 }
 

@@ -291,8 +291,8 @@ void weft__match_destroy(weft__match_t *m)
 
 /* Seed 000, Algorithm 1: look at the head of the posted FIFO of each class the
  * message could match and take the receive posted first. */
-weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t source,
-                                       uint64_t tag)
+weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int32_t source,
+                                           uint64_t tag)
 {
     if (m->posted == 0 || source < 0 || tag == WEFT_MATCH_ANY_TAG)
         return NULL;
@@ -311,6 +311,13 @@ weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t 
         if (!best || head->seq < best->seq)
             best = head;
     }
+    return best;
+}
+
+weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t source,
+                                       uint64_t tag)
+{
+    weft__match_recv_t *best = weft__match_first_recv(m, comm, source, tag);
     if (best)
         recv_unlink(m, best);
     return best;

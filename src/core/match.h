@@ -76,6 +76,9 @@ void weft__match_destroy(weft__match_t *m);
  * A message with source < 0 or tag WEFT_MATCH_ANY_TAG matches nothing. */
 weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t source,
                                        uint64_t tag);
+/* The receive weft__match_arrive would return for such a message, left in place. */
+weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int32_t source,
+                                           uint64_t tag);
 /* Record an unexpected message (after weft__match_arrive returned NULL). May fail
  * with WEFT_ENOMEM (nothing was recorded), or WEFT_EINVAL when its source is < 0
  * or its tag is WEFT_MATCH_ANY_TAG. */

@@ -12,7 +12,9 @@
  * Rendezvous: RDV carries the length and, where the track can, a key to read
  * the sender's buffer (process_vm_readv on shared memory). Once matched, the
  * receiver reads the data itself (single copy) and ACKs; otherwise it sends RTR
- * and the sender streams RDATA fragments straight from the user buffer.
+ * and the sender streams RDATA fragments straight from the user buffer. Where
+ * the two processes share memory, large messages move cooperatively instead
+ * (coop.c): in pieces, by whichever side is inside the library.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +79,7 @@ static void credit_return(weft__gate_t *g, uint64_t cost)
     }
 }
 
-static void send_release(struct weft_ctx *ctx, struct weft_request *req, int err)
+void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err)
 {
     if (err && !req->status.error)
         req->status.error = err;
@@ -85,11 +87,10 @@ static void send_release(struct weft_ctx *ctx, struct weft_request *req, int err
         weft__request_complete(ctx, req, req->status.error);
 }
 
-/* A rendezvous receive is done when the sender's part (RDATA or DONE) and our
- * own part (single-copy read) are both in. */
+/* A receive fed by RDATA is done when every byte it accepted is in. */
 static void recv_maybe_complete(struct weft_ctx *ctx, struct weft_request *req)
 {
-    if (req->expected == 0 && !req->own_pending)
+    if (req->expected == 0)
         weft__request_complete(ctx, req, req->status.error);
 }
 
@@ -139,6 +140,7 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
                                                   len, req->id, rkey);
         c->length = 0;
         req->holds = 2;
+        req->seq = seq;
         ctx->counters.rdv_sent++;
     }
     g->send_seq++;
@@ -147,8 +149,11 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
      * message leaves now, with no queue hop. */
     weft__sched_submit(g, c);
     /* Only a send still in flight must be found if the peer dies. */
-    if (!atomic_load_explicit(&req->done, memory_order_relaxed))
+    if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
         weft_list_push_back(&ctx->live_requests, &req->link);
+        if (c->kind == WEFT_CHUNK_RDV)
+            weft__coop_watch(ctx, req);
+    }
     return WEFT_OK;
 }
 
@@ -192,10 +197,10 @@ void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
             continue; /* the gate's credit chunk */
         if (c == &req->data) {
             if (c->offset == c->length && !c->queued)
-                send_release(ctx, req, status);
+                weft__proto_send_release(ctx, req, status);
             continue;
         }
-        send_release(ctx, req, status);
+        weft__proto_send_release(ctx, req, status);
     }
 }
 
@@ -226,57 +231,6 @@ static void rdv_rtr(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t
     queue_ctrl(g, c);
 }
 
-/* Both sides copy a large message at once, since one process_vm_readv runs at
- * about half the speed of memcpy: we ask the sender, by RTP, to write the upper part into our
- * buffer, send that at once, then read the lower part ourselves. We complete when our read is done
- * and the sender's DONE (or its RDATA, if it cannot write) has arrived. */
-static int rdv_split(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g,
-                     const weft_rkey_t *rkey)
-{
-    uint64_t accept = req->status.length;
-    uint64_t lower = (accept / 2) & ~(uint64_t)4095;
-    if (lower == 0)
-        return WEFT_EUNSUPPORTED;
-    int rc = weft__handle_add(&ctx->handles, req, &req->id);
-    if (rc)
-        return rc;
-    weft__chunk_t *c = weft__ctrl_alloc(ctx);
-    if (!c || g->drv_ops->expose(g->drv, req->iov[0].iov_base, accept, &req->rkey) != WEFT_OK) {
-        if (c)
-            weft__ctrl_free(ctx, c);
-        weft__handle_remove(&ctx->handles, req->id);
-        req->id = 0;
-        return WEFT_EUNSUPPORTED;
-    }
-    req->exposed = true;
-    req->state = WEFT_RS_RDV_RECV;
-    req->expected = accept - lower;
-    req->own_pending = true;
-    weft_list_push_back(&ctx->live_requests, &req->link);
-    c->kind = WEFT_CHUNK_RTP;
-    c->hdr_len = (uint16_t)weft__wire_put_rtp(c->hdr, req->peer_sreq, req->id, lower,
-                                              accept - lower, &req->rkey);
-    queue_ctrl(g, c);
-    weft__sched_gate(g);
-    struct iovec mine = {.iov_base = req->iov[0].iov_base, .iov_len = lower};
-    rc = g->drv_ops->rget(g->track, &mine, 1, rkey, 0, lower, req);
-    if (rc == WEFT_INPROGRESS)
-        return WEFT_OK; /* own_pending stays set: rget_done finishes our part */
-    req->own_pending = false;
-    if (rc != WEFT_OK) {
-        /* The sender still writes its part into our buffer: the request may only
-         * complete once its DONE is in, with the error. */
-        weft_log_warn("single-copy read of %llu bytes from rank %d failed: %s",
-                      (unsigned long long)lower, g->peer, weft_strerror(rc));
-        req->status.error = rc;
-    } else {
-        ctx->counters.rdv_split++;
-    }
-    send_ack(g, req->peer_sreq);
-    recv_maybe_complete(ctx, req);
-    return WEFT_OK;
-}
-
 /* A receive matched a rendezvous of len bytes. */
 static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g, uint64_t len,
                       uint64_t sreq, const weft_rkey_t *rkey)
@@ -296,8 +250,7 @@ static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate
         return;
     }
     if (rkey->len && (g->caps.flags & WEFT_DRV_CAP_RGET)) {
-        if (accept >= ctx->rdv_split && (g->caps.flags & WEFT_DRV_CAP_RPUT) && req->iovcnt == 1 &&
-            rdv_split(ctx, req, g, rkey) == WEFT_OK)
+        if (weft__coop_start_recv(ctx, req, g, accept, rkey))
             return;
         int rc = g->drv_ops->rget(g->track, req->iov, req->iovcnt, rkey, 0, accept, req);
         if (rc == WEFT_OK) {
@@ -327,21 +280,6 @@ void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
     struct weft_ctx *ctx = owner;
     struct weft_request *req = op_cookie;
     weft__gate_t *g = peer_cookie;
-    if (req->own_pending) {
-        /* Our half of a split rendezvous: the request stays live for the
-         * sender's DONE (or its RDATA), as in rdv_split's synchronous case. */
-        req->own_pending = false;
-        if (status != WEFT_OK) {
-            weft_log_warn("single-copy read from rank %d failed: %s", g->peer,
-                          weft_strerror(status));
-            req->status.error = status;
-        } else {
-            ctx->counters.rdv_split++;
-        }
-        send_ack(g, req->peer_sreq);
-        recv_maybe_complete(ctx, req);
-        return;
-    }
     weft_list_remove(&req->link);
     if (status == WEFT_OK) {
         ctx->counters.rdv_rget++;
@@ -402,7 +340,9 @@ int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
     if (req->peer >= 0 && ctx->gates[req->peer].dead) {
         weft__match_cancel(ctx->match, &req->match);
         weft__request_complete(ctx, req, ctx->gates[req->peer].dead);
+        return WEFT_OK;
     }
+    weft__coop_publish(ctx, req);
     return WEFT_OK;
 }
 
@@ -435,6 +375,17 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
         req->status.tag = c->tag;
         req->status.comm = c->comm;
         req->gate = g;
+    }
+    /* The message a publication was waiting for: it ends the publication, or
+     * it is the rendezvous that claimed it. */
+    if (g->published && c->seq == g->published_seq) {
+        int rc = weft__coop_arrival(ctx, g, c,
+                                    m ? weft_container_of(m, struct weft_request, match) : NULL);
+        if (rc)
+            return rc < 0 ? rc : WEFT_OK;
+    }
+    if (m) {
+        struct weft_request *req = weft_container_of(m, struct weft_request, match);
         if (!eager) {
             rdv_start(ctx, req, g, c->len, c->sreq, &c->rkey);
             return WEFT_OK;
@@ -510,9 +461,10 @@ static int on_rtr(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_
         req->answered || c->len > req->length)
         return WEFT_EPROTO;
     req->answered = true;
+    weft__coop_unwatch(req);
     ctx->counters.chunks_received++;
     if (c->len == 0) {
-        send_release(ctx, req, WEFT_OK);
+        weft__proto_send_release(ctx, req, WEFT_OK);
         return WEFT_OK;
     }
     stream_rdata(g, req, 0, c->len, c->rreq);
@@ -533,63 +485,16 @@ static int on_rdata(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chun
     return WEFT_OK;
 }
 
-/* The sender wrote its part of a split rendezvous into our buffer. */
-static int on_done(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
-{
-    struct weft_request *req = weft__handle_get(&ctx->handles, c->rreq);
-    if (!req || req->kind != WEFT_REQ_RECV || req->gate != g || req->state != WEFT_RS_RDV_RECV ||
-        !req->exposed || c->len != req->expected)
-        return WEFT_EPROTO;
-    req->expected = 0;
-    ctx->counters.chunks_received++;
-    recv_maybe_complete(ctx, req);
-    return WEFT_OK;
-}
-
-/* The receiver asks us to write [offset, offset+len) of a rendezvous message
- * into its buffer while it reads the rest. */
-static int on_rtp(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
-{
-    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
-    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->chunk.kind != WEFT_CHUNK_RDV ||
-        req->answered || c->len == 0 || c->offset > req->length || c->len > req->length - c->offset)
-        return WEFT_EPROTO;
-    req->answered = true;
-    req->split = true;
-    req->holds++; /* the receiver's ACK for its own part */
-    ctx->counters.chunks_received++;
-    int rc = WEFT_EUNSUPPORTED;
-    if ((g->caps.flags & WEFT_DRV_CAP_RPUT) && req->iovcnt == 1) {
-        struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + c->offset,
-                             .iov_len = c->len};
-        rc = g->drv_ops->rput(g->track, &part, 1, &c->rkey, c->offset, c->len, req);
-    }
-    if (rc == WEFT_OK) {
-        weft__chunk_t *d = weft__ctrl_alloc(ctx);
-        if (!d)
-            return WEFT_ENOMEM;
-        d->kind = WEFT_CHUNK_DONE;
-        d->hdr_len = (uint16_t)weft__wire_put_done(d->hdr, c->rreq, c->len);
-        queue_ctrl(g, d);
-        send_release(ctx, req, WEFT_OK);
-        return WEFT_OK;
-    }
-    /* Cannot write there: stream the part as RDATA instead (its last fragment
-     * releases the send). */
-    stream_rdata(g, req, c->offset, c->offset + c->len, c->rreq);
-    return WEFT_OK;
-}
-
 static int on_ack(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
 {
     struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
     if (!req || req->kind != WEFT_REQ_SEND || req->gate != g ||
-        req->chunk.kind == WEFT_CHUNK_EAGER || (req->answered && !req->split) || req->acked)
+        req->chunk.kind == WEFT_CHUNK_EAGER || req->answered)
         return WEFT_EPROTO;
     req->answered = true;
-    req->acked = true;
+    weft__coop_unwatch(req);
     ctx->counters.chunks_received++;
-    send_release(ctx, req, WEFT_OK);
+    weft__proto_send_release(ctx, req, WEFT_OK);
     return WEFT_OK;
 }
 
@@ -619,11 +524,8 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
         case WEFT_CHUNK_ACK:
             rc = on_ack(ctx, g, &c);
             break;
-        case WEFT_CHUNK_RTP:
-            rc = on_rtp(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_DONE:
-            rc = on_done(ctx, g, &c);
+        case WEFT_CHUNK_COOP:
+            rc = weft__coop_on_coop(ctx, g, &c);
             break;
         case WEFT_CHUNK_CREDIT:
             /* More credit than was ever granted is a lie. */

@@ -13,6 +13,7 @@ struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
         return NULL;
     /* Only the fields every path reads are reset; the protocol fills the rest. */
     atomic_store_explicit(&req->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
     req->kind = kind;
     req->state = WEFT_RS_NONE;
     req->exposed = false;
@@ -26,7 +27,6 @@ struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
     if (kind == WEFT_REQ_RECV) {
         memset(&req->match, 0, sizeof req->match);
         req->expected = 0;
-        req->own_pending = false;
     } else {
         weft_list_init(&req->chunk.link);
         weft_list_init(&req->data.link);
@@ -34,8 +34,10 @@ struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
         req->chunk.heap = req->data.heap = false;
         req->chunk.req = req->data.req = req;
         req->holds = 0;
-        req->sync = req->answered = req->split = req->acked = false;
+        req->sync = req->answered = false;
     }
+    req->coop_listed = req->coop_watch = false;
+    req->coop_cell = -1;
     return req;
 }
 
@@ -51,6 +53,8 @@ void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)
  * test() that sees it sees the status too. */
 void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int error)
 {
+    if (req->coop_listed || req->coop_cell >= 0)
+        weft__coop_finish(ctx, req);
     if (req->id) {
         weft__handle_remove(&ctx->handles, req->id);
         req->id = 0;
@@ -65,7 +69,14 @@ void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int 
     req->error = error;
     req->status.error = error;
     req->state = WEFT_RS_NONE;
-    atomic_store_explicit(&req->done, 1, memory_order_release);
+    if (ctx->thread_level == WEFT_THREAD_MULTIPLE) {
+        /* Ordered before the load of sleeping: a waiter that goes to sleep
+         * either sees done or is seen and woken (progress.c). */
+        atomic_store(&req->done, 1);
+        weft__wake_waiter(req);
+    } else {
+        atomic_store_explicit(&req->done, 1, memory_order_release);
+    }
 }
 
 weft__chunk_t *weft__ctrl_alloc(struct weft_ctx *ctx)

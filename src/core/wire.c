@@ -9,8 +9,7 @@ static const uint8_t hdr_size[WEFT_CHUNK_KIND_MAX] = {
     [WEFT_CHUNK_EAGER] = WEFT_WIRE_EAGER_HDR,   [WEFT_CHUNK_EAGER_SYNC] = WEFT_WIRE_EAGER_SYNC_HDR,
     [WEFT_CHUNK_RDV] = WEFT_WIRE_RDV_HDR,       [WEFT_CHUNK_RTR] = WEFT_WIRE_RTR_HDR,
     [WEFT_CHUNK_RDATA] = WEFT_WIRE_RDATA_HDR,   [WEFT_CHUNK_ACK] = WEFT_WIRE_ACK_HDR,
-    [WEFT_CHUNK_CREDIT] = WEFT_WIRE_CREDIT_HDR, [WEFT_CHUNK_RTP] = WEFT_WIRE_RTP_HDR,
-    [WEFT_CHUNK_DONE] = WEFT_WIRE_DONE_HDR,
+    [WEFT_CHUNK_CREDIT] = WEFT_WIRE_CREDIT_HDR, [WEFT_CHUNK_COOP] = WEFT_WIRE_COOP_HDR,
 };
 
 size_t weft__wire_chunk_hdr_size(uint8_t kind)
@@ -106,29 +105,21 @@ size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes)
     return WEFT_WIRE_CREDIT_HDR;
 }
 
-size_t weft__wire_put_rtp(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t offset, uint64_t len,
-                          const weft_rkey_t *rkey)
+size_t weft__wire_put_coop(uint8_t *buf, uint64_t sreq, uint32_t cell, uint32_t gen, uint64_t len,
+                           uint64_t piece, const weft_rkey_t *rkey)
 {
-    put_common(buf, WEFT_CHUNK_RTP);
+    put_common(buf, WEFT_CHUNK_COOP);
     weft__le32_put(buf + 4, 0);
     weft__le64_put(buf + 8, sreq);
-    weft__le64_put(buf + 16, rreq);
-    weft__le64_put(buf + 24, offset);
-    weft__le64_put(buf + 32, len);
+    weft__le32_put(buf + 16, cell);
+    weft__le32_put(buf + 20, gen);
+    weft__le64_put(buf + 24, len);
+    weft__le64_put(buf + 32, piece);
     weft__le32_put(buf + 40, rkey->len);
     weft__le32_put(buf + 44, 0);
     memset(buf + 48, 0, WEFT_RKEY_MAX);
     memcpy(buf + 48, rkey->bytes, rkey->len);
-    return WEFT_WIRE_RTP_HDR;
-}
-
-size_t weft__wire_put_done(uint8_t *buf, uint64_t rreq, uint64_t len)
-{
-    put_common(buf, WEFT_CHUNK_DONE);
-    weft__le32_put(buf + 4, 0);
-    weft__le64_put(buf + 8, rreq);
-    weft__le64_put(buf + 16, len);
-    return WEFT_WIRE_DONE_HDR;
+    return WEFT_WIRE_COOP_HDR;
 }
 
 int weft__wire_open(const void *buf, size_t len, weft__wire_iter_t *it)
@@ -164,7 +155,8 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     c->kind = kind;
     c->flags = 0;
     c->seq = c->comm = 0;
-    c->tag = c->len = c->sreq = c->rreq = c->offset = c->bytes = 0;
+    c->tag = c->len = c->sreq = c->rreq = c->offset = c->bytes = c->piece = 0;
+    c->cell = c->gen = 0;
     c->rkey.len = 0;
     c->payload = NULL;
     uint64_t payload = 0;
@@ -207,19 +199,17 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     case WEFT_CHUNK_CREDIT:
         c->bytes = weft__le64_get(p + 8);
         break;
-    case WEFT_CHUNK_RTP:
+    case WEFT_CHUNK_COOP:
         c->sreq = weft__le64_get(p + 8);
-        c->rreq = weft__le64_get(p + 16);
-        c->offset = weft__le64_get(p + 24);
-        c->len = weft__le64_get(p + 32);
+        c->cell = weft__le32_get(p + 16);
+        c->gen = weft__le32_get(p + 20);
+        c->len = weft__le64_get(p + 24);
+        c->piece = weft__le64_get(p + 32);
         c->rkey.len = weft__le32_get(p + 40);
-        if (c->rkey.len == 0 || c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0)
+        if (c->rkey.len == 0 || c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0 ||
+            c->len == 0 || c->piece == 0)
             return WEFT_EPROTO;
         memcpy(c->rkey.bytes, p + 48, c->rkey.len);
-        break;
-    case WEFT_CHUNK_DONE:
-        c->rreq = weft__le64_get(p + 8);
-        c->len = weft__le64_get(p + 16);
         break;
     }
     if (kind != WEFT_CHUNK_EAGER && kind != WEFT_CHUNK_EAGER_SYNC && kind != WEFT_CHUNK_RDV &&

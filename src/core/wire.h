@@ -20,11 +20,9 @@
  *   RDATA      rsv u32 | rreq u64 | offset u64 | len u64 | payload         (32 + len)
  *   ACK        rsv u32 | sreq u64: the receiver is done with send sreq      (16)
  *   CREDIT     rsv u32 | bytes u64: eager credit returned to the sender     (16)
- *   RTP        rsv u32 | sreq u64 | rreq u64 | offset u64 | len u64 | rkey_len u32
- *              | rsv u32 | rkey[32]: "write [offset, offset+len) of your message
- *              into my buffer rkey" (both sides copy one large message)   (80)
- *   DONE       rsv u32 | rreq u64 | len u64: "the len bytes you asked for by RTP
- *              are in your buffer"                                           (24)
+ *   COOP       rsv u32 | sreq u64 | cell u32 | gen u32 | len u64 | piece u64 | rkey_len u32
+ *              | rsv u32 | rkey[32]: "move the len bytes of send sreq into my buffer rkey,
+ *              pieces of piece bytes claimed through shared cell (cell, gen)"  (80)
  */
 #ifndef WEFT_WIRE_H
 #define WEFT_WIRE_H
@@ -37,7 +35,7 @@
 #include "drivers/driver.h"
 
 #define WEFT_WIRE_MAGIC   0x54464557u /* "WEFT" read as little-endian u32 */
-#define WEFT_WIRE_VERSION 1
+#define WEFT_WIRE_VERSION 2
 #define WEFT_WIRE_PKT_HDR 16
 #define WEFT_WIRE_ALIGN   8
 
@@ -49,9 +47,8 @@ typedef enum weft__chunk_kind {
     WEFT_CHUNK_RDATA = 5,
     WEFT_CHUNK_ACK = 6,
     WEFT_CHUNK_CREDIT = 7,
-    WEFT_CHUNK_RTP = 8,
-    WEFT_CHUNK_DONE = 9,
-    WEFT_CHUNK_KIND_MAX = 10,
+    WEFT_CHUNK_COOP = 8,
+    WEFT_CHUNK_KIND_MAX = 9,
 } weft__chunk_kind_t;
 
 #define WEFT_WIRE_EAGER_HDR      32
@@ -61,8 +58,7 @@ typedef enum weft__chunk_kind {
 #define WEFT_WIRE_RDATA_HDR      32
 #define WEFT_WIRE_ACK_HDR        16
 #define WEFT_WIRE_CREDIT_HDR     16
-#define WEFT_WIRE_RTP_HDR        80
-#define WEFT_WIRE_DONE_HDR       24
+#define WEFT_WIRE_COOP_HDR       80
 #define WEFT_WIRE_CHUNK_HDR_MAX  80
 
 /* A decoded chunk. Fields that a kind does not carry are zero (rkey.bytes is
@@ -76,8 +72,11 @@ typedef struct weft__wire_chunk {
     uint64_t len;    /* message length (EAGER/RDV), accepted length (RTR), fragment (RDATA) */
     uint64_t sreq;   /* sender's request id */
     uint64_t rreq;   /* receiver's request id */
-    uint64_t offset; /* RDATA, RTP */
+    uint64_t offset; /* RDATA */
     uint64_t bytes;  /* CREDIT */
+    uint64_t piece;  /* COOP */
+    uint32_t cell;   /* COOP */
+    uint32_t gen;    /* COOP */
     weft_rkey_t rkey;
     const uint8_t *payload; /* EAGER, EAGER_SYNC, RDATA: len bytes */
 } weft__wire_chunk_t;
@@ -107,9 +106,8 @@ size_t weft__wire_put_rtr(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t l
 size_t weft__wire_put_rdata(uint8_t *buf, uint64_t rreq, uint64_t offset, uint64_t len);
 size_t weft__wire_put_ack(uint8_t *buf, uint64_t sreq);
 size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes);
-size_t weft__wire_put_rtp(uint8_t *buf, uint64_t sreq, uint64_t rreq, uint64_t offset, uint64_t len,
-                          const weft_rkey_t *rkey);
-size_t weft__wire_put_done(uint8_t *buf, uint64_t rreq, uint64_t len);
+size_t weft__wire_put_coop(uint8_t *buf, uint64_t sreq, uint32_t cell, uint32_t gen, uint64_t len,
+                           uint64_t piece, const weft_rkey_t *rkey);
 
 /* Check a packet's header against len received bytes and start iterating.
  * WEFT_OK or WEFT_EPROTO. */

@@ -19,6 +19,7 @@
 #ifndef WEFT_DRIVER_H
 #define WEFT_DRIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -35,6 +36,10 @@ enum {
     /* rput() works on this track: the sender can write into an exposed receive
      * buffer (so both sides can copy parts of one message at once). */
     WEFT_DRV_CAP_RPUT = 1u << 1,
+    /* cells() works on this track, and rget()/rput() complete at once (never
+     * WEFT_INPROGRESS): both sides may move a rendezvous piece by piece,
+     * coordinated through memory they share. */
+    WEFT_DRV_CAP_CELLS = 1u << 2,
 };
 
 /* What a track can do, filled by connect(). Queried once at setup. */
@@ -89,6 +94,9 @@ typedef struct weft_rkey {
 
 #define WEFT_ADDR_MAX 256
 
+/* Bytes of memory cells() shares per direction and peer. */
+#define WEFT_DRV_CELL_BYTES 4096u
+
 typedef struct weft_driver_ops {
     const char *name;
     /* Create the instance; *out on success. */
@@ -129,6 +137,12 @@ typedef struct weft_driver_ops {
      * offset. Same returns as rget. Optional. */
     int (*rput)(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
                 uint64_t offset, size_t len, void *op_cookie);
+    /* Memory shared with the peer of t, WEFT_DRV_CELL_BYTES long, zero at
+     * start, 64-byte aligned, mapped by both processes for the life of the
+     * track. mine: the block in this process's memory (the engine uses it for
+     * traffic from the peer); otherwise the block in the peer's memory (traffic
+     * to the peer). Optional (tracks with WEFT_DRV_CAP_CELLS). */
+    void *(*cells)(weft_track_t *t, bool mine);
     /* Close one track. */
     void (*disconnect)(weft_track_t *t);
     /* Free the instance (all tracks were disconnected). */

@@ -20,10 +20,21 @@ static const weft_param_desc_t params[] = {
     {"WEFT_RDV_THRESHOLD", "driver's own",
      "payload size above which messages go by rendezvous (shm: 32K, tcp: 64K)"},
     {"WEFT_RDV_SPLIT", "64K",
-     "rendezvous at least this large are copied by both sides at once where the driver can "
-     "(shm: receiver reads one half, sender writes the other)"},
+     "rendezvous at least this large move cooperatively where peers share memory (shm): in "
+     "pieces, by whichever side is inside the library, and a receive posted early is published "
+     "so that its sender can write the data while the receiver computes"},
+    {"WEFT_RDV_PIECE", "256K", "bytes per piece of a cooperative rendezvous"},
+    {"WEFT_WAIT", "fixed_spin",
+     "how a thread waits while another one polls for it: spin (never sleeps), fixed_spin "
+     "(polls WEFT_SPIN_US, then sleeps on a futex until its request completes), block (sleeps "
+     "at once)"},
     {"WEFT_SPIN_US", "10",
-     "how long a waiting thread polls without any event before it starts yielding its core"},
+     "fixed_spin: how long a waiter spins before it sleeps; the polling thread yields its core "
+     "after this long without any event"},
+    {"WEFT_PROGRESS_THREAD", "0",
+     "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
+     "transfers advance while every application thread computes"},
+    {"WEFT_PROGRESS_CPU", "unset", "pin the progress thread to this cpu"},
     {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
     {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
     {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},

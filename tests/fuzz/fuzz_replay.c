@@ -41,10 +41,10 @@ static size_t seed(int kind, uint8_t *buf)
         p += weft__wire_put_ack(p, (1ull << 32) | 0);
         break;
     case 6:
-        p += weft__wire_put_rtp(p, (1ull << 32) | 0, 3, 4096, 8192, &key);
+        p += weft__wire_put_coop(p, (1ull << 32) | 0, 1, 0, 8192, 4096, &key);
         break;
     case 7:
-        p += weft__wire_put_done(p, (1ull << 32) | 1, 4096);
+        p += weft__wire_put_coop(p, (1ull << 32) | 1, 2, 1, 4096, 4096, &key);
         break;
     default:
         p += weft__wire_put_credit(p, 4096);

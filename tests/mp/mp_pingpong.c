@@ -74,10 +74,11 @@ int main(int argc, char **argv)
         weft_counters_t c;
         MUST(weft_counters_get(ctx, &c));
         printf("mp_pingpong: %d sizes up to %zu bytes; eager %llu, rendezvous %llu (get %llu, "
-               "rtr %llu, split %llu)\n",
+               "rtr %llu, coop %llu, published %llu, claimed %llu)\n",
                n, max, (unsigned long long)c.eager_sent, (unsigned long long)c.rdv_sent,
                (unsigned long long)c.rdv_rget, (unsigned long long)c.rdv_rtr,
-               (unsigned long long)c.rdv_split);
+               (unsigned long long)c.rdv_coop, (unsigned long long)c.rdv_published,
+               (unsigned long long)c.rdv_claimed);
     }
     MUST(weft_finalize(ctx));
     free(sbuf);

@@ -81,20 +81,18 @@ static void test_roundtrip(void)
     len = one_chunk(hdr, n, NULL, 0);
     CHECK(decode_all(pkt, len, &c, 1) == 1 && c.kind == WEFT_CHUNK_ACK && c.sreq == 77);
 
-    n = weft__wire_put_rtp(hdr, 11, 12, 1 << 20, 3 << 20, &key);
-    CHECK(n == WEFT_WIRE_RTP_HDR);
+    n = weft__wire_put_coop(hdr, 11, 3, 12, 3 << 20, 1 << 18, &key);
+    CHECK(n == WEFT_WIRE_COOP_HDR);
     len = one_chunk(hdr, n, NULL, 0);
     CHECK(decode_all(pkt, len, &c, 1) == 1);
-    CHECK(c.kind == WEFT_CHUNK_RTP && c.sreq == 11 && c.rreq == 12 && c.offset == 1 << 20 &&
-          c.len == 3 << 20 && c.rkey.len == 24 && !memcmp(c.rkey.bytes, key.bytes, 24));
-    weft__le32_put(pkt + 16 + 40, 0); /* an RTP without a key is meaningless */
+    CHECK(c.kind == WEFT_CHUNK_COOP && c.sreq == 11 && c.cell == 3 && c.gen == 12 &&
+          c.len == 3 << 20 && c.piece == 1 << 18 && c.rkey.len == 24 &&
+          !memcmp(c.rkey.bytes, key.bytes, 24));
+    weft__le32_put(pkt + 16 + 40, 0); /* a COOP without a key is meaningless */
     CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
-
-    n = weft__wire_put_done(hdr, 13, 4096);
-    CHECK(n == WEFT_WIRE_DONE_HDR);
-    len = one_chunk(hdr, n, NULL, 0);
-    CHECK(decode_all(pkt, len, &c, 1) == 1 && c.kind == WEFT_CHUNK_DONE && c.rreq == 13 &&
-          c.len == 4096);
+    weft__wire_put_coop(hdr, 11, 3, 12, 3 << 20, 0, &key);
+    len = one_chunk(hdr, n, NULL, 0); /* nor one with pieces of zero bytes */
+    CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
 
     n = weft__wire_put_credit(hdr, 65536);
     len = one_chunk(hdr, n, NULL, 0);
@@ -140,7 +138,7 @@ static void test_malformed(void)
         const char *what;
     } edits[] = {
         {0, 'X', "magic"},
-        {4, 2, "version"},
+        {4, 1, "version (the previous one)"},
         {5, 1, "packet flags"},
         {16, 0, "chunk kind 0"},
         {16, 99, "unknown chunk kind"},

@@ -570,6 +570,15 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
         rc = WEFT_ESYS;
         goto err_unmap;
     }
+    t->peer_cells = mmap(NULL, WEFT_DRV_CELL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                         (off_t)shm_cells_offset(ns, (uint32_t)d->node_index));
+    if (t->peer_cells == MAP_FAILED) {
+        t->peer_cells = NULL;
+        weft_log_warn("shm: mmap of the cells of %s: %s", a.name, strerror(errno));
+        rc = WEFT_ESYS;
+        goto err_unmap;
+    }
+    t->my_cells = (char *)d->seg + shm_cells_offset(ns, (uint32_t)index);
     close(fd);
     fd = -1;
 
@@ -617,7 +626,7 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     d->active[d->nactive++] = t;
 
     *caps = (weft_track_caps_t){
-        .flags = t->cma ? (WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT) : 0,
+        .flags = t->cma ? (WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS) : 0,
         .max_packet = t->max_packet,
         .max_iov = SHM_MAX_IOV,
         .rdv_threshold = d->rdv_threshold,
@@ -628,6 +637,8 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     return WEFT_OK;
 
 err_unmap:
+    if (t->peer_cells)
+        munmap(t->peer_cells, WEFT_DRV_CELL_BYTES);
     if (t->peer_ring_map)
         munmap(t->peer_ring_map, t->peer_ring_len);
     munmap(t->peer_hdr_map, t->peer_hdr_len);
@@ -665,9 +676,15 @@ static void shm_disconnect(weft_track_t *t)
         d->by_index[t->peer_index] = NULL;
     if (t->pidfd >= 0)
         close(t->pidfd);
+    munmap(t->peer_cells, WEFT_DRV_CELL_BYTES);
     munmap(t->peer_ring_map, t->peer_ring_len);
     munmap(t->peer_hdr_map, t->peer_hdr_len);
     free(t);
+}
+
+static void *shm_cells(weft_track_t *t, bool mine)
+{
+    return mine ? t->my_cells : t->peer_cells;
 }
 
 static void shm_fini(weft_driver_t *d)
@@ -702,6 +719,7 @@ const weft_driver_ops_t weft__driver_shm_ops = {
     .unexpose = weft__shm_unexpose,
     .rget = weft__shm_rget,
     .rput = weft__shm_rput,
+    .cells = shm_cells,
     .disconnect = shm_disconnect,
     .fini = shm_fini,
 };

@@ -16,11 +16,13 @@
  *
  *   page 0                  shm_seg_hdr_t (identity, geometry, CMA probe word)
  *   ctl region (pages)      node_size x shm_ring_ctl_t: the reader's tail of ring i
+ *   cells region            node_size x WEFT_DRV_CELL_BYTES: block i is shared with the
+ *                           rank of node_index i, which maps it read-write (cells())
  *   ring 0 .. node_size-1   ring_bytes of 64-byte slots each, page aligned;
  *                           ring i is written only by the rank of node_index i
  */
 #define SHM_SEG_MAGIC   0x4d485357u /* "WSHM" */
-#define SHM_SEG_VERSION 1u
+#define SHM_SEG_VERSION 2u
 #define SHM_PAGE        4096u
 #define SHM_CTL_SIZE    128u /* two cache lines: keeps the adjacent-line prefetcher off */
 
@@ -48,9 +50,13 @@ static inline uint64_t shm_ctl_region_size(uint32_t node_size)
 {
     return WEFT_ALIGN_UP((uint64_t)node_size * SHM_CTL_SIZE, (uint64_t)SHM_PAGE);
 }
+static inline uint64_t shm_cells_offset(uint32_t node_size, uint32_t index)
+{
+    return SHM_PAGE + shm_ctl_region_size(node_size) + (uint64_t)index * WEFT_DRV_CELL_BYTES;
+}
 static inline uint64_t shm_ring_offset(uint32_t node_size, uint64_t ring_bytes, uint32_t index)
 {
-    return SHM_PAGE + shm_ctl_region_size(node_size) + (uint64_t)index * ring_bytes;
+    return shm_cells_offset(node_size, node_size) + (uint64_t)index * ring_bytes;
 }
 static inline uint64_t shm_seg_size(uint32_t node_size, uint64_t ring_bytes)
 {
@@ -138,6 +144,8 @@ struct weft_track {
     size_t peer_hdr_len;
     void *peer_ring_map;
     size_t peer_ring_len;
+    void *peer_cells; /* our block of cells in the peer's segment (WEFT_DRV_CELL_BYTES) */
+    void *my_cells;   /* the peer's block of cells in our segment */
 };
 
 struct weft_driver {

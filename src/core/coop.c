@@ -1,0 +1,436 @@
+/* Cooperative rendezvous: a large message on a track that shares memory with
+ * its peer (WEFT_DRV_CAP_CELLS, shm) is moved in pieces by whichever side is
+ * inside the library, so a peer that computes never stalls the transfer
+ * (seed 001: Isend + compute + Wait must overlap, on either side).
+ *
+ * Each direction of a pair has COOP_CELLS cells in the receiver's memory, which
+ * both processes map. A cell coordinates one transfer:
+ *
+ *   state  (gen << 8) | CELL_*: only the receiver allocates and frees a cell
+ *          (bumping gen), so a stale claim from the sender always fails.
+ *   claim  (gen << 32) | next piece: a side takes piece k by compare-and-swap.
+ *   done   (gen << 32) | pieces moved: each side adds one after its copy.
+ *
+ * The receiver's side reads pieces from the sender's exposed buffer (rget),
+ * the sender's side writes them into the receiver's exposed buffer (rput).
+ * Both complete when done reaches the piece count: nothing is sent at the end.
+ * The receiver frees the cell then; a sender that looks later sees either the
+ * full count or a newer generation, and knows its data has been read.
+ *
+ * Two ways to start a transfer:
+ *
+ * - Matched: a receive matches an RDV (with the sender's key); the receiver
+ *   takes a cell and sends COOP (cell, gen, length, piece size, its own key).
+ *   From then on both sides move pieces; the receiver alone can finish.
+ *
+ * - Published: a receive posted before its message arrives, from a named
+ *   source with a named tag, is written into cell 0 of that pair together with
+ *   the sequence number X the receiver expects next from that source, if it is
+ *   the oldest posted receive such a message would match. The sender whose RDV
+ *   carries sequence number X, the same communicator and tag and fits the
+ *   buffer claims the cell (PUBLISHED -> CLAIMING -> CLAIMED, writing its
+ *   request id) and starts writing at once, even if the receiver computes and
+ *   never looks at its ring. MPI's order holds: the message with number X is
+ *   the first the receiver processes from that sender after posting, and no
+ *   older receive can take it. When the receiver processes message X it
+ *   withdraws the publication (PUBLISHED -> FREE) unless it was claimed, in
+ *   which case message X must be that claiming RDV and the receive joins the
+ *   transfer.
+ *
+ * Every cell operation runs under the engine lock of its process; the two
+ * processes coordinate only through the atomics above. The driver's rget and
+ * rput complete at once on such tracks.
+ */
+#include <sched.h>
+
+#include "core/core_int.h"
+#include "util/log.h"
+
+enum {
+    CELL_FREE = 0,
+    CELL_ACTIVE = 1,    /* a matched transfer */
+    CELL_PUBLISHED = 2, /* cell 0: a posted receive, open to a claim */
+    CELL_CLAIMING = 3,  /* cell 0: the sender is writing its request id */
+    CELL_CLAIMED = 4,   /* cell 0: a published receive taken by the sender */
+};
+
+#define COOP_CELLS 16
+
+struct weft__cell {
+    _Atomic uint64_t state; /* (gen << 8) | CELL_* */
+    uint64_t sreq;          /* published: the claiming send's id */
+    uint32_t seq;           /* published: the sequence number of the message that may claim */
+    uint32_t comm;
+    uint64_t tag;
+    uint64_t len;   /* published: the receive buffer's length */
+    uint64_t piece; /* bytes per piece */
+    weft_rkey_t rkey;
+    _Alignas(64) _Atomic uint64_t claim; /* (gen << 32) | next piece */
+    _Atomic uint64_t done;               /* (gen << 32) | pieces moved */
+};
+_Static_assert(sizeof(weft__cell_t) * COOP_CELLS <= WEFT_DRV_CELL_BYTES,
+               "coop cells do not fit the shared block");
+
+static inline uint64_t cell_state(uint32_t gen, int st)
+{
+    return ((uint64_t)gen << 8) | (uint64_t)st;
+}
+
+static inline uint32_t pieces_of(uint64_t len, uint64_t piece)
+{
+    return (uint32_t)((len + piece - 1) / piece);
+}
+
+void weft__coop_gate_init(struct weft_ctx *ctx, weft__gate_t *g)
+{
+    g->cells_in = g->cells_out = NULL;
+    g->cells_used = 0;
+    g->published = NULL;
+    if (!(g->caps.flags & WEFT_DRV_CAP_CELLS) || !g->drv_ops->cells || !ctx->coop_piece)
+        return;
+    g->cells_in = g->drv_ops->cells(g->track, true);
+    g->cells_out = g->drv_ops->cells(g->track, false);
+    if (!g->cells_in || !g->cells_out)
+        g->cells_in = g->cells_out = NULL;
+}
+
+/* Piece size: at least the configured one, and few enough pieces that the
+ * count fits its 32 bits. */
+static uint64_t piece_size(struct weft_ctx *ctx, uint64_t len)
+{
+    uint64_t piece = ctx->coop_piece;
+    while (len / piece >= UINT32_MAX)
+        piece *= 2;
+    return piece;
+}
+
+static void list_add(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (!req->coop_listed) {
+        weft_list_push_back(&ctx->coop, &req->coop_link);
+        req->coop_listed = true;
+    }
+}
+
+static void list_drop(struct weft_request *req)
+{
+    if (req->coop_listed) {
+        weft_list_remove(&req->coop_link);
+        req->coop_listed = false;
+    }
+}
+
+/* Take a free cell among [first, COOP_CELLS) of the pair's incoming block and
+ * open generation gen+1 on it, in state st. -1 when all are in use. */
+static int cell_open(weft__gate_t *g, int first, int last, int st, uint32_t *gen_out)
+{
+    for (int i = first; i < last; i++) {
+        if (g->cells_used & (1u << i))
+            continue;
+        weft__cell_t *cell = &g->cells_in[i];
+        uint32_t gen =
+            (uint32_t)(atomic_load_explicit(&cell->state, memory_order_relaxed) >> 8) + 1;
+        atomic_store_explicit(&cell->claim, (uint64_t)gen << 32, memory_order_relaxed);
+        atomic_store_explicit(&cell->done, (uint64_t)gen << 32, memory_order_relaxed);
+        if (st == CELL_ACTIVE)
+            atomic_store_explicit(&cell->state, cell_state(gen, st), memory_order_release);
+        g->cells_used |= 1u << i;
+        *gen_out = gen;
+        return i;
+    }
+    return -1;
+}
+
+static void cell_close(weft__gate_t *g, int i, uint32_t gen)
+{
+    atomic_store_explicit(&g->cells_in[i].state, cell_state(gen, CELL_FREE), memory_order_release);
+    g->cells_used &= ~(1u << i);
+}
+
+void weft__coop_publish(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (req->peer < 0 || req->iovcnt != 1 || req->length < ctx->rdv_split ||
+        req->match.tag == WEFT_ANY_TAG)
+        return;
+    weft__gate_t *g = &ctx->gates[req->peer];
+    if (!g->cells_in || g->dead || g->published || (g->cells_used & 1u) ||
+        weft__match_first_recv(ctx->match, req->match.comm, req->peer, req->match.tag) !=
+            &req->match)
+        return;
+    if (!req->exposed) {
+        if (g->drv_ops->expose(g->drv, req->iov[0].iov_base, req->length, &req->rkey) != WEFT_OK)
+            return;
+        req->exposed = true;
+    }
+    req->gate = g;
+    uint32_t gen = 0;
+    cell_open(g, 0, 1, CELL_PUBLISHED, &gen);
+    weft__cell_t *cell = &g->cells_in[0];
+    cell->sreq = 0;
+    cell->seq = g->recv_seq;
+    cell->comm = req->match.comm;
+    cell->tag = req->match.tag;
+    cell->len = req->length;
+    cell->piece = piece_size(ctx, req->length);
+    cell->rkey = req->rkey;
+    atomic_store_explicit(&cell->state, cell_state(gen, CELL_PUBLISHED), memory_order_release);
+    req->coop_cell = 0;
+    req->coop_gen = gen;
+    req->coop_piece = cell->piece;
+    g->published = req;
+    g->published_seq = g->recv_seq;
+    ctx->counters.rdv_published++;
+}
+
+/* Take a publication back. False when the sender claimed it first. */
+static bool withdraw(weft__gate_t *g)
+{
+    struct weft_request *req = g->published;
+    uint64_t pub = cell_state(req->coop_gen, CELL_PUBLISHED);
+    if (!atomic_compare_exchange_strong_explicit(&g->cells_in[0].state, &pub,
+                                                 cell_state(req->coop_gen, CELL_FREE),
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    g->cells_used &= ~1u;
+    g->published = NULL;
+    req->coop_cell = -1;
+    return true;
+}
+
+bool weft__coop_cancel(weft__gate_t *g, struct weft_request *req)
+{
+    return g->published != req || withdraw(g);
+}
+
+int weft__coop_arrival(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c,
+                       struct weft_request *matched)
+{
+    struct weft_request *req = g->published;
+    if (withdraw(g))
+        return 0;
+    /* Claimed: this message must be the claiming rendezvous, and it must take
+     * the published receive. */
+    weft__cell_t *cell = &g->cells_in[0];
+    uint64_t st;
+    while (((st = atomic_load_explicit(&cell->state, memory_order_acquire)) & 0xff) ==
+           CELL_CLAIMING)
+        sched_yield(); /* the sender is between two stores */
+    if (st != cell_state(req->coop_gen, CELL_CLAIMED) || matched != req ||
+        c->kind != WEFT_CHUNK_RDV || c->sreq != cell->sreq || c->len > req->length || c->len == 0 ||
+        !c->rkey.len) {
+        weft_log_error("rank %d claimed a published receive with a message that does not fit it",
+                       g->peer);
+        return WEFT_EPROTO;
+    }
+    g->published = NULL;
+    req->state = WEFT_RS_RDV_RECV;
+    req->peer_sreq = c->sreq;
+    req->status.length = c->len;
+    req->status.error = WEFT_OK;
+    req->coop_len = c->len;
+    req->coop_pieces = pieces_of(c->len, req->coop_piece);
+    req->coop_rkey = c->rkey;
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    list_add(ctx, req);
+    return 1;
+}
+
+bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g,
+                           uint64_t accept, const weft_rkey_t *rkey)
+{
+    if (!g->cells_in || req->iovcnt != 1 || accept < ctx->rdv_split)
+        return false;
+    int rc = weft__handle_add(&ctx->handles, req, &req->id);
+    if (rc)
+        return false;
+    weft__chunk_t *c = weft__ctrl_alloc(ctx);
+    uint32_t gen = 0;
+    int i = c ? cell_open(g, 1, COOP_CELLS, CELL_ACTIVE, &gen) : -1;
+    if (i < 0 || (!req->exposed && g->drv_ops->expose(g->drv, req->iov[0].iov_base, accept,
+                                                      &req->rkey) != WEFT_OK)) {
+        if (i >= 0)
+            cell_close(g, i, gen);
+        if (c)
+            weft__ctrl_free(ctx, c);
+        weft__handle_remove(&ctx->handles, req->id);
+        req->id = 0;
+        return false;
+    }
+    req->exposed = true;
+    req->state = WEFT_RS_RDV_RECV;
+    req->coop_cell = (int8_t)i;
+    req->coop_gen = gen;
+    req->coop_piece = piece_size(ctx, accept);
+    req->coop_len = accept;
+    req->coop_pieces = pieces_of(accept, req->coop_piece);
+    req->coop_rkey = *rkey;
+    c->kind = WEFT_CHUNK_COOP;
+    c->hdr_len = (uint16_t)weft__wire_put_coop(c->hdr, req->peer_sreq, (uint32_t)i, gen, accept,
+                                               req->coop_piece, &req->rkey);
+    weft__chunk_queue(g, c, false);
+    weft__gate_mark_pending(g);
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    list_add(ctx, req);
+    ctx->counters.rdv_coop++;
+    return true;
+}
+
+void weft__coop_watch(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    if (g->cells_out && req->exposed && req->length >= ctx->rdv_split) {
+        req->coop_watch = true;
+        list_add(ctx, req);
+    }
+}
+
+void weft__coop_unwatch(struct weft_request *req)
+{
+    if (req->coop_watch) {
+        req->coop_watch = false;
+        list_drop(req);
+    }
+}
+
+int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
+    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->chunk.kind != WEFT_CHUNK_RDV ||
+        req->answered || !req->exposed || !g->cells_out || c->cell == 0 || c->cell >= COOP_CELLS ||
+        c->len > req->length || c->piece < 4096 || c->len / c->piece >= UINT32_MAX)
+        return WEFT_EPROTO;
+    req->answered = true;
+    req->coop_watch = false;
+    req->coop_cell = (int8_t)c->cell;
+    req->coop_gen = c->gen;
+    req->coop_piece = c->piece;
+    req->coop_len = c->len;
+    req->coop_pieces = pieces_of(c->len, c->piece);
+    req->coop_rkey = c->rkey;
+    ctx->counters.chunks_received++;
+    list_add(ctx, req);
+    return WEFT_OK;
+}
+
+/* Sender: the receiver published a receive that this rendezvous fits. */
+static void try_claim(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    weft__cell_t *cell = &g->cells_out[0];
+    uint64_t st = atomic_load_explicit(&cell->state, memory_order_acquire);
+    if ((st & 0xff) != CELL_PUBLISHED)
+        return;
+    if (cell->seq != req->seq || cell->comm != req->status.comm || cell->tag != req->status.tag ||
+        cell->len < req->length || cell->piece < 4096 || !cell->rkey.len ||
+        cell->rkey.len > WEFT_RKEY_MAX)
+        return;
+    weft_rkey_t rkey = cell->rkey;
+    uint64_t piece = cell->piece;
+    uint32_t gen = (uint32_t)(st >> 8);
+    if (!atomic_compare_exchange_strong_explicit(&cell->state, &st, cell_state(gen, CELL_CLAIMING),
+                                                 memory_order_acq_rel, memory_order_relaxed))
+        return; /* withdrawn or reused meanwhile: the fields read may be stale */
+    cell->sreq = req->id;
+    atomic_store_explicit(&cell->state, cell_state(gen, CELL_CLAIMED), memory_order_release);
+    req->answered = true;
+    req->coop_watch = false;
+    req->coop_cell = 0;
+    req->coop_gen = gen;
+    req->coop_piece = piece;
+    req->coop_len = req->length;
+    req->coop_pieces = pieces_of(req->length, piece);
+    req->coop_rkey = rkey;
+    ctx->counters.rdv_claimed++;
+}
+
+/* Move one piece if one is left; returns 1 if it did. */
+static int move_piece(struct weft_ctx *ctx, struct weft_request *req, weft__cell_t *cell)
+{
+    uint64_t cur = atomic_load_explicit(&cell->claim, memory_order_relaxed);
+    for (;;) {
+        if ((uint32_t)(cur >> 32) != req->coop_gen || (uint32_t)cur >= req->coop_pieces)
+            return 0;
+        if (atomic_compare_exchange_weak_explicit(&cell->claim, &cur, cur + 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            break;
+    }
+    uint64_t off = (uint64_t)(uint32_t)cur * req->coop_piece;
+    size_t len = (size_t)WEFT_MIN(req->coop_piece, req->coop_len - off);
+    struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + off, .iov_len = len};
+    weft__gate_t *g = req->gate;
+    int rc = req->kind == WEFT_REQ_RECV
+                 ? g->drv_ops->rget(g->track, &part, 1, &req->coop_rkey, off, len, req)
+                 : g->drv_ops->rput(g->track, &part, 1, &req->coop_rkey, off, len, req);
+    if (rc != WEFT_OK) {
+        /* The piece still counts as moved, so the transfer ends (in error) on
+         * both sides instead of waiting for ever. */
+        weft_log_warn("single-copy piece of %zu bytes with rank %d failed: %s", len, g->peer,
+                      weft_strerror(rc));
+        if (!req->status.error)
+            req->status.error = rc == WEFT_INPROGRESS ? WEFT_EPROTO : rc;
+    }
+    atomic_fetch_add_explicit(&cell->done, 1, memory_order_acq_rel);
+    return 1;
+}
+
+/* Whether every piece of the transfer has been moved (or the receiver has
+ * already recycled the cell, which it does only after that). */
+static bool all_moved(const struct weft_request *req, weft__cell_t *cell)
+{
+    uint64_t d = atomic_load_explicit(&cell->done, memory_order_acquire);
+    return (uint32_t)(d >> 32) != req->coop_gen || (uint32_t)d >= req->coop_pieces;
+}
+
+int weft__coop_progress(struct weft_ctx *ctx)
+{
+    int events = 0;
+    bool moved = false;
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &ctx->coop)
+    {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, coop_link);
+        if (req->coop_watch) {
+            try_claim(ctx, req);
+            if (req->coop_watch)
+                continue;
+            events++;
+        }
+        weft__gate_t *g = req->gate;
+        weft__cell_t *cell = req->kind == WEFT_REQ_RECV ? &g->cells_in[req->coop_cell]
+                                                        : &g->cells_out[req->coop_cell];
+        /* One piece per call: progress work stays a small task, and a thread
+         * that waits calls again at once. */
+        if (!moved && move_piece(ctx, req, cell)) {
+            moved = true;
+            events++;
+        }
+        if (!all_moved(req, cell))
+            continue;
+        events++;
+        if (req->kind == WEFT_REQ_RECV) {
+            weft__request_complete(ctx, req, req->status.error);
+        } else {
+            list_drop(req);
+            weft__proto_send_release(ctx, req, WEFT_OK);
+        }
+    }
+    return events;
+}
+
+void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req)
+{
+    (void)ctx;
+    list_drop(req);
+    req->coop_watch = false;
+    if (req->kind == WEFT_REQ_RECV && req->coop_cell >= 0) {
+        weft__gate_t *g = req->gate;
+        if (g->published == req && !withdraw(g)) {
+            /* Claimed by a peer that is now gone (only peer death completes a
+             * claimed receive before its transfer): nobody writes any more. */
+            g->published = NULL;
+        }
+        if (req->coop_cell >= 0)
+            cell_close(g, req->coop_cell, req->coop_gen);
+    }
+    req->coop_cell = -1;
+}

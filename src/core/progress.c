@@ -1,0 +1,237 @@
+/* Waiting and background progress (PIOMan's role in seed 000).
+ *
+ * Waiting. At WEFT_THREAD_MULTIPLE many threads may wait at once; one of them,
+ * the poller, polls the drivers for everybody (an atomic baton, never a lock
+ * convoy), and completions wake the others. A waiter that is not the poller
+ * follows WEFT_WAIT:
+ *   spin        polls its request's flag until it completes (lowest latency
+ *               while there are spare cores);
+ *   fixed_spin  the same for WEFT_SPIN_US (default 10 us), then sleeps on a
+ *               futex on the request's flag (the default: with more threads
+ *               than cores, sleeping waiters leave the cores to those that
+ *               have work, the peer's poller included);
+ *   block       sleeps at once.
+ * The poller itself polls until its own request completes; past WEFT_SPIN_US
+ * without an event (at once under block, never under spin) it yields its core
+ * between polls. When it leaves it wakes one sleeper, which takes the baton.
+ * A completion stores the request's flag and wakes its thread only if that
+ * thread sleeps (both sides order their store before their load, so no wake
+ * is lost; a sleep also ends after 1 ms as a safety net). Below
+ * WEFT_THREAD_MULTIPLE one thread waits at a time and always polls.
+ *
+ * Background progress. WEFT_PROGRESS_THREAD=1 starts a thread that polls
+ * whenever the engine lock is free. It runs at SCHED_IDLE, so it takes only
+ * cycles no application thread wants (a core the application leaves free),
+ * and WEFT_PROGRESS_CPU pins it to one core. With it, rendezvous handshakes and
+ * cooperative transfers (coop.c) advance while every application thread
+ * computes. The engine lock is then a mutex at every thread level.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/core_int.h"
+#include "util/log.h"
+#include "util/param.h"
+
+#define CLOCK_EVERY   64        /* idle polls between two reads of the clock */
+#define SLEEP_TIMEOUT 1000000ll /* ns: a sleeping waiter looks again at least this often */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static void futex_wait(atomic_int *word, int val, long long ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void futex_wake(atomic_int *word)
+{
+    syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+int weft__wait_policy_parse(const char *s)
+{
+    if (!strcmp(s, "spin"))
+        return WEFT__WAIT_SPIN;
+    if (!strcmp(s, "fixed_spin"))
+        return WEFT__WAIT_FIXED_SPIN;
+    if (!strcmp(s, "block"))
+        return WEFT__WAIT_BLOCK;
+    return -1;
+}
+
+static inline bool is_done(const atomic_int *flag)
+{
+    return atomic_load_explicit(flag, memory_order_acquire) != 0;
+}
+
+static inline int try_progress(weft_ctx_t *ctx)
+{
+    if (!weft_lock_try(&ctx->lock))
+        return 0;
+    int n = weft__progress_locked(ctx);
+    weft_lock_release(&ctx->lock);
+    return n;
+}
+
+/* Poll for everybody until *flag is set. */
+static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
+{
+    unsigned spins = 0;
+    uint64_t idle_since = 0;
+    uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
+    while (!is_done(flag)) {
+        if (try_progress(ctx) > 0) {
+            spins = 0;
+            idle_since = 0;
+            continue;
+        }
+        if (ctx->wait_policy == WEFT__WAIT_SPIN || ++spins < CLOCK_EVERY) {
+            cpu_relax();
+            continue;
+        }
+        spins = 0;
+        uint64_t now = weft__now_ns();
+        if (!idle_since)
+            idle_since = now;
+        else if (now - idle_since >= patience)
+            sched_yield();
+    }
+}
+
+static void wake_one_sleeper(weft_ctx_t *ctx)
+{
+    weft_lock_acquire(&ctx->sleep_lock);
+    if (!weft_list_empty(&ctx->sleepers)) {
+        weft__sleeper_t *s = weft_list_entry(ctx->sleepers.next, weft__sleeper_t, link);
+        futex_wake(s->flag);
+    }
+    weft_lock_release(&ctx->sleep_lock);
+}
+
+/* Sleep until *flag is set, the poller leaves, or the safety timeout. */
+static void sleep_on(weft_ctx_t *ctx, struct weft_request *req)
+{
+    weft__sleeper_t me = {.flag = &req->done};
+    weft_lock_acquire(&ctx->sleep_lock);
+    weft_list_push_back(&ctx->sleepers, &me.link);
+    atomic_fetch_add(&ctx->nsleepers, 1);
+    weft_lock_release(&ctx->sleep_lock);
+    atomic_store(&req->sleeping, 1);
+    if (!atomic_load(&req->done) && atomic_load(&ctx->poller))
+        futex_wait(&req->done, 0, SLEEP_TIMEOUT);
+    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
+    weft_lock_acquire(&ctx->sleep_lock);
+    weft_list_remove(&me.link);
+    atomic_fetch_sub(&ctx->nsleepers, 1);
+    weft_lock_release(&ctx->sleep_lock);
+}
+
+void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
+{
+    if (is_done(&req->done))
+        return;
+    if (ctx->thread_level != WEFT_THREAD_MULTIPLE) {
+        poll_until(ctx, &req->done);
+        return;
+    }
+    unsigned spins = 0;
+    uint64_t start = 0;
+    for (;;) {
+        if (is_done(&req->done))
+            return;
+        if (!atomic_load_explicit(&ctx->poller, memory_order_relaxed) &&
+            !atomic_exchange(&ctx->poller, 1)) {
+            poll_until(ctx, &req->done);
+            atomic_store(&ctx->poller, 0);
+            if (atomic_load(&ctx->nsleepers))
+                wake_one_sleeper(ctx);
+            return;
+        }
+        /* Somebody polls for us. */
+        if (ctx->wait_policy == WEFT__WAIT_SPIN) {
+            cpu_relax();
+            continue;
+        }
+        if (ctx->wait_policy == WEFT__WAIT_FIXED_SPIN) {
+            if (++spins < CLOCK_EVERY) {
+                cpu_relax();
+                continue;
+            }
+            spins = 0;
+            uint64_t now = weft__now_ns();
+            if (!start)
+                start = now;
+            if (now - start < ctx->spin_ns)
+                continue;
+        }
+        sleep_on(ctx, req);
+    }
+}
+
+void weft__wake_waiter(struct weft_request *req)
+{
+    if (atomic_load(&req->sleeping))
+        futex_wake(&req->done);
+}
+
+static void *progress_main(void *arg)
+{
+    weft_ctx_t *ctx = arg;
+    struct sched_param sp = {0};
+    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+        weft_log_info("progress thread: SCHED_IDLE refused; it runs at normal priority");
+    long cpu = (long)weft__param_size("WEFT_PROGRESS_CPU", (size_t)-1);
+    if (cpu >= 0 && cpu < CPU_SETSIZE) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET((int)cpu, &set);
+        if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+            weft_log_warn("progress thread: cannot pin to cpu %ld", cpu);
+    }
+    unsigned idle = 0;
+    while (!atomic_load_explicit(&ctx->progress_stop, memory_order_acquire)) {
+        if (try_progress(ctx) > 0) {
+            idle = 0;
+        } else if (++idle >= CLOCK_EVERY) {
+            idle = 0;
+            sched_yield();
+        } else {
+            cpu_relax();
+        }
+    }
+    return NULL;
+}
+
+int weft__progress_thread_start(weft_ctx_t *ctx)
+{
+    atomic_store(&ctx->progress_stop, 0);
+    int rc = pthread_create(&ctx->progress_thread, NULL, progress_main, ctx);
+    if (rc) {
+        weft_log_error("cannot start the progress thread: %s", strerror(rc));
+        return WEFT_ESYS;
+    }
+    ctx->progress_running = true;
+    return WEFT_OK;
+}
+
+void weft__progress_thread_stop(weft_ctx_t *ctx)
+{
+    if (!ctx->progress_running)
+        return;
+    atomic_store_explicit(&ctx->progress_stop, 1, memory_order_release);
+    pthread_join(ctx->progress_thread, NULL);
+    ctx->progress_running = false;
+}
