@@ -241,9 +241,9 @@ struct weft_ctx {
     weft_counters_t counters;
     bool finalizing;
     /* Waiting (progress.c). */
-    int wait_policy;       /* WEFT__WAIT_* */
-    atomic_int poller;     /* a waiting thread polls for everybody */
-    atomic_int nsleepers;  /* waiting threads asleep */
+    int wait_policy;        /* WEFT__WAIT_* */
+    atomic_int poller;      /* a waiting thread polls for everybody */
+    atomic_int nsleepers;   /* waiting threads asleep */
     weft_lock_t sleep_lock; /* guards sleepers */
     weft_list_t sleepers;
     pthread_t progress_thread;

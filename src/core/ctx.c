@@ -309,7 +309,7 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         return WEFT_ENOMEM;
     /* A progress thread shares the engine with the application at any level. */
     weft_lock_init(&ctx->lock, level == WEFT_THREAD_MULTIPLE || progress_thread ? WEFT_LOCK_MUTEX
-                                                                                 : WEFT_LOCK_NONE);
+                                                                                : WEFT_LOCK_NONE);
     ctx->thread_level = level;
     ctx->wait_policy = policy;
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
