@@ -2,7 +2,8 @@
 # A small cluster on this machine, out of network namespaces, to run weft jobs
 # across "hosts": a bridge in the root namespace with the launcher's address,
 # one namespace per host with its own address on the bridge through a veth pair,
-# lo up, optionally netem delay and rate on each host's link. Runs
+# lo up, optionally netem delay and rate on each host's link (tbf for the rate
+# where the kernel has no netem). Runs
 #   weftrun -n H*R --hosts NS0:R,NS1:R,... --rsh "ip netns exec" --boot-addr BRIDGE_IP \
 #           [weftrun options] program args
 # and tears everything down on the way out, failure and signals included.
@@ -82,10 +83,14 @@ while [ $i -lt "$hosts" ]; do
         ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0 &&
         ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up ||
         fail "cannot wire $ns to $bridge"
-    if [ -n "$delay$rate" ]; then
-        ip netns exec "$ns" tc qdisc add dev eth0 root netem ${delay:+delay $delay} \
-            ${rate:+rate $rate} 2>/dev/null ||
-            skip "netem (--delay/--rate) is not available in this kernel"
+    if [ -n "$delay$rate" ] &&
+        ! ip netns exec "$ns" tc qdisc add dev eth0 root netem ${delay:+delay $delay} \
+            ${rate:+rate $rate} 2>/dev/null; then
+        # Without netem, a token bucket still shapes the rate (not the delay).
+        [ -z "$delay" ] &&
+            ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$rate" burst 256kb \
+                latency 100ms 2>/dev/null ||
+            skip "netem is not available in this kernel (tbf shapes --rate, not --delay)"
     fi
     list="$list${list:+,}$ns:$per"
     i=$((i + 1))

@@ -62,9 +62,12 @@ int main(int argc, char **argv)
     MUST(weft_sr_wait(ctx, rreq, &st));
     CHECK(test_verify(pong, sizeof pong, 2) < 0);
 
-    /* Rank 1 exits now; this receive can only fail. */
+    /* Rank 1 exits now; this receive can only fail. It is large enough to be
+     * published for a cooperative transfer on shm (coop.c), which must fail
+     * too. */
+    static uint8_t big3[1 << 20];
     double t0 = now_s();
-    MUST(weft_sr_irecv(ctx, 1, 0, 3, pong, sizeof pong, &rreq));
+    MUST(weft_sr_irecv(ctx, 1, 0, 3, big3, sizeof big3, &rreq));
     int rc = weft_sr_wait(ctx, rreq, &st);
     double took = now_s() - t0;
     printf("rank 0: wait on the dead peer returned %s after %.3f s\n", weft_status_name(rc), took);
