@@ -202,6 +202,7 @@ enum {
     WEFT__WAIT_SPIN = 0,
     WEFT__WAIT_FIXED_SPIN = 1,
     WEFT__WAIT_BLOCK = 2,
+    WEFT__WAIT_YIELD = 3,
 };
 
 /* A thread asleep in a wait: the flag it sleeps on. */
@@ -241,10 +242,11 @@ struct weft_ctx {
     weft_counters_t counters;
     bool finalizing;
     /* Waiting (progress.c). */
-    int wait_policy;        /* WEFT__WAIT_* */
-    atomic_int poller;      /* a waiting thread polls for everybody */
-    atomic_int nsleepers;   /* waiting threads asleep */
-    weft_lock_t sleep_lock; /* guards sleepers */
+    int wait_policy;   /* WEFT__WAIT_* */
+    atomic_int poller; /* a waiting thread polls for everybody */
+    atomic_int nsleepers;
+    atomic_uint wakes; /* sleepers woken by completions, ever */ /* waiting threads asleep */
+    weft_lock_t sleep_lock;                                      /* guards sleepers */
     weft_list_t sleepers;
     pthread_t progress_thread;
     bool progress_running;
@@ -326,7 +328,7 @@ int weft__wait_policy_parse(const char *s); /* WEFT__WAIT_*, or -1 */
 /* Wait until req completes, following the context's policy. */
 void weft__wait(struct weft_ctx *ctx, struct weft_request *req);
 /* req was just marked done: wake its thread if it sleeps. */
-void weft__wake_waiter(struct weft_request *req);
+void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req);
 int weft__progress_thread_start(struct weft_ctx *ctx);
 void weft__progress_thread_stop(struct weft_ctx *ctx);
 

@@ -297,9 +297,9 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         weft_log_error("unknown WEFT_STRATEGY=%s", weft__param_str("WEFT_STRATEGY", ""));
         return WEFT_EINVAL;
     }
-    int policy = weft__wait_policy_parse(weft__param_str("WEFT_WAIT", "fixed_spin"));
+    int policy = weft__wait_policy_parse(weft__param_str("WEFT_WAIT", "yield"));
     if (policy < 0) {
-        weft_log_error("unknown WEFT_WAIT=%s (spin, fixed_spin or block)",
+        weft_log_error("unknown WEFT_WAIT=%s (yield, spin, fixed_spin or block)",
                        weft__param_str("WEFT_WAIT", ""));
         return WEFT_EINVAL;
     }

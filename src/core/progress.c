@@ -1,23 +1,31 @@
 /* Waiting and background progress (PIOMan's role in seed 000).
  *
- * Waiting. At WEFT_THREAD_MULTIPLE many threads may wait at once; one of them,
- * the poller, polls the drivers for everybody (an atomic baton, never a lock
- * convoy), and completions wake the others. A waiter that is not the poller
- * follows WEFT_WAIT:
- *   spin        polls its request's flag until it completes (lowest latency
- *               while there are spare cores);
- *   fixed_spin  the same for WEFT_SPIN_US (default 10 us), then sleeps on a
- *               futex on the request's flag (the default: with more threads
- *               than cores, sleeping waiters leave the cores to those that
- *               have work, the peer's poller included);
- *   block       sleeps at once.
- * The poller itself polls until its own request completes; past WEFT_SPIN_US
- * without an event (at once under block, never under spin) it yields its core
- * between polls. When it leaves it wakes one sleeper, which takes the baton.
- * A completion stores the request's flag and wakes its thread only if that
- * thread sleeps (both sides order their store before their load, so no wake
- * is lost; a sleep also ends after 1 ms as a safety net). Below
- * WEFT_THREAD_MULTIPLE one thread waits at a time and always polls.
+ * Waiting (WEFT_WAIT). Any thread inside a wait makes progress for everybody
+ * through a try-lock: a thread that finds the engine busy goes on, never a
+ * convoy.
+ *   yield       (default) every waiter polls; past WEFT_SPIN_US without an
+ *               event it yields its core between polls, so with more threads
+ *               than cores the thread that has work (here or in the peer
+ *               process) gets the core within a poll or two;
+ *   spin        every waiter polls and never yields (spare cores only);
+ *   fixed_spin  at WEFT_THREAD_MULTIPLE one waiter, the poller, polls for
+ *               everybody (an atomic baton); the others spin on their own
+ *               request's flag for WEFT_SPIN_US, then sleep on it as a futex;
+ *   block       as fixed_spin, sleeping at once.
+ * Under fixed_spin and block a completion stores the request's flag and wakes
+ * its thread only if it sleeps (both sides order their store before their
+ * load, so no wake is lost; a sleep also ends after 1 ms as a safety net), and
+ * the poller yields its core after each wake, handing it to the thread that
+ * now has work. The poller yields after WEFT_SPIN_US without an event (at
+ * once under block): shm has no doorbell to sleep on. When it leaves it wakes
+ * one sleeper, which takes the baton. Below WEFT_THREAD_MULTIPLE one thread
+ * waits at a time and polls.
+ *
+ * yield is the default because it measured best here with 2 to 8 threads per
+ * rank on 2 cores: a futex wake costs an inter-processor interrupt and a trip
+ * through the run queue (tens of microseconds on a virtual machine), a yield
+ * between two polls costs one system call. The sleeping policies free the
+ * cores for other work (compute threads, a progress thread) instead.
  *
  * Background progress. WEFT_PROGRESS_THREAD=1 starts a thread that polls
  * whenever the engine lock is free. It runs at SCHED_IDLE, so it takes only
@@ -65,6 +73,8 @@ int weft__wait_policy_parse(const char *s)
 {
     if (!strcmp(s, "spin"))
         return WEFT__WAIT_SPIN;
+    if (!strcmp(s, "yield"))
+        return WEFT__WAIT_YIELD;
     if (!strcmp(s, "fixed_spin"))
         return WEFT__WAIT_FIXED_SPIN;
     if (!strcmp(s, "block"))
@@ -92,10 +102,17 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
     unsigned spins = 0;
     uint64_t idle_since = 0;
     uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
+    unsigned wakes = atomic_load_explicit(&ctx->wakes, memory_order_relaxed);
     while (!is_done(flag)) {
         if (try_progress(ctx) > 0) {
             spins = 0;
             idle_since = 0;
+            /* We woke a sleeper: hand it our core, it has work now. */
+            unsigned w = atomic_load_explicit(&ctx->wakes, memory_order_relaxed);
+            if (w != wakes) {
+                wakes = w;
+                sched_yield();
+            }
             continue;
         }
         if (ctx->wait_policy == WEFT__WAIT_SPIN || ++spins < CLOCK_EVERY) {
@@ -143,7 +160,9 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
 {
     if (is_done(&req->done))
         return;
-    if (ctx->thread_level != WEFT_THREAD_MULTIPLE) {
+    /* One waiter at a time, or every waiter polls: no baton. */
+    if (ctx->thread_level != WEFT_THREAD_MULTIPLE || ctx->wait_policy == WEFT__WAIT_YIELD ||
+        ctx->wait_policy == WEFT__WAIT_SPIN) {
         poll_until(ctx, &req->done);
         return;
     }
@@ -161,10 +180,6 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
             return;
         }
         /* Somebody polls for us. */
-        if (ctx->wait_policy == WEFT__WAIT_SPIN) {
-            cpu_relax();
-            continue;
-        }
         if (ctx->wait_policy == WEFT__WAIT_FIXED_SPIN) {
             if (++spins < CLOCK_EVERY) {
                 cpu_relax();
@@ -181,10 +196,12 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
     }
 }
 
-void weft__wake_waiter(struct weft_request *req)
+void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
 {
-    if (atomic_load(&req->sleeping))
+    if (atomic_load(&req->sleeping)) {
         futex_wake(&req->done);
+        atomic_fetch_add_explicit(&ctx->wakes, 1, memory_order_relaxed);
+    }
 }
 
 static void *progress_main(void *arg)

@@ -73,7 +73,7 @@ void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int 
         /* Ordered before the load of sleeping: a waiter that goes to sleep
          * either sees done or is seen and woken (progress.c). */
         atomic_store(&req->done, 1);
-        weft__wake_waiter(req);
+        weft__wake_waiter(ctx, req);
     } else {
         atomic_store_explicit(&req->done, 1, memory_order_release);
     }

@@ -24,13 +24,14 @@ static const weft_param_desc_t params[] = {
      "pieces, by whichever side is inside the library, and a receive posted early is published "
      "so that its sender can write the data while the receiver computes"},
     {"WEFT_RDV_PIECE", "256K", "bytes per piece of a cooperative rendezvous"},
-    {"WEFT_WAIT", "fixed_spin",
-     "how a thread waits while another one polls for it: spin (never sleeps), fixed_spin "
-     "(polls WEFT_SPIN_US, then sleeps on a futex until its request completes), block (sleeps "
-     "at once)"},
+    {"WEFT_WAIT", "yield",
+     "how threads wait: yield (every waiter polls, yielding its core between polls after "
+     "WEFT_SPIN_US without an event), spin (every waiter polls, never yields), fixed_spin "
+     "(one thread polls for all; the others spin WEFT_SPIN_US, then sleep on a futex until "
+     "their request completes), block (as fixed_spin, sleeping at once)"},
     {"WEFT_SPIN_US", "10",
-     "fixed_spin: how long a waiter spins before it sleeps; the polling thread yields its core "
-     "after this long without any event"},
+     "fixed_spin: how long a waiter spins before it sleeps; yield and fixed_spin: a polling "
+     "thread yields its core after this long without any event"},
     {"WEFT_PROGRESS_THREAD", "0",
      "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
      "transfers advance while every application thread computes"},
