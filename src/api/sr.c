@@ -57,6 +57,40 @@ static int check_common(weft_ctx_t *ctx, const struct iovec *iov, int iovcnt,
     return WEFT_OK;
 }
 
+/* A request is submitted at once by a thread that gets the engine lock (after
+ * whatever other threads queued), and queued without waiting, lock-free, when
+ * another thread holds it (at WEFT_THREAD_MULTIPLE): the holder submits it,
+ * in order. Errors of a queued request come from its completion. */
+static struct weft_request *submit_begin(weft_ctx_t *ctx, uint8_t kind, bool *locked)
+{
+    *locked = weft_lock_try(&ctx->lock);
+    return *locked ? weft__request_alloc(ctx, kind) : weft__request_alloc_unlocked(kind);
+}
+
+static int submit_end(weft_ctx_t *ctx, struct weft_request *req, bool locked, int rc,
+                      weft_request_t **req_out)
+{
+    if (rc == WEFT_OK && !locked) {
+        weft__submit_defer(ctx, req);
+        *req_out = req;
+        return WEFT_OK;
+    }
+    if (rc == WEFT_OK) {
+        if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed))
+            weft__submit_drain(ctx);
+        rc = req->kind == WEFT_REQ_SEND ? weft__proto_send(ctx, req) : weft__proto_recv(ctx, req);
+    }
+    if (rc == WEFT_OK)
+        *req_out = req;
+    else if (locked)
+        weft__request_free(ctx, req);
+    else
+        weft__request_return(ctx, req);
+    if (locked)
+        weft_lock_release(&ctx->lock);
+    return rc;
+}
+
 static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const struct iovec *iov,
                  int iovcnt, bool sync, weft_request_t **req_out)
 {
@@ -67,14 +101,14 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
-    weft_lock_acquire(&ctx->lock);
-    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_SEND);
+    bool locked;
+    struct weft_request *req = submit_begin(ctx, WEFT_REQ_SEND, &locked);
     if (!req) {
-        rc = WEFT_ENOMEM;
-        goto out_unlock;
+        if (locked)
+            weft_lock_release(&ctx->lock);
+        return WEFT_ENOMEM;
     }
-    if ((rc = set_iov(req, iov, iovcnt)))
-        goto err_free;
+    rc = set_iov(req, iov, iovcnt);
     req->peer = dest;
     req->gate = &ctx->gates[dest];
     req->sync = sync;
@@ -83,16 +117,7 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
     req->status.tag = tag;
     req->status.comm = comm;
     req->status.length = req->length;
-    if ((rc = weft__proto_send(ctx, req)))
-        goto err_free;
-    *req_out = req;
-    weft_lock_release(&ctx->lock);
-    return WEFT_OK;
-err_free:
-    weft__request_free(ctx, req);
-out_unlock:
-    weft_lock_release(&ctx->lock);
-    return rc;
+    return submit_end(ctx, req, locked, rc, req_out);
 }
 
 int weft_sr_isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const void *buf,
@@ -127,28 +152,19 @@ static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const st
         return rc;
     if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
         return WEFT_ERANK;
-    weft_lock_acquire(&ctx->lock);
-    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_RECV);
+    bool locked;
+    struct weft_request *req = submit_begin(ctx, WEFT_REQ_RECV, &locked);
     if (!req) {
-        rc = WEFT_ENOMEM;
-        goto out_unlock;
+        if (locked)
+            weft_lock_release(&ctx->lock);
+        return WEFT_ENOMEM;
     }
-    if ((rc = set_iov(req, iov, iovcnt)))
-        goto err_free;
+    rc = set_iov(req, iov, iovcnt);
     req->peer = src;
     req->match.comm = comm;
     req->match.source = src;
     req->match.tag = tag;
-    if ((rc = weft__proto_recv(ctx, req)))
-        goto err_free;
-    *req_out = req;
-    weft_lock_release(&ctx->lock);
-    return WEFT_OK;
-err_free:
-    weft__request_free(ctx, req);
-out_unlock:
-    weft_lock_release(&ctx->lock);
-    return rc;
+    return submit_end(ctx, req, locked, rc, req_out);
 }
 
 int weft_sr_irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, void *buf, size_t len,
@@ -177,9 +193,10 @@ static int retire(weft_ctx_t *ctx, struct weft_request *req, weft_status_t *stat
     int rc = req->error;
     if (status)
         *status = req->status;
-    weft_lock_acquire(&ctx->lock);
-    weft__request_free(ctx, req);
-    weft_lock_release(&ctx->lock);
+    if (ctx->lock.kind == WEFT_LOCK_NONE)
+        weft__request_free(ctx, req);
+    else
+        weft__request_return(ctx, req); /* completions are handed back without the lock */
     return rc;
 }
 
@@ -379,6 +396,7 @@ int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
         return WEFT_EUNSUPPORTED;
     int rc = WEFT_ESTATE;
     weft_lock_acquire(&ctx->lock);
+    weft__submit_drain(ctx); /* it may still be queued */
     /* A receive published for a cooperative rendezvous (coop.c) can no longer
      * be canceled once its sender has claimed it. */
     if (req->state == WEFT_RS_POSTED &&

@@ -82,6 +82,7 @@ struct weft_request {
     struct iovec iov_inline[2];
     weft_list_t link; /* in the context's list of live requests (peer death) */
     struct weft_request *next_free;
+    struct weft_request *next_submitted; /* in ctx->submitted */
     /* What only one kind needs: a receive never touches the send part, so a
      * posted receive costs a few cache lines, not the whole object. */
     union {
@@ -228,6 +229,11 @@ struct weft_ctx {
     weft_list_t live_requests; /* posted receives and unfinished sends */
     weft_list_t unexpected;    /* every unexpected message */
     struct weft_request *free_requests;
+    /* Lock-free hand-over at WEFT_THREAD_MULTIPLE: requests a thread submitted
+     * while another held the engine (drained in order by the next holder), and
+     * requests retired without the lock (taken back by request_alloc). */
+    _Atomic(struct weft_request *) submitted;
+    _Atomic(struct weft_request *) returned;
     weft__chunk_t *free_chunks;
     weft__unexpected_t *free_unexpected; /* descriptors with WEFT_UNEXP_SMALL bytes of room */
     size_t free_unexpected_count;
@@ -255,7 +261,15 @@ struct weft_ctx {
 
 /* Requests (request.c). */
 struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind);
+/* A request for a thread that does not hold the engine lock. */
+struct weft_request *weft__request_alloc_unlocked(uint8_t kind);
 void weft__request_free(struct weft_ctx *ctx, struct weft_request *req);
+/* Free a request without the engine lock (any thread, lock-free). */
+void weft__request_return(struct weft_ctx *ctx, struct weft_request *req);
+/* Queue a ready request for the engine without the lock (lock-free); the
+ * next lock holder submits it (weft__submit_drain), in submission order. */
+void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req);
+void weft__submit_drain(struct weft_ctx *ctx);
 void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int error);
 int weft__handle_add(weft__handles_t *h, struct weft_request *req, uint64_t *id_out);
 struct weft_request *weft__handle_get(weft__handles_t *h, uint64_t id);

@@ -260,6 +260,10 @@ static void ctx_free(weft_ctx_t *ctx)
         ctx->free_unexpected = u->next_free;
         free(u);
     }
+    for (struct weft_request *r = atomic_load(&ctx->returned), *next; r; r = next) {
+        next = r->next_free;
+        free(r);
+    }
     while (ctx->free_requests) {
         struct weft_request *r = ctx->free_requests;
         ctx->free_requests = r->next_free;
@@ -391,6 +395,7 @@ int weft_finalize(weft_ctx_t *ctx)
         return WEFT_EINVAL;
     weft__progress_thread_stop(ctx);
     weft_lock_acquire(&ctx->lock);
+    weft__submit_drain(ctx);
     ctx->finalizing = true;
     /* Credits are of no use to anybody now; ACKs and data still owed to peers
      * are, so they get a bounded time to leave. */
@@ -448,6 +453,10 @@ int weft_thread_level(const weft_ctx_t *ctx)
 int weft__progress_locked(weft_ctx_t *ctx)
 {
     int events = 0;
+    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
+        weft__submit_drain(ctx);
+        events++;
+    }
     for (int i = 0; i < ctx->ndrivers; i++) {
         /* The self driver has work only after a send to oneself. */
         if (i == ctx->self_driver && !ctx->self_pending)

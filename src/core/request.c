@@ -4,14 +4,9 @@
 
 #include "core/core_int.h"
 
-struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
+/* Only the fields every path reads are reset; the protocol fills the rest. */
+static struct weft_request *request_init(struct weft_request *req, uint8_t kind)
 {
-    struct weft_request *req = ctx->free_requests;
-    if (req)
-        ctx->free_requests = req->next_free;
-    else if (!(req = malloc(sizeof *req)))
-        return NULL;
-    /* Only the fields every path reads are reset; the protocol fills the rest. */
     atomic_store_explicit(&req->done, 0, memory_order_relaxed);
     atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
     req->kind = kind;
@@ -38,7 +33,26 @@ struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
     }
     req->coop_listed = req->coop_watch = false;
     req->coop_cell = -1;
+    req->next_submitted = NULL;
     return req;
+}
+
+struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
+{
+    struct weft_request *req = ctx->free_requests;
+    if (!req) /* take back, all at once, what threads returned without the lock */
+        req = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
+    if (req)
+        ctx->free_requests = req->next_free;
+    else if (!(req = malloc(sizeof *req)))
+        return NULL;
+    return request_init(req, kind);
+}
+
+struct weft_request *weft__request_alloc_unlocked(uint8_t kind)
+{
+    struct weft_request *req = malloc(sizeof *req);
+    return req ? request_init(req, kind) : NULL;
 }
 
 void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)
@@ -47,6 +61,51 @@ void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)
         free(req->iov);
     req->next_free = ctx->free_requests;
     ctx->free_requests = req;
+}
+
+void weft__request_return(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (req->iov != req->iov_inline)
+        free(req->iov);
+    /* A push-only stack: the lock holder takes it whole, so no ABA. */
+    struct weft_request *head = atomic_load_explicit(&ctx->returned, memory_order_relaxed);
+    do
+        req->next_free = head;
+    while (!atomic_compare_exchange_weak_explicit(&ctx->returned, &head, req, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req)
+{
+    struct weft_request *head = atomic_load_explicit(&ctx->submitted, memory_order_relaxed);
+    do
+        req->next_submitted = head;
+    while (!atomic_compare_exchange_weak_explicit(&ctx->submitted, &head, req, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+void weft__submit_drain(struct weft_ctx *ctx)
+{
+    struct weft_request *list =
+        atomic_exchange_explicit(&ctx->submitted, NULL, memory_order_acquire);
+    /* The stack holds the newest first: reverse it, so each thread's requests
+     * enter the engine in the order it submitted them. */
+    struct weft_request *fifo = NULL;
+    while (list) {
+        struct weft_request *next = list->next_submitted;
+        list->next_submitted = fifo;
+        fifo = list;
+        list = next;
+    }
+    while (fifo) {
+        struct weft_request *req = fifo;
+        fifo = req->next_submitted;
+        req->next_submitted = NULL;
+        int rc =
+            req->kind == WEFT_REQ_SEND ? weft__proto_send(ctx, req) : weft__proto_recv(ctx, req);
+        if (rc)
+            weft__request_complete(ctx, req, rc);
+    }
 }
 
 /* Mark a request complete. The store of done is the last write: a thread in
