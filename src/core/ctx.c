@@ -177,6 +177,20 @@ static int driver_index(weft_ctx_t *ctx, const char *name)
     return -1;
 }
 
+/* What a gate may send, from its track's caps; its strategy, unless
+ * WEFT_STRATEGY chose one for every gate, is its driver's default. */
+static void gate_limits(weft__gate_t *g)
+{
+    /* The largest payloads that fit a packet with their header and padding. */
+    size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
+    size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
+    g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
+    g->eager_max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - 3;
+    g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    if (!g->strategy)
+        g->strategy = weft__strategy_for_driver(g->drv_ops->name);
+}
+
 static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
 {
     int di = g->peer == ctx->rank ? driver_index(ctx, "self")
@@ -204,12 +218,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     }
     g->drv_ops = ops;
     g->drv = ctx->drivers[di].drv;
-    /* The largest payloads that fit a packet with their header and padding. */
-    size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
-    size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
-    g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
-    g->eager_max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - 3;
-    g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    gate_limits(g);
     /* Eager credit is the window the peer grants, which its own
      * WEFT_EAGER_CREDITS sets: ranks need not agree. */
     uint8_t window[8];
@@ -289,10 +298,11 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         if (level < WEFT_THREAD_SINGLE || level > WEFT_THREAD_MULTIPLE)
             return WEFT_EINVAL;
     }
-    const weft__strategy_ops_t *st =
-        weft__strategy_find(weft__param_str("WEFT_STRATEGY", "default"));
-    if (!st) {
-        weft_log_error("unknown WEFT_STRATEGY=%s", weft__param_str("WEFT_STRATEGY", ""));
+    /* Unset: each gate gets its driver's default (gate_limits). */
+    const char *st_name = weft__param_str("WEFT_STRATEGY", NULL);
+    const weft__strategy_ops_t *st = st_name ? weft__strategy_find(st_name) : NULL;
+    if (st_name && !st) {
+        weft_log_error("unknown WEFT_STRATEGY=%s", st_name);
         return WEFT_EINVAL;
     }
     weft_ctx_t *ctx = calloc(1, sizeof *ctx);
@@ -384,7 +394,8 @@ int weft_finalize(weft_ctx_t *ctx)
     uint64_t deadline = weft__now_ns() + 2000000000ull;
     while (!backlogs_empty(ctx) && weft__now_ns() < deadline)
         weft__progress_locked(ctx);
-    int rc = weft__boot_fence(ctx->boot);
+    weft__stats_print(ctx);
+    int rc = ctx->boot ? weft__boot_fence(ctx->boot) : WEFT_OK;
     /* Requests still in flight are abandoned: freed with the context. */
     weft_list_t *pos, *tmp;
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
@@ -463,4 +474,55 @@ int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out)
     *out = ctx->counters;
     weft_lock_release(&ctx->lock);
     return WEFT_OK;
+}
+
+int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, const char *strategy,
+                           weft_ctx_t **ctx_out)
+{
+    const weft__strategy_ops_t *st = strategy ? weft__strategy_find(strategy) : NULL;
+    if (strategy && !st)
+        return WEFT_EINVAL;
+    weft_ctx_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return WEFT_ENOMEM;
+    weft_lock_init(&ctx->lock, WEFT_LOCK_NONE);
+    ctx->thread_level = WEFT_THREAD_SINGLE;
+    ctx->rank = rank;
+    ctx->size = size;
+    ctx->self_driver = -1;
+    ctx->handles.free_head = UINT32_MAX;
+    weft_list_init(&ctx->pending_gates);
+    weft_list_init(&ctx->live_requests);
+    weft_list_init(&ctx->unexpected);
+    ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
+    ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
+    ctx->spin_ns = 0;
+    int rc = weft__match_create(&ctx->match);
+    if (rc)
+        goto err;
+    rc = WEFT_ENOMEM;
+    if (!(ctx->gates = calloc((size_t)size, sizeof *ctx->gates)))
+        goto err;
+    weft_driver_params_t params = {.rank = rank, .size = size, .job_id = "local"};
+    weft_driver_upcalls_t up;
+    weft_driver_t *drv;
+    if ((rc = ops->init(&params, upcalls_for(ctx, &up), &drv)))
+        goto err;
+    ctx->drivers[0].ops = ops;
+    ctx->drivers[0].drv = drv;
+    ctx->ndrivers = 1;
+    for (int r = 0; r < size; r++) {
+        weft__gate_t *g = &ctx->gates[r];
+        gate_init(ctx, g, r, st);
+        if ((rc = ops->connect(drv, r, NULL, 0, g, &g->track, &g->caps)))
+            goto err;
+        g->drv_ops = ops;
+        g->drv = drv;
+        gate_limits(g);
+    }
+    *ctx_out = ctx;
+    return WEFT_OK;
+err:
+    ctx_free(ctx);
+    return rc;
 }

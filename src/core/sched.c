@@ -7,12 +7,40 @@
 
 static const uint8_t zero_pad[WEFT_WIRE_ALIGN];
 
+int weft__chunk_class(uint8_t kind)
+{
+    switch (kind) {
+    case WEFT_CHUNK_EAGER:
+    case WEFT_CHUNK_EAGER_SYNC:
+    case WEFT_CHUNK_RDV:
+        return WEFT_CLASS_MESSAGE;
+    case WEFT_CHUNK_RDATA:
+        return WEFT_CLASS_RDATA;
+    default:
+        return WEFT_CLASS_CTRL;
+    }
+}
+
+/* The backlog is kept as three runs: control chunks, then RDATA streams, then
+ * messages, each run in queuing order. A strategy finds each class without
+ * walking the others (a long run of messages never hides an ACK), and the
+ * order within a class, which the protocol needs, is kept. Control and RDATA
+ * runs are short (one chunk per handshake in progress), so inserting behind
+ * them costs little. */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front)
 {
-    if (front)
+    int cls = weft__chunk_class(c->kind);
+    if (front) {
         weft_list_push_front(&g->backlog, &c->link);
-    else
+    } else if (cls == WEFT_CLASS_MESSAGE) {
         weft_list_push_back(&g->backlog, &c->link);
+    } else {
+        weft_list_t *pos = g->backlog.next;
+        while (pos != &g->backlog &&
+               weft__chunk_class(weft_list_entry(pos, weft__chunk_t, link)->kind) <= cls)
+            pos = pos->next;
+        weft_list_push_back(pos, &c->link); /* right before pos */
+    }
     c->queued = true;
 }
 
@@ -118,11 +146,38 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
     return true;
 }
 
-/* The driver took the packet: unlink what was taken, advance fragments. */
+/* The driver took the packet: unlink what was taken, advance fragments, and
+ * count it (a packet still in flight counts as sent). */
 static void commit(weft__gate_t *g, weft__packet_t *pkt)
 {
+    weft__gate_stats_t *st = &g->stats;
+    st->packets_sent++;
+    st->chunks_sent += (uint64_t)pkt->nchunks;
+    st->wire_bytes_sent += pkt->length;
+    if ((uint64_t)pkt->nchunks > st->max_chunks)
+        st->max_chunks = (uint64_t)pkt->nchunks;
+    g->ctx->counters.packets_sent++;
+    g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
     for (int i = 0; i < pkt->nchunks; i++) {
         weft__chunk_t *c = pkt->chunks[i];
+        switch (c->kind) {
+        case WEFT_CHUNK_EAGER:
+        case WEFT_CHUNK_EAGER_SYNC:
+            st->messages_sent++;
+            st->msg_bytes_sent += c->length;
+            break;
+        case WEFT_CHUNK_RDV:
+            st->messages_sent++;
+            st->rdv_sent++;
+            st->msg_bytes_sent += c->req ? c->req->length : 0;
+            break;
+        case WEFT_CHUNK_RDATA:
+            st->rdata_bytes_sent += pkt->frag_end[i] - c->offset;
+            break;
+        default:
+            st->ctrl_sent++;
+            break;
+        }
         if (c->kind == WEFT_CHUNK_RDATA) {
             c->offset = pkt->frag_end[i];
             if (c->offset < c->length)
@@ -153,12 +208,16 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
     if (g->peer == g->ctx->rank)
         g->ctx->self_pending = true;
     commit(g, pkt);
+    g->held_count = 0;
+    if (g->strategy->hold) {
+        /* Until the next progress pass, submissions join the backlog. */
+        g->held = true;
+        weft__gate_mark_pending(g);
+    }
     if (rc == WEFT_INPROGRESS) {
         g->busy = true;
         return 1;
     }
-    g->ctx->counters.packets_sent++;
-    g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
     weft__proto_chunks_sent(g, pkt, rc);
     return 1;
 }
@@ -169,6 +228,17 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
  * entry for both) and the strategy is not consulted. */
 void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
 {
+    if (g->held) {
+        /* A packet left since the last progress pass: more may be coming,
+         * so this one waits to share a packet. A packet's worth of chunks
+         * leaves without waiting for the pass (a thread that only submits
+         * still sends full packets, and the backlog stays bounded). */
+        weft__chunk_queue(g, c, false);
+        g->stats.held++;
+        if (++g->held_count >= WEFT_PKT_MAX_CHUNKS)
+            weft__sched_gate(g);
+        return;
+    }
     if (g->busy || !weft_list_empty(&g->backlog) || (c->length && c->iovcnt != 1)) {
         weft__chunk_queue(g, c, false);
         weft__sched_gate(g);
@@ -248,6 +318,8 @@ int weft__sched_pending(struct weft_ctx *ctx)
         weft__gate_t *g = weft_list_entry(pos, weft__gate_t, pending_link);
         weft_list_remove(&g->pending_link);
         g->on_pending = false;
+        /* A progress pass ends the hold: what gathered meanwhile leaves now. */
+        g->held = false;
         events += weft__sched_gate(g);
     }
     return events;
