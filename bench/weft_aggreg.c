@@ -1,7 +1,7 @@
 /* weft_aggreg: what packet aggregation buys (WEFT_STRATEGY=default vs aggreg),
  * between ranks 0 and 1 over the native weft API.
  *
- *   weftrun -n 2 weft_aggreg [--test rate|multi|lat|all] [--threads T] [--runs R] [--quick]
+ *   weftrun -n 2 weft_aggreg [--test rate|brate|multi|lat|all] [--threads T] [--runs R] [--quick]
  *                            [--pin] [--min S] [--max S] [--window W]
  *
  * rate   message rate of small non-blocking sends, as OSU's osu_mbw_mr: each of
@@ -13,6 +13,8 @@
  * multi  seed 004's multi-packet ping-pong: 16 KiB cut into k = 1..64 equal
  *        pieces, sent back to back as k isends (tags 0..k-1) and returned the
  *        same way; half the round trip in us.
+ * brate  as rate with 8-byte messages and one thread, but every send waited
+ *        for before the next (a loop of blocking sends: nothing to aggregate).
  * lat    8-byte blocking ping-pong (isend + wait, irecv + wait): what a lone
  *        message costs, in us one-way.
  *
@@ -70,6 +72,7 @@ typedef struct rate_arg {
     size_t len;
     long iters;
     int window;
+    bool blocking;
 } rate_arg_t;
 
 static void *rate_thread(void *p)
@@ -80,9 +83,13 @@ static void *rate_thread(void *p)
     memset(buf, 'a' + a->id, sizeof buf);
     for (long i = 0; i < a->iters; i++) {
         if (rank == 0) {
-            for (int w = 0; w < a->window; w++)
+            for (int w = 0; w < a->window; w++) {
                 CHECK(weft_sr_isend(ctx, peer, COMM_DATA, (uint64_t)a->id, buf, a->len, &reqs[w]));
-            CHECK(weft_sr_waitall(ctx, a->window, reqs, NULL));
+                if (a->blocking)
+                    CHECK(weft_sr_wait(ctx, reqs[w], NULL));
+            }
+            if (!a->blocking)
+                CHECK(weft_sr_waitall(ctx, a->window, reqs, NULL));
             recv_wait(COMM_ACK, (uint64_t)a->id, ack, sizeof ack);
         } else {
             for (int w = 0; w < a->window; w++)
@@ -95,14 +102,15 @@ static void *rate_thread(void *p)
 }
 
 /* Messages per second of nthreads threads, iters windows each. */
-static double run_rate(int nthreads, size_t len, long iters, int window)
+static double run_rate(int nthreads, size_t len, long iters, int window, bool blocking)
 {
     pthread_t th[MAX_T];
     rate_arg_t args[MAX_T];
     handshake();
     double t0 = bench_now_us();
     for (int t = 0; t < nthreads; t++) {
-        args[t] = (rate_arg_t){.id = t, .len = len, .iters = iters, .window = window};
+        args[t] = (rate_arg_t){
+            .id = t, .len = len, .iters = iters, .window = window, .blocking = blocking};
         if (nthreads == 1)
             rate_thread(&args[t]);
         else if (pthread_create(&th[t], NULL, rate_thread, &args[t])) {
@@ -184,9 +192,10 @@ int main(int argc, char **argv)
     }
     argc = n;
     bench_opts_t o = {.runs = 7, .min = 8, .max = 4096, .window = 64};
-    if (bench_parse_opts(argc, argv, &o,
-                         "[--test rate|multi|lat|all] [--threads T] [--pin] [--quick] [--runs R] "
-                         "[--min S] [--max S] [--window W]") ||
+    if (bench_parse_opts(
+            argc, argv, &o,
+            "[--test rate|brate|multi|lat|all] [--threads T] [--pin] [--quick] [--runs R] "
+            "[--min S] [--max S] [--window W]") ||
         threads < 1 || threads > MAX_T || o.window < 1 || o.window > 256 || o.max > 4096) {
         fprintf(stderr, "weft_aggreg: threads 1..%d, window 1..256, sizes up to 4096\n", MAX_T);
         return 2;
@@ -224,14 +233,26 @@ int main(int argc, char **argv)
         long iters = o.quick ? 100 : 400;
         for (int t = 1; t <= threads; t *= 2) {
             for (size_t len = o.min; len <= o.max; len *= 2) {
-                run_rate(t, len, iters / 10 + 1, o.window);
+                run_rate(t, len, iters / 10 + 1, o.window, false);
                 for (int r = 0; r < o.runs; r++)
-                    v[r] = run_rate(t, len, iters, o.window);
+                    v[r] = run_rate(t, len, iters, o.window, false);
                 if (rank == 0) {
                     printf("rate %zu %d %.0f\n", len, t, bench_median(v, o.runs));
                     fflush(stdout);
                 }
             }
+        }
+    }
+    if (all || !strcmp(test, "brate")) {
+        if (rank == 0)
+            printf("# brate 8 1 <messages/s, each send waited for>\n");
+        long iters = o.quick ? 100 : 400;
+        run_rate(1, 8, iters / 10 + 1, o.window, true);
+        for (int r = 0; r < o.runs; r++)
+            v[r] = run_rate(1, 8, iters, o.window, true);
+        if (rank == 0) {
+            printf("brate 8 1 %.0f\n", bench_median(v, o.runs));
+            fflush(stdout);
         }
     }
     if (all || !strcmp(test, "multi")) {

@@ -167,6 +167,8 @@ struct weft__gate {
     bool on_pending;          /* linked in ctx->pending_gates */
     bool held;                /* strategy->hold: a packet left since the last progress pass */
     uint32_t held_count;      /* submissions queued while held */
+    uint8_t hold_misses;      /* holds in a row that delayed one lone message */
+    uint8_t hold_skip;        /* packets still to send without holding after them */
     size_t eager_max;         /* largest eager payload */
     int eager_max_iov;        /* most iovec entries of an eager payload */
     size_t rdata_max;         /* largest RDATA fragment */

@@ -211,8 +211,12 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
     g->held_count = 0;
     if (g->strategy->hold) {
         /* Until the next progress pass, submissions join the backlog. */
-        g->held = true;
-        weft__gate_mark_pending(g);
+        if (g->hold_skip) {
+            g->hold_skip--;
+        } else {
+            g->held = true;
+            weft__gate_mark_pending(g);
+        }
     }
     if (rc == WEFT_INPROGRESS) {
         g->busy = true;
@@ -301,6 +305,30 @@ int weft__sched_gate(weft__gate_t *g)
     return events;
 }
 
+/* Learn whether holding pays on this gate. A hold that gathered nothing cost
+ * nothing (a ping-pong: the answer comes after a progress pass). One that
+ * gathered two or more messages saved packets. One that gathered exactly one
+ * only delayed it: a thread sending and waiting message after message (a loop
+ * of blocking sends). After HOLD_MISSES such holds in a row the gate stops
+ * holding for HOLD_SKIP packets, then tries again, so that pattern pays for
+ * the hold about once in HOLD_SKIP messages instead of every time. */
+#define HOLD_MISSES 2
+#define HOLD_SKIP   32
+
+static void hold_end(weft__gate_t *g)
+{
+    g->held = false;
+    if (g->held_count != 1) {
+        if (g->held_count > 1)
+            g->hold_misses = 0;
+        return;
+    }
+    if (++g->hold_misses >= HOLD_MISSES) {
+        g->hold_misses = 0;
+        g->hold_skip = HOLD_SKIP;
+    }
+}
+
 int weft__sched_pending(struct weft_ctx *ctx)
 {
     int events = 0;
@@ -319,7 +347,8 @@ int weft__sched_pending(struct weft_ctx *ctx)
         weft_list_remove(&g->pending_link);
         g->on_pending = false;
         /* A progress pass ends the hold: what gathered meanwhile leaves now. */
-        g->held = false;
+        if (g->held)
+            hold_end(g);
         events += weft__sched_gate(g);
     }
     return events;

@@ -703,6 +703,37 @@ static void test_hold_flush(void)
     close_pair();
 }
 
+/* aggreg learns that holding does not pay for a thread that sends and waits
+ * message after message: after two holds that each delayed one lone message,
+ * sends leave at once again (for a while), nothing lost. */
+static void test_hold_adapts(void)
+{
+    open_pair("aggreg", 0);
+    struct weft_track *t = track(0);
+    enum { N = 40 };
+    uint8_t b[8] = {0};
+    int at_once = 0;
+    for (int i = 0; i < N; i++) {
+        weft_request_t *s;
+        int before = t->nlog, flag = 0;
+        MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s));
+        at_once += t->nlog == before + 1;
+        while (!flag)
+            MUST(weft_sr_test(ctx[0], s, &flag, NULL));
+    }
+    /* The first (idle track), then two held, then the rest but one per 32. */
+    CHECK(at_once >= N - 4 && at_once <= N - 2);
+    CHECK(t->nlog == N);
+    uint8_t rb[N][8];
+    weft_request_t *r[N];
+    for (int i = 0; i < N; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 0, rb[i], 8, &r[i]));
+    weft_request_t *none[1];
+    weft_request_t **reqs[2] = {none, r};
+    CHECK(finish(reqs, (int[2]){0, N}, NULL));
+    close_pair();
+}
+
 /* Random traffic both ways on flaky tracks: every message arrives once, intact,
  * in order per (comm, tag); the sequence numbers on the wire are exactly
  * 0, 1, 2... on each side. */
@@ -887,6 +918,7 @@ int main(void)
     }
     test_limits();
     test_hold_flush();
+    test_hold_adapts();
     test_malformed();
     test_counters_api();
     /* Every rendezvous path under every strategy: RTR + RDATA (no single
