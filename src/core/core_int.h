@@ -128,6 +128,12 @@ typedef struct weft__unexpected {
  * headers in hdrs[] and at user payloads. */
 #define WEFT_PKT_MAX_CHUNKS 64
 #define WEFT_PKT_MAX_IOV    (2 + 3 * WEFT_PKT_MAX_CHUNKS)
+/* Chunks with at most WEFT_PKT_COPY_MAX payload bytes are copied into the
+ * packet (up to WEFT_PKT_STAGE bytes) instead of gathered from their owners:
+ * one memcpy of a few dozen bytes costs less than an iovec entry in the
+ * kernel, and a packet of 64 small messages stays within any driver's max_iov. */
+#define WEFT_PKT_COPY_MAX 256
+#define WEFT_PKT_STAGE    4096
 typedef struct weft__packet {
     int nchunks;
     int iovcnt;
@@ -135,7 +141,11 @@ typedef struct weft__packet {
     weft__chunk_t *chunks[WEFT_PKT_MAX_CHUNKS];
     struct iovec iov[WEFT_PKT_MAX_IOV];
     uint64_t frag_end[WEFT_PKT_MAX_CHUNKS]; /* RDATA: offset after this fragment */
+    size_t stage_used;
+    /* The staging area follows the packet header with no gap: small chunks
+     * copied there extend the header's iovec entry (weft__packet_add). */
     uint8_t pkt_hdr[WEFT_WIRE_PKT_HDR];
+    uint8_t stage[WEFT_PKT_STAGE];
     uint8_t rdata_hdr[WEFT_PKT_MAX_CHUNKS][WEFT_WIRE_RDATA_HDR];
 } weft__packet_t;
 

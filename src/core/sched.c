@@ -1,11 +1,16 @@
 /* The scheduler: when a gate's track is idle, ask the gate's strategy to build
  * the next packet from the backlog, hand it to the driver, and commit what was
  * taken only once the driver accepted it (NewMadeleine's try-and-commit). */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/core_int.h"
 
 static const uint8_t zero_pad[WEFT_WIRE_ALIGN];
+
+_Static_assert(offsetof(weft__packet_t, stage) ==
+                   offsetof(weft__packet_t, pkt_hdr) + WEFT_WIRE_PKT_HDR,
+               "the staging area follows the packet header");
 
 int weft__chunk_class(uint8_t kind)
 {
@@ -67,6 +72,17 @@ static int iov_slice(const struct iovec *iov, int iovcnt, uint64_t off, uint64_t
     return n;
 }
 
+/* Copy the first len bytes of an iovec to dst. */
+static void iov_copy(const struct iovec *iov, int iovcnt, uint8_t *dst, uint64_t len)
+{
+    for (int i = 0; i < iovcnt && len; i++) {
+        size_t take = WEFT_MIN(iov[i].iov_len, len);
+        memcpy(dst, iov[i].iov_base, take);
+        dst += take;
+        len -= take;
+    }
+}
+
 /* How many of the len bytes at off fit in at most max entries of an iovec. */
 static uint64_t iov_fit(const struct iovec *iov, int iovcnt, uint64_t off, uint64_t len, int max)
 {
@@ -92,6 +108,7 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
         pkt->iov[0].iov_len = WEFT_WIRE_PKT_HDR;
         pkt->iovcnt = 1;
         pkt->length = WEFT_WIRE_PKT_HDR;
+        pkt->stage_used = 0;
     }
     size_t room = g->caps.max_packet - pkt->length;
     int max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - pkt->iovcnt;
@@ -121,7 +138,37 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
         weft__wire_put_credit(c->hdr, g->credit_owed);
     }
     size_t total = weft__wire_chunk_size(hdr_len, len);
-    if (total > room || max_iov < 2)
+    if (total > room)
+        return false;
+    if (c->kind != WEFT_CHUNK_RDATA && len <= WEFT_PKT_COPY_MAX &&
+        pkt->stage_used + total <= WEFT_PKT_STAGE) {
+        /* A small chunk is copied whole (header, payload, padding) into the
+         * packet's staging area, right behind the previous copy: a run of
+         * small chunks is one iovec entry (the packet header's, which sits
+         * just before the area), not two or three each. */
+        uint8_t *dst = pkt->stage + pkt->stage_used;
+        struct iovec *last = &pkt->iov[pkt->iovcnt - 1];
+        bool joins = (uint8_t *)last->iov_base + last->iov_len == dst;
+        if (!joins && max_iov < 1)
+            return false;
+        memcpy(dst, hdr, hdr_len);
+        if (len)
+            iov_copy(c->iov, c->iovcnt, dst + hdr_len, len);
+        memset(dst + hdr_len + len, 0, total - hdr_len - len);
+        if (joins) {
+            last->iov_len += total;
+        } else {
+            pkt->iov[pkt->iovcnt].iov_base = dst;
+            pkt->iov[pkt->iovcnt].iov_len = total;
+            pkt->iovcnt++;
+        }
+        pkt->stage_used += total;
+        pkt->length += total;
+        pkt->chunks[i] = c;
+        pkt->nchunks++;
+        return true;
+    }
+    if (max_iov < 2)
         return false;
     struct iovec *v = &pkt->iov[pkt->iovcnt];
     v[0].iov_base = (void *)hdr;

@@ -598,21 +598,23 @@ static void test_control_first(const char *strategy)
 }
 
 /* aggreg within the packet's limits: bytes (7 chunks of 1032 bytes in 8 KiB),
- * iovec entries (31 chunks of two entries in 64), and a message that does not
- * fit ends the run even where a later, smaller one would fit. */
+ * 64 chunks, iovec entries (a chunk of more than WEFT_PKT_COPY_MAX bytes takes
+ * three: header, payload, padding; small ones are copied into the packet and
+ * share one), and a message that does not fit ends the run even where a
+ * later, smaller one would fit. */
 static void test_limits(void)
 {
     open_pair("aggreg", 0);
     struct weft_track *t = track(0);
-    enum { N = 110 };
+    enum { N = 160 };
     size_t len[N];
     uint8_t *b[N], *rb[N];
     weft_request_t *s[N], *r[N];
     t->mode = FAKE_BUSY;
     for (int i = 0; i < N; i++) {
         /* 0: in flight; 1-8: 1000 B (7 fit, the 8th not); 9: 8 B (would fit,
-         * must wait for the 8th); 10-109: 8 B (31 per packet by iovecs). */
-        len[i] = i >= 1 && i <= 8 ? 1000 : 8;
+         * must wait for the 8th); 10-109: 8 B; 110-159: 300 B. */
+        len[i] = i >= 1 && i <= 8 ? 1000 : i >= 110 ? 300 : 8;
         b[i] = pattern(len[i], 1000 + (uint64_t)i);
         rb[i] = malloc(len[i]);
         MUST(weft_sr_isend(ctx[0], 1, 0, 0, b[i], len[i], &s[i]));
@@ -621,8 +623,9 @@ static void test_limits(void)
     fake_complete(t);
     weft_progress(ctx[0]);
     weft__wire_chunk_t c[64];
-    /* 1 + [1..7] + [8, 9..38] + [39..69] + [70..100] + [101..109] */
-    int expect[] = {1, 7, 31, 31, 31, 9};
+    /* [0] [1-7] [8, 9-71: 64 chunks] [72-109 copied, 110-128: bytes]
+     * [129-149: iovecs] [150-159] */
+    int expect[] = {1, 7, 64, 57, 21, 10};
     CHECK(t->nlog == 6);
     uint32_t seq = 0;
     for (int p = 0; p < t->nlog && p < 6; p++) {
@@ -630,7 +633,8 @@ static void test_limits(void)
         CHECK(n == expect[p]);
         CHECK(t->log[p]->len <= fake.max_packet);
         for (int k = 0; k < n && k < 64; k++, seq++)
-            CHECK(c[k].kind == WEFT_CHUNK_EAGER && c[k].seq == seq && c[k].len == len[seq]);
+            CHECK(c[k].kind == WEFT_CHUNK_EAGER && c[k].seq == seq && c[k].len == len[seq] &&
+                  !memcmp(c[k].payload, b[seq], len[seq]));
     }
     CHECK(seq == N);
     for (int i = 0; i < N; i++)
@@ -692,7 +696,7 @@ static void test_hold_flush(void)
     MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s[0]));
     for (int i = 1; i < N; i++) {
         MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s[i]));
-        CHECK(t->nlog == (i < N - 1 ? 1 : 4)); /* 31 + 31 + 2 once the 64th is in */
+        CHECK(t->nlog == (i < N - 1 ? 1 : 2)); /* all 64 in one packet once the 64th is in */
     }
     uint8_t rb[N][8];
     weft_request_t *r[N];
