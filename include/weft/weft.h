@@ -236,6 +236,49 @@ typedef struct weft_counters {
 /* Copy the context's counters into *out. Thread-safe. */
 WEFT_API int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out);
 
+/* Counters of one gate (the engine's link to one peer) as its packet
+ * scheduling strategy sees them, or summed over the gates of one strategy.
+ *
+ * The struct grows at its end, in groups: before the call, set field_mask to
+ * the WEFT_GATE_COUNTERS_* groups your struct has (WEFT_GATE_COUNTERS_ALL of
+ * the header you compile against); the library fills only those, and on
+ * return field_mask says which groups it filled. So a program built against
+ * this header keeps working with a later library, and the other way round. */
+#define WEFT_GATE_COUNTERS_V1  (1ull << 0)
+#define WEFT_GATE_COUNTERS_ALL WEFT_GATE_COUNTERS_V1
+
+typedef struct weft_gate_counters {
+    uint64_t field_mask; /* in: groups the caller's struct has; out: groups filled */
+    /* WEFT_GATE_COUNTERS_V1 */
+    char strategy[16];     /* the gate's strategy: "default", "aggreg" */
+    char driver[16];       /* the driver of the gate's track ("self", "shm", "tcp"); "" for a sum */
+    uint64_t packets_sent; /* packets the driver took */
+    uint64_t chunks_sent;  /* chunks in them: chunks_sent / packets_sent per packet */
+    uint64_t max_chunks_per_packet; /* most chunks one packet carried */
+    uint64_t wire_bytes_sent;       /* packet bytes, headers included */
+    uint64_t messages_sent;         /* user messages (eager or rendezvous request) */
+    uint64_t msg_bytes_sent;        /* their payload bytes, whatever the protocol */
+    uint64_t rdv_sent;              /* of those messages, sent by rendezvous */
+    uint64_t ctrl_sent;             /* control chunks: ACK, RTR, CREDIT, RTP, DONE */
+    uint64_t rdata_bytes_sent;      /* rendezvous data streamed in packets (after an RTR) */
+    uint64_t held;                  /* sends that waited to share a packet (aggreg's hold) */
+    uint64_t packets_received;      /* packets that arrived from the peer */
+    uint64_t chunks_received;       /* chunks in them */
+    uint64_t wire_bytes_received;   /* their bytes, headers included */
+} weft_gate_counters_t;
+
+/* Fill *out with the counters of the gate to rank peer (see above for
+ * field_mask). WEFT_EINVAL for a NULL argument or a field_mask with no group
+ * this library knows, WEFT_ERANK for a rank outside the job. Thread-safe. */
+WEFT_API int weft_counters_gate(weft_ctx_t *ctx, int peer, weft_gate_counters_t *out);
+
+/* Fill *out with the counters summed over every gate whose strategy is named
+ * strategy (all zero if none is; max_chunks_per_packet is the maximum).
+ * WEFT_EINVAL for a NULL argument, an unknown strategy name or a field_mask
+ * with no known group. Thread-safe. */
+WEFT_API int weft_counters_strategy(weft_ctx_t *ctx, const char *strategy,
+                                    weft_gate_counters_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,6 +140,12 @@ typedef struct weft__unexpected {
  * headers in hdrs[] and at user payloads. */
 #define WEFT_PKT_MAX_CHUNKS 64
 #define WEFT_PKT_MAX_IOV    (2 + 3 * WEFT_PKT_MAX_CHUNKS)
+/* Chunks with at most WEFT_PKT_COPY_MAX payload bytes are copied into the
+ * packet (up to WEFT_PKT_STAGE bytes) instead of gathered from their owners:
+ * one memcpy of a few dozen bytes costs less than an iovec entry in the
+ * kernel, and a packet of 64 small messages stays within any driver's max_iov. */
+#define WEFT_PKT_COPY_MAX 256
+#define WEFT_PKT_STAGE    4096
 typedef struct weft__packet {
     int nchunks;
     int iovcnt;
@@ -147,9 +153,27 @@ typedef struct weft__packet {
     weft__chunk_t *chunks[WEFT_PKT_MAX_CHUNKS];
     struct iovec iov[WEFT_PKT_MAX_IOV];
     uint64_t frag_end[WEFT_PKT_MAX_CHUNKS]; /* RDATA: offset after this fragment */
+    size_t stage_used;
+    /* The staging area follows the packet header with no gap: small chunks
+     * copied there extend the header's iovec entry (weft__packet_add). */
     uint8_t pkt_hdr[WEFT_WIRE_PKT_HDR];
+    uint8_t stage[WEFT_PKT_STAGE];
     uint8_t rdata_hdr[WEFT_PKT_MAX_CHUNKS][WEFT_WIRE_RDATA_HDR];
 } weft__packet_t;
+
+/* Traffic of one gate: what its strategy sent (counted when the driver takes a
+ * packet) and what arrived from the peer. Read by weft_counters_gate and
+ * printed at finalize with WEFT_STATS=1. */
+typedef struct weft__gate_stats {
+    uint64_t packets_sent, chunks_sent, max_chunks; /* max_chunks: most chunks in one packet */
+    uint64_t wire_bytes_sent;                       /* packet bytes, headers included */
+    uint64_t messages_sent, msg_bytes_sent;         /* user messages (EAGER, EAGER_SYNC, RDV) */
+    uint64_t rdv_sent;                              /* of which rendezvous */
+    uint64_t ctrl_sent;                             /* ACK, RTR, CREDIT, RTP, DONE */
+    uint64_t rdata_bytes_sent;                      /* rendezvous data streamed in packets */
+    uint64_t held;                                  /* submissions that waited for the hold */
+    uint64_t packets_received, chunks_received, wire_bytes_received;
+} weft__gate_stats_t;
 
 /* One peer. */
 struct weft__gate {
@@ -163,6 +187,10 @@ struct weft__gate {
     const weft__strategy_ops_t *strategy;
     bool busy;                /* a packet is in flight on the track */
     bool on_pending;          /* linked in ctx->pending_gates */
+    bool held;                /* strategy->hold: a packet left since the last progress pass */
+    uint32_t held_count;      /* submissions queued while held */
+    uint8_t hold_misses;      /* holds in a row that delayed one lone message */
+    uint8_t hold_skip;        /* packets still to send without holding after them */
     size_t eager_max;         /* largest eager payload */
     int eager_max_iov;        /* most iovec entries of an eager payload */
     size_t rdata_max;         /* largest RDATA fragment */
@@ -181,6 +209,7 @@ struct weft__gate {
     uint32_t cells_used;            /* bitmap of cells_in taken */
     struct weft_request *published; /* the receive published in cells_in[0] */
     uint32_t published_seq;         /* the sequence number that may claim it */
+    weft__gate_stats_t stats;
     weft__packet_t packet;
 };
 
@@ -282,7 +311,11 @@ weft__chunk_t *weft__ctrl_alloc(struct weft_ctx *ctx);
 void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c);
 
 /* Scheduler (sched.c). */
+/* Queue a chunk on its gate's backlog, which holds three runs in this order:
+ * control chunks, RDATA streams, messages (each in queuing order). */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
+enum { WEFT_CLASS_CTRL = 0, WEFT_CLASS_RDATA = 1, WEFT_CLASS_MESSAGE = 2 };
+int weft__chunk_class(uint8_t kind);
 /* Put a gate with work waiting on the context's list, which every progress
  * call drains (a live gate only). */
 void weft__gate_mark_pending(weft__gate_t *g);
@@ -349,12 +382,22 @@ void weft__progress_thread_stop(struct weft_ctx *ctx);
 /* Strategies (strategy/). */
 struct weft__strategy_ops {
     const char *name;
-    /* Fill pkt from the gate's backlog (chunks stay linked until sent: the
-     * strategy unlinks what it takes). Returns the number of chunks taken. */
+    /* Fill pkt from the gate's backlog with weft__packet_add (chunks stay
+     * linked: the scheduler commits what the driver took). Returns the number
+     * of chunks added. */
     int (*build)(weft__gate_t *g, weft__packet_t *pkt);
+    /* After a packet leaves, the track counts as busy until the next progress
+     * pass (as NewMadeleine's does until its send is polled complete): a burst
+     * of submissions meanwhile forms a backlog for build to aggregate. A
+     * submission on a track idle since the last pass still leaves at once. */
+    bool hold;
 };
 extern const weft__strategy_ops_t weft__strategy_default;
+extern const weft__strategy_ops_t weft__strategy_aggreg;
 const weft__strategy_ops_t *weft__strategy_find(const char *name);
+/* The strategy a gate gets when WEFT_STRATEGY is unset, by the name of the
+ * driver of its track. */
+const weft__strategy_ops_t *weft__strategy_for_driver(const char *driver);
 /* Every strategy built in; *count receives their number. */
 const weft__strategy_ops_t *const *weft__strategy_list(size_t *count);
 /* Append one chunk (or the next RDATA fragment) to a packet being built; false
@@ -362,5 +405,15 @@ const weft__strategy_ops_t *const *weft__strategy_list(size_t *count);
  * (unlinks, advances fragments) only once the driver took the packet, so a
  * refused packet (WEFT_EAGAIN) needs no undo. Shared by all strategies. */
 bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c);
+
+/* Counters (stats.c): print one line per gate with traffic to stderr when
+ * WEFT_STATS=1 (finalize calls it). */
+void weft__stats_print(struct weft_ctx *ctx);
+
+/* A test hook, not public API: a context of size ranks for rank, every gate
+ * (itself included) on one track of the driver ops, no bootstrap. strategy
+ * NULL means the driver's default. Freed by weft_finalize (no fence). */
+int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, const char *strategy,
+                           struct weft_ctx **ctx_out);
 
 #endif

@@ -177,6 +177,20 @@ static int driver_index(weft_ctx_t *ctx, const char *name)
     return -1;
 }
 
+/* What a gate may send, from its track's caps; its strategy, unless
+ * WEFT_STRATEGY chose one for every gate, is its driver's default. */
+static void gate_limits(weft__gate_t *g)
+{
+    /* The largest payloads that fit a packet with their header and padding. */
+    size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
+    size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
+    g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
+    g->eager_max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - 3;
+    g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    if (!g->strategy)
+        g->strategy = weft__strategy_for_driver(g->drv_ops->name);
+}
+
 static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
 {
     int di = g->peer == ctx->rank ? driver_index(ctx, "self")
@@ -205,12 +219,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     g->drv_ops = ops;
     g->drv = ctx->drivers[di].drv;
     weft__coop_gate_init(ctx, g);
-    /* The largest payloads that fit a packet with their header and padding. */
-    size_t room = g->caps.max_packet - WEFT_WIRE_PKT_HDR - WEFT_WIRE_ALIGN;
-    size_t thr = weft__param_size("WEFT_RDV_THRESHOLD", g->caps.rdv_threshold);
-    g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
-    g->eager_max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - 3;
-    g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    gate_limits(g);
     /* Eager credit is the window the peer grants, which its own
      * WEFT_EAGER_CREDITS sets: ranks need not agree. */
     uint8_t window[8];
@@ -285,6 +294,32 @@ static void ctx_free(weft_ctx_t *ctx)
     free(ctx);
 }
 
+/* A context with its lists, locks and settings, not yet connected. */
+static weft_ctx_t *ctx_new(int level, bool locked)
+{
+    weft_ctx_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    weft_lock_init(&ctx->lock, locked ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
+    ctx->thread_level = level;
+    weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
+    weft_list_init(&ctx->sleepers);
+    ctx->handles.free_head = UINT32_MAX;
+    weft_list_init(&ctx->pending_gates);
+    weft_list_init(&ctx->live_requests);
+    weft_list_init(&ctx->unexpected);
+    weft_list_init(&ctx->coop);
+    ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
+    if (ctx->eager_credits < 4096)
+        ctx->eager_credits = 4096;
+    if (ctx->eager_credits > (1ull << 40))
+        ctx->eager_credits = 1ull << 40;
+    ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
+    ctx->coop_piece = WEFT_MAX(weft__param_size("WEFT_RDV_PIECE", 256u << 10), 4096u);
+    ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
+    return ctx;
+}
+
 int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
 {
     if (!ctx_out)
@@ -295,10 +330,11 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         if (level < WEFT_THREAD_SINGLE || level > WEFT_THREAD_MULTIPLE)
             return WEFT_EINVAL;
     }
-    const weft__strategy_ops_t *st =
-        weft__strategy_find(weft__param_str("WEFT_STRATEGY", "default"));
-    if (!st) {
-        weft_log_error("unknown WEFT_STRATEGY=%s", weft__param_str("WEFT_STRATEGY", ""));
+    /* Unset: each gate gets its driver's default (gate_limits). */
+    const char *st_name = weft__param_str("WEFT_STRATEGY", NULL);
+    const weft__strategy_ops_t *st = st_name ? weft__strategy_find(st_name) : NULL;
+    if (st_name && !st) {
+        weft_log_error("unknown WEFT_STRATEGY=%s", st_name);
         return WEFT_EINVAL;
     }
     int policy = weft__wait_policy_parse(weft__param_str("WEFT_WAIT", "yield"));
@@ -308,29 +344,11 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         return WEFT_EINVAL;
     }
     bool progress_thread = weft__param_size("WEFT_PROGRESS_THREAD", 0) != 0;
-    weft_ctx_t *ctx = calloc(1, sizeof *ctx);
+    /* A progress thread shares the engine with the application at any level. */
+    weft_ctx_t *ctx = ctx_new(level, level == WEFT_THREAD_MULTIPLE || progress_thread);
     if (!ctx)
         return WEFT_ENOMEM;
-    /* A progress thread shares the engine with the application at any level. */
-    weft_lock_init(&ctx->lock, level == WEFT_THREAD_MULTIPLE || progress_thread ? WEFT_LOCK_MUTEX
-                                                                                : WEFT_LOCK_NONE);
-    ctx->thread_level = level;
     ctx->wait_policy = policy;
-    weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
-    weft_list_init(&ctx->sleepers);
-    ctx->handles.free_head = UINT32_MAX;
-    weft_list_init(&ctx->pending_gates);
-    weft_list_init(&ctx->live_requests);
-    weft_list_init(&ctx->unexpected);
-    ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
-    if (ctx->eager_credits < 4096)
-        ctx->eager_credits = 4096;
-    if (ctx->eager_credits > (1ull << 40))
-        ctx->eager_credits = 1ull << 40;
-    ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
-    ctx->coop_piece = WEFT_MAX(weft__param_size("WEFT_RDV_PIECE", 256u << 10), 4096u);
-    weft_list_init(&ctx->coop);
-    ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
 
     int *node_ranks = NULL, node_size = 0, node_index = 0;
     int rc = weft__boot_init(&ctx->boot);
@@ -409,7 +427,8 @@ int weft_finalize(weft_ctx_t *ctx)
     uint64_t deadline = weft__now_ns() + 2000000000ull;
     while (!backlogs_empty(ctx) && weft__now_ns() < deadline)
         weft__progress_locked(ctx);
-    int rc = weft__boot_fence(ctx->boot);
+    weft__stats_print(ctx);
+    int rc = ctx->boot ? weft__boot_fence(ctx->boot) : WEFT_OK;
     /* Requests still in flight are abandoned: freed with the context. */
     weft_list_t *pos, *tmp;
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
@@ -494,4 +513,47 @@ int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out)
     *out = ctx->counters;
     weft_lock_release(&ctx->lock);
     return WEFT_OK;
+}
+
+int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, const char *strategy,
+                           weft_ctx_t **ctx_out)
+{
+    const weft__strategy_ops_t *st = strategy ? weft__strategy_find(strategy) : NULL;
+    if (strategy && !st)
+        return WEFT_EINVAL;
+    weft_ctx_t *ctx = ctx_new(WEFT_THREAD_SINGLE, false);
+    if (!ctx)
+        return WEFT_ENOMEM;
+    ctx->rank = rank;
+    ctx->size = size;
+    ctx->self_driver = -1;
+    ctx->spin_ns = 0;
+    int rc = weft__match_create(&ctx->match);
+    if (rc)
+        goto err;
+    rc = WEFT_ENOMEM;
+    if (!(ctx->gates = calloc((size_t)size, sizeof *ctx->gates)))
+        goto err;
+    weft_driver_params_t params = {.rank = rank, .size = size, .job_id = "local"};
+    weft_driver_upcalls_t up;
+    weft_driver_t *drv;
+    if ((rc = ops->init(&params, upcalls_for(ctx, &up), &drv)))
+        goto err;
+    ctx->drivers[0].ops = ops;
+    ctx->drivers[0].drv = drv;
+    ctx->ndrivers = 1;
+    for (int r = 0; r < size; r++) {
+        weft__gate_t *g = &ctx->gates[r];
+        gate_init(ctx, g, r, st);
+        if ((rc = ops->connect(drv, r, NULL, 0, g, &g->track, &g->caps)))
+            goto err;
+        g->drv_ops = ops;
+        g->drv = drv;
+        gate_limits(g);
+    }
+    *ctx_out = ctx;
+    return WEFT_OK;
+err:
+    ctx_free(ctx);
+    return rc;
 }

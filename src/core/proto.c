@@ -208,7 +208,6 @@ void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, in
 {
     weft__gate_t *g = peer_cookie;
     g->busy = false;
-    g->ctx->counters.packets_sent++;
     weft__proto_chunks_sent(g, send_cookie, status);
     weft__gate_mark_pending(g);
 }
@@ -507,8 +506,20 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
     int rc = weft__wire_open(buf, len, &it);
     if (rc)
         goto malformed;
+    if (it.remaining > 1) {
+        /* An aggregated packet is checked whole before any chunk acts, so a
+         * malformed one is rejected without delivering its first chunks. */
+        weft__wire_iter_t check = it;
+        while ((rc = weft__wire_next(&check, &c)) == 1)
+            ;
+        if (rc)
+            goto malformed;
+    }
     ctx->counters.packets_received++;
+    g->stats.packets_received++;
+    g->stats.wire_bytes_received += len;
     while ((rc = weft__wire_next(&it, &c)) == 1) {
+        g->stats.chunks_received++;
         switch (c.kind) {
         case WEFT_CHUNK_EAGER:
         case WEFT_CHUNK_EAGER_SYNC:

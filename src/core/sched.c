@@ -1,18 +1,51 @@
 /* The scheduler: when a gate's track is idle, ask the gate's strategy to build
  * the next packet from the backlog, hand it to the driver, and commit what was
  * taken only once the driver accepted it (NewMadeleine's try-and-commit). */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/core_int.h"
 
 static const uint8_t zero_pad[WEFT_WIRE_ALIGN];
 
+_Static_assert(offsetof(weft__packet_t, stage) ==
+                   offsetof(weft__packet_t, pkt_hdr) + WEFT_WIRE_PKT_HDR,
+               "the staging area follows the packet header");
+
+int weft__chunk_class(uint8_t kind)
+{
+    switch (kind) {
+    case WEFT_CHUNK_EAGER:
+    case WEFT_CHUNK_EAGER_SYNC:
+    case WEFT_CHUNK_RDV:
+        return WEFT_CLASS_MESSAGE;
+    case WEFT_CHUNK_RDATA:
+        return WEFT_CLASS_RDATA;
+    default:
+        return WEFT_CLASS_CTRL;
+    }
+}
+
+/* The backlog is kept as three runs: control chunks, then RDATA streams, then
+ * messages, each run in queuing order. A strategy finds each class without
+ * walking the others (a long run of messages never hides an ACK), and the
+ * order within a class, which the protocol needs, is kept. Control and RDATA
+ * runs are short (one chunk per handshake in progress), so inserting behind
+ * them costs little. */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front)
 {
-    if (front)
+    int cls = weft__chunk_class(c->kind);
+    if (front) {
         weft_list_push_front(&g->backlog, &c->link);
-    else
+    } else if (cls == WEFT_CLASS_MESSAGE) {
         weft_list_push_back(&g->backlog, &c->link);
+    } else {
+        weft_list_t *pos = g->backlog.next;
+        while (pos != &g->backlog &&
+               weft__chunk_class(weft_list_entry(pos, weft__chunk_t, link)->kind) <= cls)
+            pos = pos->next;
+        weft_list_push_back(pos, &c->link); /* right before pos */
+    }
     c->queued = true;
 }
 
@@ -37,6 +70,17 @@ static int iov_slice(const struct iovec *iov, int iovcnt, uint64_t off, uint64_t
         off = 0;
     }
     return n;
+}
+
+/* Copy the first len bytes of an iovec to dst. */
+static void iov_copy(const struct iovec *iov, int iovcnt, uint8_t *dst, uint64_t len)
+{
+    for (int i = 0; i < iovcnt && len; i++) {
+        size_t take = WEFT_MIN(iov[i].iov_len, len);
+        memcpy(dst, iov[i].iov_base, take);
+        dst += take;
+        len -= take;
+    }
 }
 
 /* How many of the len bytes at off fit in at most max entries of an iovec. */
@@ -64,6 +108,7 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
         pkt->iov[0].iov_len = WEFT_WIRE_PKT_HDR;
         pkt->iovcnt = 1;
         pkt->length = WEFT_WIRE_PKT_HDR;
+        pkt->stage_used = 0;
     }
     size_t room = g->caps.max_packet - pkt->length;
     int max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - pkt->iovcnt;
@@ -93,7 +138,37 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
         weft__wire_put_credit(c->hdr, g->credit_owed);
     }
     size_t total = weft__wire_chunk_size(hdr_len, len);
-    if (total > room || max_iov < 2)
+    if (total > room)
+        return false;
+    if (c->kind != WEFT_CHUNK_RDATA && len <= WEFT_PKT_COPY_MAX &&
+        pkt->stage_used + total <= WEFT_PKT_STAGE) {
+        /* A small chunk is copied whole (header, payload, padding) into the
+         * packet's staging area, right behind the previous copy: a run of
+         * small chunks is one iovec entry (the packet header's, which sits
+         * just before the area), not two or three each. */
+        uint8_t *dst = pkt->stage + pkt->stage_used;
+        struct iovec *last = &pkt->iov[pkt->iovcnt - 1];
+        bool joins = (uint8_t *)last->iov_base + last->iov_len == dst;
+        if (!joins && max_iov < 1)
+            return false;
+        memcpy(dst, hdr, hdr_len);
+        if (len)
+            iov_copy(c->iov, c->iovcnt, dst + hdr_len, len);
+        memset(dst + hdr_len + len, 0, total - hdr_len - len);
+        if (joins) {
+            last->iov_len += total;
+        } else {
+            pkt->iov[pkt->iovcnt].iov_base = dst;
+            pkt->iov[pkt->iovcnt].iov_len = total;
+            pkt->iovcnt++;
+        }
+        pkt->stage_used += total;
+        pkt->length += total;
+        pkt->chunks[i] = c;
+        pkt->nchunks++;
+        return true;
+    }
+    if (max_iov < 2)
         return false;
     struct iovec *v = &pkt->iov[pkt->iovcnt];
     v[0].iov_base = (void *)hdr;
@@ -118,11 +193,38 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
     return true;
 }
 
-/* The driver took the packet: unlink what was taken, advance fragments. */
+/* The driver took the packet: unlink what was taken, advance fragments, and
+ * count it (a packet still in flight counts as sent). */
 static void commit(weft__gate_t *g, weft__packet_t *pkt)
 {
+    weft__gate_stats_t *st = &g->stats;
+    st->packets_sent++;
+    st->chunks_sent += (uint64_t)pkt->nchunks;
+    st->wire_bytes_sent += pkt->length;
+    if ((uint64_t)pkt->nchunks > st->max_chunks)
+        st->max_chunks = (uint64_t)pkt->nchunks;
+    g->ctx->counters.packets_sent++;
+    g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
     for (int i = 0; i < pkt->nchunks; i++) {
         weft__chunk_t *c = pkt->chunks[i];
+        switch (c->kind) {
+        case WEFT_CHUNK_EAGER:
+        case WEFT_CHUNK_EAGER_SYNC:
+            st->messages_sent++;
+            st->msg_bytes_sent += c->length;
+            break;
+        case WEFT_CHUNK_RDV:
+            st->messages_sent++;
+            st->rdv_sent++;
+            st->msg_bytes_sent += c->req ? c->req->length : 0;
+            break;
+        case WEFT_CHUNK_RDATA:
+            st->rdata_bytes_sent += pkt->frag_end[i] - c->offset;
+            break;
+        default:
+            st->ctrl_sent++;
+            break;
+        }
         if (c->kind == WEFT_CHUNK_RDATA) {
             c->offset = pkt->frag_end[i];
             if (c->offset < c->length)
@@ -153,12 +255,20 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
     if (g->peer == g->ctx->rank)
         g->ctx->self_pending = true;
     commit(g, pkt);
+    g->held_count = 0;
+    if (g->strategy->hold) {
+        /* Until the next progress pass, submissions join the backlog. */
+        if (g->hold_skip) {
+            g->hold_skip--;
+        } else {
+            g->held = true;
+            weft__gate_mark_pending(g);
+        }
+    }
     if (rc == WEFT_INPROGRESS) {
         g->busy = true;
         return 1;
     }
-    g->ctx->counters.packets_sent++;
-    g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
     weft__proto_chunks_sent(g, pkt, rc);
     return 1;
 }
@@ -169,6 +279,17 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
  * entry for both) and the strategy is not consulted. */
 void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
 {
+    if (g->held) {
+        /* A packet left since the last progress pass: more may be coming,
+         * so this one waits to share a packet. A packet's worth of chunks
+         * leaves without waiting for the pass (a thread that only submits
+         * still sends full packets, and the backlog stays bounded). */
+        weft__chunk_queue(g, c, false);
+        g->stats.held++;
+        if (++g->held_count >= WEFT_PKT_MAX_CHUNKS)
+            weft__sched_gate(g);
+        return;
+    }
     if (g->busy || !weft_list_empty(&g->backlog) || (c->length && c->iovcnt != 1)) {
         weft__chunk_queue(g, c, false);
         weft__sched_gate(g);
@@ -231,6 +352,30 @@ int weft__sched_gate(weft__gate_t *g)
     return events;
 }
 
+/* Learn whether holding pays on this gate. A hold that gathered nothing cost
+ * nothing (a ping-pong: the answer comes after a progress pass). One that
+ * gathered two or more messages saved packets. One that gathered exactly one
+ * only delayed it: a thread sending and waiting message after message (a loop
+ * of blocking sends). After HOLD_MISSES such holds in a row the gate stops
+ * holding for HOLD_SKIP packets, then tries again, so that pattern pays for
+ * the hold about once in HOLD_SKIP messages instead of every time. */
+#define HOLD_MISSES 2
+#define HOLD_SKIP   32
+
+static void hold_end(weft__gate_t *g)
+{
+    g->held = false;
+    if (g->held_count != 1) {
+        if (g->held_count > 1)
+            g->hold_misses = 0;
+        return;
+    }
+    if (++g->hold_misses >= HOLD_MISSES) {
+        g->hold_misses = 0;
+        g->hold_skip = HOLD_SKIP;
+    }
+}
+
 int weft__sched_pending(struct weft_ctx *ctx)
 {
     int events = 0;
@@ -248,6 +393,9 @@ int weft__sched_pending(struct weft_ctx *ctx)
         weft__gate_t *g = weft_list_entry(pos, weft__gate_t, pending_link);
         weft_list_remove(&g->pending_link);
         g->on_pending = false;
+        /* A progress pass ends the hold: what gathered meanwhile leaves now. */
+        if (g->held)
+            hold_end(g);
         events += weft__sched_gate(g);
     }
     return events;

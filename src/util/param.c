@@ -13,7 +13,13 @@ static const weft_param_desc_t params[] = {
     {"WEFT_DRIVERS", "self,shm,tcp",
      "drivers allowed (self always is): shm within a node, tcp between nodes; "
      "WEFT_DRIVERS=tcp forces tcp within a node too"},
-    {"WEFT_STRATEGY", "default", "packet scheduling strategy of every gate"},
+    {"WEFT_STRATEGY", "driver's own",
+     "packet scheduling strategy of every gate: default (one chunk per packet) or aggreg (control "
+     "chunks, then every pending message that fits, in one packet); unset: aggreg on tcp, "
+     "default on shm and self"},
+    {"WEFT_STATS", "0",
+     "1: at finalize, print one line per gate with traffic to stderr (packets, chunks per "
+     "packet, bytes, rendezvous)"},
     {"WEFT_EAGER_CREDITS", "4M",
      "bytes of eager data a peer may have in flight to this rank before its sends turn to "
      "rendezvous (bounds unexpected-message memory per peer)"},

@@ -1,5 +1,5 @@
 /* Runs a fuzz target without libFuzzer: on the files given as arguments, or on
- * built-in seed packets (one of every chunk kind) and a fixed number of
+ * built-in seed packets (one of every chunk kind, and an aggregated one) and a fixed number of
  * deterministic mutations of them. This keeps every fuzz target exercised by
  * the ordinary test suite on any compiler; the coverage-guided runs use clang's
  * libFuzzer on the same target (see tests/fuzz/CMakeLists.txt). With
@@ -46,13 +46,28 @@ static size_t seed(int kind, uint8_t *buf)
     case 7:
         p += weft__wire_put_coop(p, (1ull << 32) | 1, 2, 1, 4096, 4096, &key);
         break;
-    default:
+    case 8:
         p += weft__wire_put_credit(p, 4096);
         p += weft__wire_put_ack(p, 12);
         break;
+    default:
+        /* As aggreg builds one: control chunks, then messages of several tags
+         * and communicators in sequence order, then rendezvous data. */
+        p += weft__wire_put_ack(p, (1ull << 32) | 0);
+        p += weft__wire_put_rtr(p, (1ull << 32) | 0, 3, 100000);
+        for (uint32_t i = 0; i < 3; i++) {
+            p += weft__wire_put_eager(p, false, i, 5 + i, i % 2, 5, 0);
+            memcpy(p, "chunk\0\0\0", 8);
+            p += 8;
+        }
+        p += weft__wire_put_rdv(p, 3, 5, 1, 50000, 7, &key);
+        p += weft__wire_put_rdata(p, (1ull << 32) | 1, 0, 8);
+        memcpy(p, "fragment", 8);
+        p += 8;
+        break;
     }
     size_t len = (size_t)(p - buf);
-    weft__wire_put_packet(buf, kind == 8 ? 2 : 1, len);
+    weft__wire_put_packet(buf, kind == 8 ? 2 : kind == 9 ? 7 : 1, len);
     return len;
 }
 
@@ -60,7 +75,7 @@ int main(int argc, char **argv)
 {
     static uint8_t buf[4096], mut[4096];
     if (argc > 2 && !strcmp(argv[1], "--write-corpus")) {
-        for (int k = 0; k < 9; k++) {
+        for (int k = 0; k < 10; k++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/seed%d", argv[2], k);
             FILE *f = fopen(path, "wb");
@@ -84,7 +99,7 @@ int main(int argc, char **argv)
     }
     uint64_t x = 0x243F6A8885A308D3ull;
     long runs = 0;
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 10; k++) {
         size_t len = seed(k, buf);
         LLVMFuzzerTestOneInput(buf, len);
         runs++;

@@ -20,7 +20,8 @@ const weft__strategy_ops_t weft__strategy_default = {
 
 const weft__strategy_ops_t *const *weft__strategy_list(size_t *count)
 {
-    static const weft__strategy_ops_t *const all[] = {&weft__strategy_default};
+    static const weft__strategy_ops_t *const all[] = {&weft__strategy_default,
+                                                      &weft__strategy_aggreg};
     *count = WEFT_ARRAY_SIZE(all);
     return all;
 }
@@ -33,4 +34,15 @@ const weft__strategy_ops_t *weft__strategy_find(const char *name)
         if (!strcmp(all[i]->name, name))
             return all[i];
     return NULL;
+}
+
+const weft__strategy_ops_t *weft__strategy_for_driver(const char *driver)
+{
+    /* Over tcp every packet costs a system call on each side, so packing a
+     * burst into one pays many times over (bench/weft_aggreg.c); over shm and
+     * self a packet costs a ring write or a queue push, and default is as
+     * fast with less delay. */
+    if (driver && !strcmp(driver, "tcp"))
+        return &weft__strategy_aggreg;
+    return &weft__strategy_default;
 }

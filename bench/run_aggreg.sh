@@ -1,0 +1,52 @@
+#!/bin/sh
+# Alternate WEFT_STRATEGY=default and aggreg, repetition after repetition (so a
+# noisy machine's drift hits both alike), and print per point the median over
+# the repetitions, the range, and aggreg/default.
+#
+#   bench/run_aggreg.sh [--build DIR] [--reps N] [--tcp] [-- weft_aggreg options]
+#
+# --tcp runs over tcp (WEFT_DRIVERS=self,tcp) instead of shm. Raw lines go to
+# bench/results/aggreg_<shm|tcp>.txt (not committed).
+set -e
+cd "$(dirname "$0")/.."
+build=build reps=5 net=shm
+while [ $# -gt 0 ]; do
+    case $1 in
+    --build) build=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --tcp) net=tcp; shift ;;
+    --) shift; break ;;
+    *) echo "usage: bench/run_aggreg.sh [--build DIR] [--reps N] [--tcp] [-- options]" >&2; exit 2 ;;
+    esac
+done
+drivers=self,shm
+[ $net = tcp ] && drivers=self,tcp
+mkdir -p bench/results
+out=bench/results/aggreg_$net.txt
+: >"$out"
+i=1
+while [ $i -le "$reps" ]; do
+    for s in default aggreg; do
+        WEFT_DRIVERS=$drivers WEFT_STRATEGY=$s "$build/tools/weftrun" -n 2 \
+            "$build/bench/weft_aggreg" "$@" | grep -v '^#' | sed "s/^/$s /" >>"$out"
+    done
+    i=$((i + 1))
+done
+# strategy test p1 p2 value -> per (test p1 p2): median, min, max per strategy
+awk '
+function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function lo(list,   n, a, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
+function hi(list,   n, a, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
+{ k = $2 " " $3 " " $4; if (!(k in seen)) { seen[k] = 1; keys[nk++] = k } v[$1, k] = v[$1, k] " " $5 }
+END {
+    printf "%-22s %12s %23s %12s %23s %8s\n", "point", "default", "(range)", "aggreg", "(range)", "ratio"
+    for (i = 0; i < nk; i++) {
+        k = keys[i]; d = median(v["default", k]); a = median(v["aggreg", k])
+        printf "%-22s %12.4g %11.4g-%-11.4g %12.4g %11.4g-%-11.4g %8.3f\n", k, d, lo(v["default", k]), hi(v["default", k]), a, lo(v["aggreg", k]), hi(v["aggreg", k]), d ? a / d : 0
+    }
+}' "$out"
+echo "(rate: messages/s, ratio > 1 is better for aggreg; multi and lat: us, ratio < 1 is better; $reps alternated repetitions, $net)"

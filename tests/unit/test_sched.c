@@ -1,0 +1,938 @@
+/* The scheduler and its strategies (src/core/sched.c, src/core/strategy/),
+ * tested in-process against a scripted fake driver: the real engine code, two
+ * contexts (rank 0 and rank 1 of a two-rank job) joined by fake tracks that a
+ * test makes idle, busy (send in progress until the test completes it), slow
+ * (completed at the next poll), full (WEFT_EAGAIN) or flaky (any of those at
+ * random). Every packet a track takes is logged, so a test checks the exact
+ * packets a strategy builds for a given backlog, then delivers them to the
+ * other context's real receive path.
+ *
+ * What is checked: a lone message on an idle track leaves at once and alone
+ * (both strategies); default sends one chunk per packet, oldest first; aggreg
+ * packs control chunks first, then messages in sequence order up to the first
+ * that does not fit, then RDATA; aggreg's hold (a burst waits for the next
+ * progress pass, a packet's worth leaves without it); a refused packet loses
+ * nothing; no chunk is lost or duplicated and sequence numbers stay valid
+ * under random backlogs, over every rendezvous path (RTR + RDATA, single-copy
+ * get, split get + put); an aggregated packet with one malformed chunk is
+ * rejected whole; the counters API. */
+#include "../common/test_util.h"
+#include "core/core_int.h"
+#include "core/wire.h"
+
+/* ---- the fake driver ---------------------------------------------------- */
+
+enum { FAKE_IDLE, FAKE_BUSY, FAKE_SLOW, FAKE_FULL, FAKE_FLAKY };
+
+#define FAKE_MAX_LOG 100000
+#define FAKE_REGIONS 256
+
+typedef struct fake_pkt {
+    uint8_t *data;
+    size_t len;
+    int from;              /* the sender's rank */
+    struct fake_pkt *next; /* in the receiver's inbox */
+} fake_pkt_t;
+
+struct weft_track {
+    struct weft_driver *d;
+    int peer;
+    void *cookie;
+    int mode;
+    /* The packet in progress: its iovec (gathered again at completion, to
+     * check the engine left its buffers untouched) and its bytes at send. */
+    bool inflight;
+    void *inflight_cookie;
+    struct iovec inflight_iov[WEFT_PKT_MAX_IOV + 1];
+    int inflight_iovcnt;
+    fake_pkt_t *inflight_pkt;
+    /* Every packet the track took, in order. */
+    fake_pkt_t **log;
+    int nlog;
+    int refused;
+};
+
+typedef struct fake_region {
+    const uint8_t *buf;
+    size_t len;
+    bool used;
+} fake_region_t;
+
+struct weft_driver {
+    weft_driver_upcalls_t up;
+    int rank, size;
+    struct weft_track *tracks;
+    fake_pkt_t *inbox, **inbox_tail;
+    fake_region_t regions[FAKE_REGIONS];
+};
+
+static struct {
+    struct weft_driver *drv[2];
+    uint32_t caps;
+    size_t max_packet;
+    int max_iov;
+    uint64_t rng;
+} fake = {.max_packet = 8192, .max_iov = 64};
+
+static uint64_t rnd(void)
+{
+    fake.rng ^= fake.rng << 13;
+    fake.rng ^= fake.rng >> 7;
+    fake.rng ^= fake.rng << 17;
+    return fake.rng;
+}
+
+static int fake_init(const weft_driver_params_t *params, const weft_driver_upcalls_t *up,
+                     weft_driver_t **out)
+{
+    struct weft_driver *d = calloc(1, sizeof *d);
+    d->up = *up;
+    d->rank = params->rank;
+    d->size = params->size;
+    d->tracks = calloc((size_t)params->size, sizeof *d->tracks);
+    d->inbox_tail = &d->inbox;
+    fake.drv[params->rank] = d;
+    *out = d;
+    return WEFT_OK;
+}
+
+static int fake_address(weft_driver_t *d, void *buf, size_t *len)
+{
+    *len = 0;
+    return WEFT_OK;
+}
+
+static int fake_connect(weft_driver_t *d, int peer, const void *addr, size_t addrlen, void *cookie,
+                        weft_track_t **track_out, weft_track_caps_t *caps)
+{
+    struct weft_track *t = &d->tracks[peer];
+    t->d = d;
+    t->peer = peer;
+    t->cookie = cookie;
+    t->log = calloc(FAKE_MAX_LOG, sizeof *t->log);
+    caps->flags = fake.caps;
+    caps->max_packet = fake.max_packet;
+    caps->max_iov = fake.max_iov;
+    caps->rdv_threshold = 1024;
+    caps->latency_us = 1;
+    caps->bandwidth_mbs = 1000;
+    *track_out = t;
+    return WEFT_OK;
+}
+
+static int fake_connected(weft_driver_t *d)
+{
+    return WEFT_OK;
+}
+
+static fake_pkt_t *gather(const struct iovec *iov, int iovcnt)
+{
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    fake_pkt_t *p = calloc(1, sizeof *p);
+    p->data = malloc(len ? len : 1);
+    p->len = len;
+    size_t off = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(p->data + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+    return p;
+}
+
+/* The packet left the track: log it and put a copy in the peer's inbox. */
+static void take(struct weft_track *t, fake_pkt_t *p)
+{
+    CHECK(t->nlog < FAKE_MAX_LOG);
+    if (t->nlog < FAKE_MAX_LOG)
+        t->log[t->nlog++] = p;
+    struct weft_driver *peer = fake.drv[t->peer];
+    if (!peer)
+        return;
+    fake_pkt_t *q = calloc(1, sizeof *q);
+    q->data = malloc(p->len);
+    memcpy(q->data, p->data, p->len);
+    q->len = p->len;
+    q->from = t->d->rank;
+    *peer->inbox_tail = q;
+    peer->inbox_tail = &q->next;
+}
+
+static int fake_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *cookie)
+{
+    CHECK(!t->inflight); /* one packet in flight per track: the engine's rule */
+    CHECK(iovcnt <= fake.max_iov);
+    int mode = t->mode;
+    if (mode == FAKE_FLAKY) {
+        uint64_t r = rnd() % 4;
+        mode = r == 0 ? FAKE_FULL : r == 1 ? FAKE_SLOW : FAKE_IDLE;
+    }
+    if (mode == FAKE_FULL) {
+        t->refused++;
+        return WEFT_EAGAIN;
+    }
+    fake_pkt_t *p = gather(iov, iovcnt);
+    CHECK(p->len <= fake.max_packet);
+    if (mode == FAKE_IDLE) {
+        take(t, p);
+        return WEFT_OK;
+    }
+    t->inflight = true;
+    t->inflight_cookie = cookie;
+    memcpy(t->inflight_iov, iov, sizeof *iov * (size_t)iovcnt);
+    t->inflight_iovcnt = iovcnt;
+    t->inflight_pkt = p;
+    return WEFT_INPROGRESS;
+}
+
+/* Finish the send in progress on t (the test's "the NIC is done"). */
+static void fake_complete(struct weft_track *t)
+{
+    if (!t->inflight)
+        return;
+    fake_pkt_t *again = gather(t->inflight_iov, t->inflight_iovcnt);
+    CHECK(again->len == t->inflight_pkt->len &&
+          !memcmp(again->data, t->inflight_pkt->data, again->len));
+    free(again->data);
+    free(again);
+    take(t, t->inflight_pkt);
+    t->inflight = false;
+    t->inflight_pkt = NULL;
+    t->d->up.send_done(t->d->up.owner, t->cookie, t->inflight_cookie, WEFT_OK);
+}
+
+static int fake_poll(weft_driver_t *d)
+{
+    int n = 0;
+    for (int r = 0; r < d->size; r++) {
+        struct weft_track *t = &d->tracks[r];
+        if (t->inflight && (t->mode == FAKE_SLOW || t->mode == FAKE_FLAKY)) {
+            fake_complete(t);
+            n++;
+        }
+    }
+    /* Deliver what arrived before this poll (answers wait for the next). */
+    fake_pkt_t *p = d->inbox;
+    d->inbox = NULL;
+    d->inbox_tail = &d->inbox;
+    while (p) {
+        fake_pkt_t *next = p->next;
+        int rc = d->up.packet(d->up.owner, d->tracks[p->from].cookie, p->data, p->len);
+        CHECK(rc == WEFT_OK);
+        if (rc != WEFT_OK && getenv("FAKE_DEBUG")) {
+            weft__wire_iter_t it;
+            weft__wire_chunk_t c;
+            int o = weft__wire_open(p->data, p->len, &it), k;
+            fprintf(stderr, "open %d remaining %u\n", o, it.remaining);
+            while ((k = weft__wire_next(&it, &c)) == 1)
+                fprintf(stderr, " kind %d seq %u rreq %llx len %llu off %llu\n", c.kind, c.seq,
+                        (unsigned long long)c.rreq, (unsigned long long)c.len,
+                        (unsigned long long)c.offset);
+            fprintf(stderr, " end %d\n", k);
+        }
+        free(p->data);
+        free(p);
+        p = next;
+        n++;
+    }
+    return n;
+}
+
+static int fake_expose(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t *rkey)
+{
+    for (uint32_t i = 0; i < FAKE_REGIONS; i++) {
+        if (!d->regions[i].used) {
+            d->regions[i] = (fake_region_t){.buf = buf, .len = len, .used = true};
+            rkey->len = 4;
+            memcpy(rkey->bytes, &i, 4);
+            return WEFT_OK;
+        }
+    }
+    return WEFT_ENOMEM;
+}
+
+static void fake_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
+{
+    uint32_t i;
+    memcpy(&i, rkey->bytes, 4);
+    if (i < FAKE_REGIONS)
+        d->regions[i].used = false;
+}
+
+static fake_region_t *peer_region(weft_track_t *t, const weft_rkey_t *rkey, uint64_t off,
+                                  size_t len)
+{
+    uint32_t i;
+    memcpy(&i, rkey->bytes, 4);
+    struct weft_driver *peer = fake.drv[t->peer];
+    CHECK(rkey->len == 4 && i < FAKE_REGIONS && peer->regions[i].used);
+    fake_region_t *r = &peer->regions[i];
+    CHECK(off <= r->len && len <= r->len - off);
+    return r;
+}
+
+static int fake_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
+                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+{
+    fake_region_t *r = peer_region(t, rkey, offset, len);
+    const uint8_t *src = r->buf + offset;
+    for (int i = 0; i < iovcnt && len; i++) {
+        size_t n = WEFT_MIN(local[i].iov_len, len);
+        memcpy(local[i].iov_base, src, n);
+        src += n;
+        len -= n;
+    }
+    return WEFT_OK;
+}
+
+static int fake_rput(weft_track_t *t, const struct iovec *local, int iovcnt,
+                     const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
+{
+    fake_region_t *r = peer_region(t, rkey, offset, len);
+    uint8_t *dst = (uint8_t *)r->buf + offset;
+    for (int i = 0; i < iovcnt && len; i++) {
+        size_t n = WEFT_MIN(local[i].iov_len, len);
+        memcpy(dst, local[i].iov_base, n);
+        dst += n;
+        len -= n;
+    }
+    return WEFT_OK;
+}
+
+static void fake_disconnect(weft_track_t *t)
+{
+    for (int i = 0; i < t->nlog; i++) {
+        free(t->log[i]->data);
+        free(t->log[i]);
+    }
+    free(t->log);
+    if (t->inflight_pkt) {
+        free(t->inflight_pkt->data);
+        free(t->inflight_pkt);
+    }
+}
+
+static void fake_fini(weft_driver_t *d)
+{
+    while (d->inbox) {
+        fake_pkt_t *p = d->inbox;
+        d->inbox = p->next;
+        free(p->data);
+        free(p);
+    }
+    if (fake.drv[d->rank] == d)
+        fake.drv[d->rank] = NULL;
+    free(d->tracks);
+    free(d);
+}
+
+static const weft_driver_ops_t fake_ops = {
+    .name = "fake",
+    .init = fake_init,
+    .address = fake_address,
+    .connect = fake_connect,
+    .connected = fake_connected,
+    .send = fake_send,
+    .poll = fake_poll,
+    .expose = fake_expose,
+    .unexpose = fake_unexpose,
+    .rget = fake_rget,
+    .rput = fake_rput,
+    .disconnect = fake_disconnect,
+    .fini = fake_fini,
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static weft_ctx_t *ctx[2];
+
+static void open_pair(const char *strategy, uint32_t caps)
+{
+    fake.caps = caps;
+    MUST(weft__ctx_create_local(0, 2, &fake_ops, strategy, &ctx[0]));
+    MUST(weft__ctx_create_local(1, 2, &fake_ops, strategy, &ctx[1]));
+}
+
+static void close_pair(void)
+{
+    for (int r = 0; r < 2; r++) {
+        /* Nothing may stay in flight on a fake track at finalize. */
+        for (int p = 0; p < 2; p++) {
+            struct weft_track *t = &fake.drv[r]->tracks[p];
+            t->mode = FAKE_IDLE;
+            fake_complete(t);
+        }
+    }
+    MUST(weft_finalize(ctx[0]));
+    MUST(weft_finalize(ctx[1]));
+}
+
+static struct weft_track *track(int from)
+{
+    return &fake.drv[from]->tracks[1 - from];
+}
+
+/* Decode logged packet i of rank from's track; returns its chunk count. */
+static int decode(int from, int i, weft__wire_chunk_t *out, int max)
+{
+    struct weft_track *t = track(from);
+    if (i >= t->nlog)
+        return -1;
+    weft__wire_iter_t it;
+    if (weft__wire_open(t->log[i]->data, t->log[i]->len, &it))
+        return -2;
+    int n = 0, rc;
+    weft__wire_chunk_t c;
+    while ((rc = weft__wire_next(&it, &c)) == 1) {
+        if (n < max)
+            out[n] = c;
+        n++;
+    }
+    return rc < 0 ? -3 : n;
+}
+
+static bool is_msg(uint8_t kind)
+{
+    return kind == WEFT_CHUNK_EAGER || kind == WEFT_CHUNK_EAGER_SYNC || kind == WEFT_CHUNK_RDV;
+}
+
+static void pump(int rounds)
+{
+    for (int i = 0; i < rounds; i++) {
+        weft_progress(ctx[0]);
+        weft_progress(ctx[1]);
+    }
+}
+
+/* Drive both contexts until every request of reqs[r][0..n[r]) (rank r's) is
+ * done (tested and freed, status in st[r] if given); false if that takes more
+ * than a generous number of rounds. */
+static bool finish(weft_request_t **reqs[2], const int n[2], weft_status_t *st[2])
+{
+    for (int round = 0; round < 200000; round++) {
+        int left = 0;
+        for (int r = 0; r < 2; r++) {
+            for (int i = 0; i < n[r]; i++) {
+                if (!reqs[r][i])
+                    continue;
+                int flag = 0;
+                MUST(weft_sr_test(ctx[r], reqs[r][i], &flag, st && st[r] ? &st[r][i] : NULL));
+                if (flag)
+                    reqs[r][i] = NULL;
+                else
+                    left++;
+            }
+        }
+        if (!left)
+            return true;
+        pump(1);
+    }
+    return false;
+}
+
+static uint8_t *pattern(size_t len, uint64_t key)
+{
+    uint8_t *b = malloc(len ? len : 1);
+    test_fill(b, len, key);
+    return b;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+/* A lone message on an idle track leaves at once, alone in its packet. */
+static void test_lone(const char *strategy)
+{
+    open_pair(strategy, 0);
+    bool aggreg = !strcmp(strategy, "aggreg");
+    uint8_t *b[3];
+    weft_request_t *s[3], *r[3];
+    weft__wire_chunk_t c[4];
+    for (int i = 0; i < 3; i++)
+        b[i] = pattern(8, (uint64_t)i);
+    MUST(weft_sr_isend(ctx[0], 1, 3, 7, b[0], 8, &s[0]));
+    CHECK(track(0)->nlog == 1);
+    CHECK(decode(0, 0, c, 4) == 1);
+    CHECK(c[0].kind == WEFT_CHUNK_EAGER && c[0].seq == 0 && c[0].tag == 7 && c[0].comm == 3 &&
+          c[0].len == 8 && !memcmp(c[0].payload, b[0], 8));
+    /* Right behind it, before any progress: default sends it at once, aggreg
+     * holds it for the next progress pass. */
+    MUST(weft_sr_isend(ctx[0], 1, 3, 8, b[1], 8, &s[1]));
+    CHECK(track(0)->nlog == (aggreg ? 1 : 2));
+    weft_progress(ctx[0]);
+    CHECK(track(0)->nlog == 2);
+    CHECK(decode(0, 1, c, 4) == 1 && c[0].seq == 1 && c[0].tag == 8);
+    /* A pass that sends nothing ends the hold: the next lone one leaves at once. */
+    weft_progress(ctx[0]);
+    MUST(weft_sr_isend(ctx[0], 1, 3, 9, b[2], 8, &s[2]));
+    CHECK(track(0)->nlog == 3);
+    weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_ALL};
+    MUST(weft_counters_gate(ctx[0], 1, &gc));
+    CHECK(gc.packets_sent == 3 && gc.chunks_sent == 3 && gc.messages_sent == 3);
+    CHECK(gc.held == (aggreg ? 1u : 0u) && !strcmp(gc.strategy, strategy));
+    uint8_t rb[3][8];
+    for (int i = 0; i < 3; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, 3, (uint64_t)(7 + i), rb[i], 8, &r[i]));
+    weft_request_t **reqs[2] = {s, r};
+    CHECK(finish(reqs, (int[2]){3, 3}, NULL));
+    for (int i = 0; i < 3; i++) {
+        CHECK(!memcmp(rb[i], b[i], 8));
+        free(b[i]);
+    }
+    close_pair();
+}
+
+/* A backlog formed while the track is busy: default sends it one chunk per
+ * packet in order; aggreg packs all of it, in order, into one packet. */
+static void test_backlog(const char *strategy)
+{
+    enum { N = 11 };
+    open_pair(strategy, 0);
+    bool aggreg = !strcmp(strategy, "aggreg");
+    struct weft_track *t = track(0);
+    size_t len[N];
+    uint8_t *b[N], *rb[N];
+    weft_request_t *s[N], *r[N];
+    t->mode = FAKE_BUSY;
+    for (int i = 0; i < N; i++) {
+        len[i] = i == 5 ? 2000 : (size_t)(i * 13 % 200);
+        b[i] = pattern(len[i], 100 + (uint64_t)i);
+        rb[i] = malloc(len[i] + 1);
+        if (i == 7)
+            MUST(weft_sr_issend(ctx[0], 1, (uint32_t)(i % 3), (uint64_t)i, b[i], len[i], &s[i]));
+        else
+            MUST(weft_sr_isend(ctx[0], 1, (uint32_t)(i % 3), (uint64_t)i, b[i], len[i], &s[i]));
+        /* The first one is in flight; nothing else may leave meanwhile. */
+        CHECK(t->inflight && t->nlog == 0);
+    }
+    t->mode = FAKE_IDLE;
+    fake_complete(t);
+    weft_progress(ctx[0]);
+    weft__wire_chunk_t c[64];
+    CHECK(t->nlog == (aggreg ? 2 : N));
+    CHECK(decode(0, 0, c, 64) == 1 && c[0].seq == 0);
+    int seen = 1;
+    for (int p = 1; p < t->nlog; p++) {
+        int n = decode(0, p, c, 64);
+        CHECK(n == (aggreg ? N - 1 : 1));
+        for (int k = 0; k < n; k++, seen++) {
+            int i = seen;
+            CHECK(c[k].seq == (uint32_t)i && c[k].tag == (uint64_t)i &&
+                  c[k].comm == (uint32_t)(i % 3));
+            CHECK(c[k].kind == (i == 5   ? WEFT_CHUNK_RDV
+                                : i == 7 ? WEFT_CHUNK_EAGER_SYNC
+                                         : WEFT_CHUNK_EAGER));
+            if (c[k].kind != WEFT_CHUNK_RDV)
+                CHECK(c[k].len == len[i] && (!len[i] || !memcmp(c[k].payload, b[i], len[i])));
+        }
+    }
+    CHECK(seen == N);
+    for (int i = 0; i < N; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, (uint32_t)(i % 3), (uint64_t)i, rb[i], len[i], &r[i]));
+    weft_request_t **reqs[2] = {s, r};
+    CHECK(finish(reqs, (int[2]){N, N}, NULL));
+    for (int i = 0; i < N; i++) {
+        CHECK(test_verify(rb[i], len[i], 100 + (uint64_t)i) == -1);
+        free(b[i]);
+        free(rb[i]);
+    }
+    /* The rendezvous went by RTR and RDATA (no single-copy on this track). */
+    CHECK(ctx[1]->counters.rdv_rtr == 1);
+    weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_ALL};
+    MUST(weft_counters_gate(ctx[0], 1, &gc));
+    CHECK(gc.rdv_sent == 1 && gc.messages_sent == N && gc.rdata_bytes_sent == 2000);
+    CHECK(gc.max_chunks_per_packet == (aggreg ? N - 1u : 1u));
+    close_pair();
+}
+
+/* Control chunks go before messages queued earlier: rank 1's ACKs for rank
+ * 0's synchronous sends lead its next packet. */
+static void test_control_first(const char *strategy)
+{
+    open_pair(strategy, 0);
+    bool aggreg = !strcmp(strategy, "aggreg");
+    struct weft_track *t1 = track(1);
+    uint8_t buf[5][8], rbuf[2][8], sb[2][8];
+    weft_request_t *s1[5], *r1[2], *s0[2];
+    t1->mode = FAKE_BUSY;
+    for (int i = 0; i < 5; i++) {
+        test_fill(buf[i], 8, 200 + (uint64_t)i);
+        MUST(weft_sr_isend(ctx[1], 0, 0, (uint64_t)i, buf[i], 8, &s1[i]));
+    }
+    for (int i = 0; i < 2; i++) {
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 50 + (uint64_t)i, rbuf[i], 8, &r1[i]));
+        test_fill(sb[i], 8, 300 + (uint64_t)i);
+        MUST(weft_sr_issend(ctx[0], 1, 0, 50 + (uint64_t)i, sb[i], 8, &s0[i]));
+    }
+    weft_progress(ctx[0]);
+    weft_progress(ctx[1]); /* both arrive and match: two ACKs queued, track busy */
+    CHECK(t1->nlog == 0);
+    t1->mode = FAKE_IDLE;
+    fake_complete(t1);
+    weft_progress(ctx[1]);
+    weft__wire_chunk_t c[64];
+    if (aggreg) {
+        CHECK(t1->nlog == 2);
+        CHECK(decode(1, 1, c, 64) == 6);
+        CHECK(c[0].kind == WEFT_CHUNK_ACK && c[1].kind == WEFT_CHUNK_ACK);
+        for (int k = 2; k < 6; k++)
+            CHECK(c[k].kind == WEFT_CHUNK_EAGER && c[k].seq == (uint32_t)(k - 1));
+    } else {
+        CHECK(t1->nlog == 7);
+        CHECK(decode(1, 1, c, 64) == 1 && c[0].kind == WEFT_CHUNK_ACK);
+        CHECK(decode(1, 2, c, 64) == 1 && c[0].kind == WEFT_CHUNK_ACK);
+        for (int p = 3; p < 7; p++)
+            CHECK(decode(1, p, c, 64) == 1 && c[0].seq == (uint32_t)(p - 2));
+    }
+    weft_request_t *r0[5];
+    uint8_t rb0[5][8];
+    for (int i = 0; i < 5; i++)
+        MUST(weft_sr_irecv(ctx[0], 1, 0, (uint64_t)i, rb0[i], 8, &r0[i]));
+    weft_request_t *all0[7] = {s0[0], s0[1], r0[0], r0[1], r0[2], r0[3], r0[4]};
+    weft_request_t *all1[7] = {s1[0], s1[1], s1[2], s1[3], s1[4], r1[0], r1[1]};
+    weft_request_t **reqs[2] = {all0, all1};
+    CHECK(finish(reqs, (int[2]){7, 7}, NULL));
+    for (int i = 0; i < 5; i++)
+        CHECK(!memcmp(rb0[i], buf[i], 8));
+    close_pair();
+}
+
+/* aggreg within the packet's limits: bytes (7 chunks of 1032 bytes in 8 KiB),
+ * 64 chunks, iovec entries (a chunk of more than WEFT_PKT_COPY_MAX bytes takes
+ * three: header, payload, padding; small ones are copied into the packet and
+ * share one), and a message that does not fit ends the run even where a
+ * later, smaller one would fit. */
+static void test_limits(void)
+{
+    open_pair("aggreg", 0);
+    struct weft_track *t = track(0);
+    enum { N = 160 };
+    size_t len[N];
+    uint8_t *b[N], *rb[N];
+    weft_request_t *s[N], *r[N];
+    t->mode = FAKE_BUSY;
+    for (int i = 0; i < N; i++) {
+        /* 0: in flight; 1-8: 1000 B (7 fit, the 8th not); 9: 8 B (would fit,
+         * must wait for the 8th); 10-109: 8 B; 110-159: 300 B. */
+        len[i] = i >= 1 && i <= 8 ? 1000 : i >= 110 ? 300 : 8;
+        b[i] = pattern(len[i], 1000 + (uint64_t)i);
+        rb[i] = malloc(len[i]);
+        MUST(weft_sr_isend(ctx[0], 1, 0, 0, b[i], len[i], &s[i]));
+    }
+    t->mode = FAKE_IDLE;
+    fake_complete(t);
+    weft_progress(ctx[0]);
+    weft__wire_chunk_t c[64];
+    /* [0] [1-7] [8, 9-71: 64 chunks] [72-109 copied, 110-128: bytes]
+     * [129-149: iovecs] [150-159] */
+    int expect[] = {1, 7, 64, 57, 21, 10};
+    CHECK(t->nlog == 6);
+    uint32_t seq = 0;
+    for (int p = 0; p < t->nlog && p < 6; p++) {
+        int n = decode(0, p, c, 64);
+        CHECK(n == expect[p]);
+        CHECK(t->log[p]->len <= fake.max_packet);
+        for (int k = 0; k < n && k < 64; k++, seq++)
+            CHECK(c[k].kind == WEFT_CHUNK_EAGER && c[k].seq == seq && c[k].len == len[seq] &&
+                  !memcmp(c[k].payload, b[seq], len[seq]));
+    }
+    CHECK(seq == N);
+    for (int i = 0; i < N; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 0, rb[i], len[i], &r[i]));
+    weft_request_t **reqs[2] = {s, r};
+    CHECK(finish(reqs, (int[2]){N, N}, NULL));
+    for (int i = 0; i < N; i++) {
+        CHECK(test_verify(rb[i], len[i], 1000 + (uint64_t)i) == -1);
+        free(b[i]);
+        free(rb[i]);
+    }
+    close_pair();
+}
+
+/* A track that refuses (WEFT_EAGAIN) loses nothing; the packets go in order
+ * once it has room. */
+static void test_refused(const char *strategy)
+{
+    open_pair(strategy, 0);
+    bool aggreg = !strcmp(strategy, "aggreg");
+    struct weft_track *t = track(0);
+    uint8_t b[5][16], rb[5][16];
+    weft_request_t *s[5], *r[5];
+    t->mode = FAKE_FULL;
+    for (int i = 0; i < 5; i++) {
+        test_fill(b[i], 16, 400 + (uint64_t)i);
+        MUST(weft_sr_isend(ctx[0], 1, 1, (uint64_t)i, b[i], 16, &s[i]));
+    }
+    weft_progress(ctx[0]);
+    CHECK(t->nlog == 0 && t->refused >= 2);
+    t->mode = FAKE_IDLE;
+    weft_progress(ctx[0]);
+    CHECK(t->nlog == (aggreg ? 1 : 5));
+    weft__wire_chunk_t c[8];
+    uint32_t seq = 0;
+    for (int p = 0; p < t->nlog; p++) {
+        int n = decode(0, p, c, 8);
+        for (int k = 0; k < n; k++, seq++)
+            CHECK(c[k].seq == seq && !memcmp(c[k].payload, b[seq], 16));
+    }
+    CHECK(seq == 5);
+    for (int i = 0; i < 5; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, 1, (uint64_t)i, rb[i], 16, &r[i]));
+    weft_request_t **reqs[2] = {s, r};
+    CHECK(finish(reqs, (int[2]){5, 5}, NULL));
+    CHECK(!memcmp(rb, b, sizeof b));
+    close_pair();
+}
+
+/* aggreg's hold: a thread that submits without ever progressing still sends
+ * full packets (a packet's worth of held chunks leaves by itself). */
+static void test_hold_flush(void)
+{
+    open_pair("aggreg", 0);
+    struct weft_track *t = track(0);
+    enum { N = 1 + WEFT_PKT_MAX_CHUNKS };
+    uint8_t b[8] = {0};
+    weft_request_t *s[N];
+    MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s[0]));
+    for (int i = 1; i < N; i++) {
+        MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s[i]));
+        CHECK(t->nlog == (i < N - 1 ? 1 : 2)); /* all 64 in one packet once the 64th is in */
+    }
+    uint8_t rb[N][8];
+    weft_request_t *r[N];
+    for (int i = 0; i < N; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 0, rb[i], 8, &r[i]));
+    weft_request_t **reqs[2] = {s, r};
+    CHECK(finish(reqs, (int[2]){N, N}, NULL));
+    close_pair();
+}
+
+/* aggreg learns that holding does not pay for a thread that sends and waits
+ * message after message: after two holds that each delayed one lone message,
+ * sends leave at once again (for a while), nothing lost. */
+static void test_hold_adapts(void)
+{
+    open_pair("aggreg", 0);
+    struct weft_track *t = track(0);
+    enum { N = 40 };
+    uint8_t b[8] = {0};
+    int at_once = 0;
+    for (int i = 0; i < N; i++) {
+        weft_request_t *s;
+        int before = t->nlog, flag = 0;
+        MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s));
+        at_once += t->nlog == before + 1;
+        while (!flag)
+            MUST(weft_sr_test(ctx[0], s, &flag, NULL));
+    }
+    /* The first (idle track), then two held, then the rest but one per 32. */
+    CHECK(at_once >= N - 4 && at_once <= N - 2);
+    CHECK(t->nlog == N);
+    uint8_t rb[N][8];
+    weft_request_t *r[N];
+    for (int i = 0; i < N; i++)
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 0, rb[i], 8, &r[i]));
+    weft_request_t *none[1];
+    weft_request_t **reqs[2] = {none, r};
+    CHECK(finish(reqs, (int[2]){0, N}, NULL));
+    close_pair();
+}
+
+/* Random traffic both ways on flaky tracks: every message arrives once, intact,
+ * in order per (comm, tag); the sequence numbers on the wire are exactly
+ * 0, 1, 2... on each side. */
+static void test_random(const char *strategy, uint32_t caps, uint64_t seed, size_t max_large)
+{
+    enum { N = 400 };
+    fake.rng = seed;
+    open_pair(strategy, caps);
+    track(0)->mode = track(1)->mode = FAKE_FLAKY;
+    static size_t len[2][N];
+    static uint32_t comm[2][N];
+    static uint64_t tag[2][N];
+    static uint8_t *b[2][N], *rb[2][N];
+    static weft_request_t *s[2][N], *r[2][N];
+    static weft_request_t *all[2][2 * N];
+    int nrdv = 0;
+    for (int side = 0; side < 2; side++) {
+        for (int i = 0; i < N; i++) {
+            uint64_t k = rnd() % 10;
+            len[side][i] = k < 2   ? 0
+                           : k < 6 ? rnd() % 64
+                           : k < 8 ? rnd() % 1024
+                                   : 1025 + rnd() % (max_large - 1025);
+            nrdv += len[side][i] > 1024;
+            comm[side][i] = (uint32_t)(rnd() % 2);
+            tag[side][i] = rnd() % 5;
+            b[side][i] = pattern(len[side][i], ((uint64_t)side << 32) | (uint64_t)i);
+        }
+    }
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < N; i++)
+            rb[side][i] = malloc(len[1 - side][i] + 1); /* the peer's message i */
+    /* Receives for the first half posted before anything is sent. */
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < N / 2; i++)
+            MUST(weft_sr_irecv(ctx[side], 1 - side, comm[1 - side][i], tag[1 - side][i],
+                               rb[side][i], len[1 - side][i], &r[side][i]));
+    for (int i = 0; i < N; i++) {
+        for (int side = 0; side < 2; side++) {
+            if (rnd() % 6 == 0)
+                MUST(weft_sr_issend(ctx[side], 1 - side, comm[side][i], tag[side][i], b[side][i],
+                                    len[side][i], &s[side][i]));
+            else
+                MUST(weft_sr_isend(ctx[side], 1 - side, comm[side][i], tag[side][i], b[side][i],
+                                   len[side][i], &s[side][i]));
+        }
+        if (rnd() % 4 == 0)
+            pump(1);
+    }
+    for (int side = 0; side < 2; side++)
+        for (int i = N / 2; i < N; i++)
+            MUST(weft_sr_irecv(ctx[side], 1 - side, comm[1 - side][i], tag[1 - side][i],
+                               rb[side][i], len[1 - side][i], &r[side][i]));
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < N; i++) {
+            all[side][i] = s[side][i];
+            all[side][N + i] = r[side][i];
+        }
+    weft_request_t **reqs[2] = {all[0], all[1]};
+    CHECK(finish(reqs, (int[2]){2 * N, 2 * N}, NULL));
+    for (int side = 0; side < 2; side++) {
+        for (int i = 0; i < N; i++) {
+            long bad = test_verify(rb[side][i], len[1 - side][i],
+                                   ((uint64_t)(1 - side) << 32) | (uint64_t)i);
+            CHECK(bad == -1);
+            free(b[side][i]);
+            free(rb[side][i]);
+        }
+        /* The wire: message sequence numbers 0..N-1, each once, in order. */
+        struct weft_track *t = track(side);
+        static weft__wire_chunk_t c[WEFT_PKT_MAX_CHUNKS];
+        uint32_t seq = 0;
+        uint64_t chunks = 0, rdv = 0;
+        for (int p = 0; p < t->nlog; p++) {
+            int n = decode(side, p, c, WEFT_PKT_MAX_CHUNKS);
+            CHECK(n > 0 && n <= WEFT_PKT_MAX_CHUNKS);
+            chunks += (uint64_t)n;
+            for (int k = 0; k < n && k < WEFT_PKT_MAX_CHUNKS; k++) {
+                if (!is_msg(c[k].kind))
+                    continue;
+                CHECK(c[k].seq == seq);
+                CHECK(c[k].len == len[side][seq] && c[k].tag == tag[side][seq] &&
+                      c[k].comm == comm[side][seq]);
+                rdv += c[k].kind == WEFT_CHUNK_RDV;
+                seq++;
+            }
+        }
+        CHECK(seq == N);
+        weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_ALL};
+        MUST(weft_counters_gate(ctx[side], 1 - side, &gc));
+        CHECK(gc.packets_sent == (uint64_t)t->nlog && gc.chunks_sent == chunks);
+        CHECK(gc.messages_sent == N && gc.rdv_sent == rdv);
+        if (!strcmp(strategy, "aggreg"))
+            CHECK(gc.max_chunks_per_packet > 1 && gc.held > 0);
+        else
+            CHECK(gc.max_chunks_per_packet == 1 && gc.held == 0);
+        weft_gate_counters_t other = {.field_mask = WEFT_GATE_COUNTERS_ALL};
+        MUST(weft_counters_gate(ctx[1 - side], side, &other));
+        CHECK(other.packets_received == gc.packets_sent && other.chunks_received == chunks);
+    }
+    CHECK(nrdv > 0);
+    /* Which rendezvous path ran. */
+    weft_counters_t k0, k1;
+    MUST(weft_counters_get(ctx[0], &k0));
+    MUST(weft_counters_get(ctx[1], &k1));
+    if (!(caps & WEFT_DRV_CAP_RGET))
+        CHECK(k0.rdv_rtr + k1.rdv_rtr == (uint64_t)nrdv);
+    else /* the fake track shares no cells: no cooperative transfer (coop.c) */
+        CHECK(k0.rdv_rget + k1.rdv_rget == (uint64_t)nrdv && k0.rdv_coop + k1.rdv_coop == 0);
+    close_pair();
+}
+
+/* An aggregated packet whose last chunk is malformed is rejected before its
+ * first chunk is delivered. */
+static void test_malformed(void)
+{
+    open_pair("aggreg", 0);
+    uint8_t pkt[256];
+    uint8_t payload[8] = "weftweft";
+    size_t off = WEFT_WIRE_PKT_HDR;
+    for (int i = 0; i < 2; i++) {
+        off += weft__wire_put_eager(pkt + off, false, (uint32_t)i, 1, 0, 8, 0);
+        memcpy(pkt + off, payload, 8);
+        off += 8;
+    }
+    weft__wire_put_packet(pkt, 2, off);
+    weft__gate_t *g = &ctx[1]->gates[0];
+    pkt[WEFT_WIRE_PKT_HDR + 40 + 2] = 1; /* second chunk: reserved field not zero */
+    CHECK(weft__proto_packet(ctx[1], g, pkt, off) == WEFT_EPROTO);
+    CHECK(g->recv_seq == 0 && ctx[1]->counters.unexpected == 0);
+    pkt[WEFT_WIRE_PKT_HDR + 40 + 2] = 0;
+    CHECK(weft__proto_packet(ctx[1], g, pkt, off) == WEFT_OK);
+    CHECK(g->recv_seq == 2 && ctx[1]->counters.unexpected == 2);
+    close_pair();
+}
+
+static void test_counters_api(void)
+{
+    open_pair(NULL, 0); /* the fake driver's default strategy: default */
+    weft_gate_counters_t gc = {.field_mask = 0};
+    CHECK(weft_counters_gate(ctx[0], 1, &gc) == WEFT_EINVAL);
+    gc.field_mask = 1ull << 40; /* a later library's group only */
+    CHECK(weft_counters_gate(ctx[0], 1, &gc) == WEFT_EINVAL);
+    gc.field_mask = WEFT_GATE_COUNTERS_ALL | (1ull << 40);
+    CHECK(weft_counters_gate(ctx[0], 1, &gc) == WEFT_OK);
+    CHECK(gc.field_mask == WEFT_GATE_COUNTERS_ALL);
+    CHECK(!strcmp(gc.strategy, "default") && !strcmp(gc.driver, "fake"));
+    CHECK(weft_counters_gate(ctx[0], 2, &gc) == WEFT_ERANK);
+    CHECK(weft_counters_gate(ctx[0], -1, &gc) == WEFT_ERANK);
+    CHECK(weft_counters_gate(NULL, 0, &gc) == WEFT_EINVAL);
+    CHECK(weft_counters_gate(ctx[0], 0, NULL) == WEFT_EINVAL);
+    CHECK(weft_counters_strategy(ctx[0], "nonesuch", &gc) == WEFT_EINVAL);
+    uint8_t b[8] = {0}, rb[8];
+    weft_request_t *s[2], *r[2];
+    MUST(weft_sr_isend(ctx[0], 1, 0, 0, b, 8, &s[0]));
+    MUST(weft_sr_isend(ctx[0], 0, 0, 0, b, 8, &s[1])); /* to itself */
+    MUST(weft_sr_irecv(ctx[1], 0, 0, 0, rb, 8, &r[0]));
+    MUST(weft_sr_irecv(ctx[0], 0, 0, 0, rb, 8, &r[1]));
+    weft_request_t *a0[3] = {s[0], s[1], r[1]}, *a1[1] = {r[0]};
+    weft_request_t **reqs[2] = {a0, a1};
+    CHECK(finish(reqs, (int[2]){3, 1}, NULL));
+    gc.field_mask = WEFT_GATE_COUNTERS_ALL;
+    MUST(weft_counters_strategy(ctx[0], "default", &gc));
+    CHECK(gc.packets_sent == 2 && gc.messages_sent == 2 && gc.msg_bytes_sent == 16);
+    CHECK(gc.packets_received == 1 && !strcmp(gc.strategy, "default") && gc.driver[0] == 0);
+    MUST(weft_counters_strategy(ctx[0], "aggreg", &gc));
+    CHECK(gc.packets_sent == 0 && !strcmp(gc.strategy, "aggreg"));
+    close_pair();
+}
+
+int main(void)
+{
+    test_watchdog(100);
+    const char *strategies[] = {"default", "aggreg"};
+    for (int i = 0; i < 2; i++) {
+        test_lone(strategies[i]);
+        test_backlog(strategies[i]);
+        test_control_first(strategies[i]);
+        test_refused(strategies[i]);
+    }
+    test_limits();
+    test_hold_flush();
+    test_hold_adapts();
+    test_malformed();
+    test_counters_api();
+    /* Every rendezvous path under every strategy: RTR + RDATA (no single
+     * copy), single-copy get, and the split copy (get + put) from 16 KiB. */
+    setenv("WEFT_RDV_SPLIT", "16K", 1);
+    for (int i = 0; i < 2; i++) {
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            test_random(strategies[i], 0, seed * 7919, 40000);
+            test_random(strategies[i], WEFT_DRV_CAP_RGET, seed * 104729, 40000);
+            test_random(strategies[i], WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT, seed * 1299709,
+                        60000);
+        }
+    }
+    return test_summary("test_sched");
+}
