@@ -115,7 +115,7 @@ int main(int argc, char **argv)
                          "[--pin] [--quick] [--runs R] [--min S] [--max S] [--window W]"))
         return 2;
     if (o.quick && o.runs == 7)
-        o.runs = 5;
+        o.runs = o.smoke ? 1 : 5;
     CHECK(weft_init(NULL, &ctx));
     rank = weft_rank(ctx);
     if (weft_size(ctx) != 2) {
@@ -136,8 +136,10 @@ int main(int argc, char **argv)
     }
     memset(sbuf, 'a', o.max);
     memset(rbuf, 'b', o.max);
-    long lat_max = o.quick ? 5000 : 20000, bw_max = o.quick ? 500 : 2000;
-    double lat_bytes = o.quick ? 16e6 : 128e6, bw_bytes = o.quick ? 64e6 : 512e6;
+    long lat_max = o.smoke ? 200 : o.quick ? 5000 : 20000;
+    long bw_max = o.smoke ? 4 : o.quick ? 500 : 2000;
+    double lat_bytes = o.smoke ? 1e6 : o.quick ? 16e6 : 128e6;
+    double bw_bytes = o.smoke ? 4e6 : o.quick ? 64e6 : 512e6;
     if (rank == 0) {
         printf("# weft_pingpong: ranks pinned %s (rank 0 cpu %d); %d runs per size, median; "
                "bandwidth = streaming window of %d\n",
@@ -157,7 +159,8 @@ int main(int argc, char **argv)
         if (rank == 0) {
             double l = bench_median(lat, o.runs), b = bench_median(bw, o.runs);
             printf("%-10zu %12.3f %15.1f %14.1f\n", len, l, b, (double)len / l);
-            fflush(stdout);
+            bench_csv("latency", (double)len, "latency_us", l);
+            bench_csv("bandwidth", (double)len, "bandwidth_MBps", b);
         }
     }
     free(sbuf);
