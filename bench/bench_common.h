@@ -42,7 +42,13 @@ typedef struct bench_opts {
     size_t min, max; /* --min/--max: size range (pingpong) or N range (match) */
     int window;      /* --window W: messages in flight for streaming bandwidth */
     size_t msg_size; /* --size S: message size (match) */
+    size_t step;     /* --step K: sweeps multiply by K (default 2), and always end at --max */
 } bench_opts_t;
+
+/* The point after `x` in a sweep from o->min to o->max: x * o->step (2 when
+ * unset), or o->max itself when the step jumps over it, so a coarse sweep
+ * still ends on the size asked for; a value above o->max ends the loop. */
+size_t bench_next(size_t x, const bench_opts_t *o);
 
 /* Fill *o from argv (defaults must be set by the caller); prints usage and
  * returns -1 on a bad option. */

@@ -4,7 +4,8 @@
  * Open MPI and MPICH with each one's compiler wrapper, never by CMake (weft
  * builds without MPI).
  *
- *   mpirun -n 2 mpi_pingpong [--pin] [--quick|--smoke] [--runs R] [--min S] [--max S] [--window W]
+ *   mpirun -n 2 mpi_pingpong [--pin] [--quick|--smoke] [--runs R] [--min S] [--max S] [--step K]
+ * [--window W]
  *
  * latency_us: half a round trip of Isend+Wait / Irecv+Wait;
  * bandwidth_MBps: a window of W Isends (W Irecvs pre-posted by the peer), then
@@ -126,8 +127,9 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     bench_opts_t o = {.runs = 7, .min = 1, .max = 64u << 20, .window = 16};
-    if (bench_parse_opts(argc, argv, &o,
-                         "[--pin] [--quick|--smoke] [--runs R] [--min S] [--max S] [--window W]"))
+    if (bench_parse_opts(
+            argc, argv, &o,
+            "[--pin] [--quick|--smoke] [--runs R] [--min S] [--max S] [--step K] [--window W]"))
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (o.quick && o.runs == 7)
         o.runs = o.smoke ? 1 : 5;
@@ -157,7 +159,7 @@ int main(int argc, char **argv)
                "pingpong_MBps");
         fflush(stdout);
     }
-    for (size_t len = o.min; len <= o.max; len *= 2) {
+    for (size_t len = o.min; len <= o.max; len = bench_next(len, &o)) {
         long li = iters_for(len, lat_max, lat_bytes, 4);
         long bi = iters_for((size_t)o.window * len, bw_max, bw_bytes, 2);
         run_latency(sbuf, rbuf, len, li / 10 + 1); /* warm-up */
