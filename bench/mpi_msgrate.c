@@ -15,7 +15,7 @@
  * ranks it prints only the `multipair` line for P pairs at --min bytes: the
  * runner starts it with 2 and 4 ranks to see whether pairs add up. Each value
  * is the median of R runs; iterations are calibrated so a run lasts about
- * 20 ms (smoke), 50 ms (quick) or 200 ms. */
+ * 20 ms (smoke), 50 ms (quick) or 100 ms. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +61,7 @@ static double rate_iters(void *arg, long iters)
 /* Median over R runs of the aggregate rate, in millions of messages per second. */
 static double measure(rate_loop_t *l, const bench_opts_t *o, double *runs)
 {
-    double target = o->smoke ? 2e4 : o->quick ? 5e4 : 2e5;
+    double target = o->smoke ? 2e4 : o->quick ? 5e4 : 1e5;
     long iters = bench_mpi_iters(l->comm, rate_iters, l, o->smoke ? 2 : 10, target, 2, 100000);
     for (int r = 0; r < o->runs; r++) {
         double us = bench_mpi_max(l->comm, rate_iters(l, iters));

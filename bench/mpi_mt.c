@@ -20,7 +20,7 @@
  *                 of rank 1, then waits for their T acks.
  *
  * Every phase is bounded in time, not in iterations (about 20 ms with --smoke,
- * 100 ms with --quick, 500 ms otherwise): the initiating thread marks its last
+ * 50 ms with --quick, 250 ms otherwise): the initiating thread marks its last
  * message with a stop byte once its budget is spent, so the run ends in bounded
  * time even with 2 x 8 threads sharing 2 cores, however slowly an
  * implementation hands the cores between them. With --pin each rank and all its
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
     window = o.window;
-    budget_us = o.smoke ? 2e4 : o.quick ? 1e5 : 5e5;
+    budget_us = o.smoke ? 2e4 : o.quick ? 5e4 : 2.5e5;
     if (rank == 0) {
         char lib[256];
         bench_mpi_library(lib, sizeof lib);
