@@ -92,6 +92,18 @@ size_t bench_parse_size(const char *s)
     return *end ? 0 : (size_t)v;
 }
 
+size_t bench_next(size_t x, const bench_opts_t *o)
+{
+    size_t next = x * (o->step > 1 ? o->step : 2);
+    return next > o->max && x < o->max ? o->max : next;
+}
+
+void bench_csv(const char *bench, double param, const char *metric, double value)
+{
+    printf("csv,%s,%.15g,%s,%.6g\n", bench, param, metric, value);
+    fflush(stdout);
+}
+
 int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
 {
     for (int i = 1; i < argc; i++) {
@@ -100,6 +112,9 @@ int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
         if (!strcmp(a, "--pin")) {
             o->pin = 1;
         } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "--smoke")) {
+            o->smoke = 1;
             o->quick = 1;
         } else if (!strcmp(a, "--runs") && val) {
             o->runs = atoi(val);
@@ -112,6 +127,9 @@ int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
             i++;
         } else if (!strcmp(a, "--window") && val) {
             o->window = atoi(val);
+            i++;
+        } else if (!strcmp(a, "--step") && val) {
+            o->step = bench_parse_size(val);
             i++;
         } else if (!strcmp(a, "--size") && val) {
             o->msg_size = bench_parse_size(val);

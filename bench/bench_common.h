@@ -25,15 +25,30 @@ void bench_shuffle(uint32_t *v, size_t n, uint64_t seed);
 /* Parse a size with an optional K/M/G suffix (powers of two); 0 on error. */
 size_t bench_parse_size(const char *s);
 
+/* Print one machine-readable result line, the only output bench/weft-bench reads:
+ *   csv,<bench>,<param>,<metric>,<value>
+ * bench names the measurement (latency, msgrate...), param its x value (a size
+ * in bytes, a thread count, a compute time in microseconds), metric the
+ * quantity with its unit (latency_us, bandwidth_MBps, rate_Mmsgs). Call it
+ * from one rank only. */
+void bench_csv(const char *bench, double param, const char *metric, double value);
+
 /* Options common to the benchmarks. */
 typedef struct bench_opts {
     int pin;         /* --pin: pin rank r to the r-th allowed CPU */
     int quick;       /* --quick: fewer iterations and repetitions */
+    int smoke;       /* --smoke: tiny iterations, only proves the program runs (implies quick) */
     int runs;        /* --runs R: repetitions per point (median is reported) */
     size_t min, max; /* --min/--max: size range (pingpong) or N range (match) */
     int window;      /* --window W: messages in flight for streaming bandwidth */
     size_t msg_size; /* --size S: message size (match) */
+    size_t step;     /* --step K: sweeps multiply by K (default 2), and always end at --max */
 } bench_opts_t;
+
+/* The point after `x` in a sweep from o->min to o->max: x * o->step (2 when
+ * unset), or o->max itself when the step jumps over it, so a coarse sweep
+ * still ends on the size asked for; a value above o->max ends the loop. */
+size_t bench_next(size_t x, const bench_opts_t *o);
 
 /* Fill *o from argv (defaults must be set by the caller); prints usage and
  * returns -1 on a bad option. */

@@ -1,8 +1,8 @@
 /* mpi_match: the plain-MPI twin of weft_match.c, seed 000's shuffled
  * tag-matching micro-benchmark (same N, message size, permutations, handshakes
- * and medians). Built by run_compare.sh with each MPI's compiler wrapper.
+ * and medians). Built by bench/weft-bench with each MPI's compiler wrapper.
  *
- *   mpirun -n 2 mpi_match [--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]
+ *   mpirun -n 2 mpi_match [--pin] [--quick|--smoke] [--runs R] [--min N] [--max N] [--size S]
  *
  * expected: rank 0 posts N Irecvs (tags 0..N-1), rank 1 Isends N messages with
  * shuffled tags; unexpected: the N messages arrive first (tags in order), then
@@ -52,7 +52,7 @@ static double run_expected(int n, uint64_t seed)
         for (int i = 0; i < n; i++)
             MPI_Irecv(buf + (size_t)i * msg, (int)msg, MPI_BYTE, peer, i, data, &reqs[i]);
         ctrl_send(TAG_GO);
-        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+        bench_waitall(n, reqs);
         t = (bench_now_us() - t0) / n;
     } else {
         make_perm(n, seed);
@@ -60,7 +60,7 @@ static double run_expected(int n, uint64_t seed)
         for (int i = 0; i < n; i++)
             MPI_Isend(buf + (size_t)i * msg, (int)msg, MPI_BYTE, peer, (int)perm[i], data,
                       &reqs[i]);
-        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+        bench_waitall(n, reqs);
     }
     return t;
 }
@@ -78,14 +78,14 @@ static double run_unexpected(int n, uint64_t seed)
         for (int i = 0; i < n; i++)
             MPI_Irecv(buf + (size_t)i * msg, (int)msg, MPI_BYTE, peer, (int)perm[i], data,
                       &reqs[i]);
-        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+        bench_waitall(n, reqs);
         t = (bench_now_us() - t0) / n;
     } else {
         ctrl_recv(TAG_GO);
         for (int i = 0; i < n; i++)
             MPI_Isend(buf + (size_t)i * msg, (int)msg, MPI_BYTE, peer, i, data, &reqs[i]);
         MPI_Isend(NULL, 0, MPI_BYTE, peer, TAG_DONE, ctrl, &reqs[n]);
-        MPI_Waitall(n + 1, reqs, MPI_STATUSES_IGNORE);
+        bench_waitall(n + 1, reqs);
     }
     return t;
 }
@@ -95,10 +95,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_opts_t o = {.runs = 11, .min = 1, .max = 4096, .window = 1, .msg_size = 8};
     if (bench_parse_opts(argc, argv, &o,
-                         "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]"))
+                         "[--pin] [--quick|--smoke] [--runs R] [--min N] [--max N] [--size S]"))
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (o.quick && o.runs == 11)
-        o.runs = 5;
+        o.runs = o.smoke ? 1 : 5;
     int cpu = bench_mpi_setup("mpi_match", &o, &rank, &peer, &data, &ctrl);
     msg = o.msg_size;
     int nmax = (int)o.max;
@@ -113,16 +113,12 @@ int main(int argc, char **argv)
     }
     memset(buf, 'm', (msg ? msg : 1) * (size_t)nmax);
     if (rank == 0) {
-        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-        int len;
-        MPI_Get_library_version(lib, &len);
-        char *nl = strchr(lib, '\n');
-        if (nl)
-            *nl = '\0';
+        char lib[256];
+        bench_mpi_library(lib, sizeof lib);
         printf("# mpi_match (%s): shuffled tags, %zu-byte messages; ranks pinned %s (rank 0 cpu "
                "%d); median of %d runs\n",
                lib, msg, o.pin ? "yes" : "no", cpu, o.runs);
-        printf("%-6s %18s %20s\n", "N", "expected_us_per_req", "unexpected_us_per_req");
+        printf("# %-6s %18s %20s\n", "N", "expected_us_per_req", "unexpected_us_per_req");
         fflush(stdout);
     }
     for (int n = (int)o.min; n <= nmax; n *= 2) {
@@ -134,8 +130,10 @@ int main(int argc, char **argv)
             tu[r] = run_unexpected(n, seed ^ 0x5555);
         }
         if (rank == 0) {
-            printf("%-6d %18.3f %20.3f\n", n, bench_median(te, o.runs), bench_median(tu, o.runs));
-            fflush(stdout);
+            double e = bench_median(te, o.runs), u = bench_median(tu, o.runs);
+            printf("# %-6d %18.3f %20.3f\n", n, e, u);
+            bench_csv("match_expected", n, "us_per_req", e);
+            bench_csv("match_unexpected", n, "us_per_req", u);
         }
     }
     free(reqs);

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
                          "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]"))
         return 2;
     if (o.quick && o.runs == 11)
-        o.runs = 5;
+        o.runs = o.smoke ? 1 : 5;
     CHECK(weft_init(NULL, &ctx));
     rank = weft_rank(ctx);
     if (weft_size(ctx) != 2) {
@@ -156,8 +156,10 @@ int main(int argc, char **argv)
             tu[r] = run_unexpected(n, seed ^ 0x5555);
         }
         if (rank == 0) {
-            printf("%-6d %18.3f %20.3f\n", n, bench_median(te, o.runs), bench_median(tu, o.runs));
-            fflush(stdout);
+            double e = bench_median(te, o.runs), u = bench_median(tu, o.runs);
+            printf("%-6d %18.3f %20.3f\n", n, e, u);
+            bench_csv("match_expected", n, "us_per_req", e);
+            bench_csv("match_unexpected", n, "us_per_req", u);
         }
     }
     if (rank == 0) {

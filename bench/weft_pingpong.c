@@ -1,7 +1,8 @@
 /* weft_pingpong: point-to-point latency and bandwidth between ranks 0 and 1 over
  * the native weft API, 1 B .. 64 MiB in powers of two.
  *
- *   weftrun -n 2 weft_pingpong [--pin] [--quick] [--runs R] [--min S] [--max S] [--window W]
+ *   weftrun -n 2 weft_pingpong [--pin] [--quick] [--runs R] [--min S] [--max S] [--step K]
+ * [--window W]
  *
  * latency_us    half the round-trip time of a blocking ping-pong (isend + wait,
  *               irecv + wait on each side), as in OSU osu_latency.
@@ -111,11 +112,12 @@ static long iters_for(size_t len, long max_iters, double budget_bytes, long min_
 int main(int argc, char **argv)
 {
     bench_opts_t o = {.runs = 7, .min = 1, .max = 64u << 20, .window = 16};
-    if (bench_parse_opts(argc, argv, &o,
-                         "[--pin] [--quick] [--runs R] [--min S] [--max S] [--window W]"))
+    if (bench_parse_opts(
+            argc, argv, &o,
+            "[--pin] [--quick|--smoke] [--runs R] [--min S] [--max S] [--step K] [--window W]"))
         return 2;
     if (o.quick && o.runs == 7)
-        o.runs = 5;
+        o.runs = o.smoke ? 1 : 5;
     CHECK(weft_init(NULL, &ctx));
     rank = weft_rank(ctx);
     if (weft_size(ctx) != 2) {
@@ -136,8 +138,10 @@ int main(int argc, char **argv)
     }
     memset(sbuf, 'a', o.max);
     memset(rbuf, 'b', o.max);
-    long lat_max = o.quick ? 5000 : 20000, bw_max = o.quick ? 500 : 2000;
-    double lat_bytes = o.quick ? 16e6 : 128e6, bw_bytes = o.quick ? 64e6 : 512e6;
+    long lat_max = o.smoke ? 200 : o.quick ? 5000 : 20000;
+    long bw_max = o.smoke ? 4 : o.quick ? 500 : 2000;
+    double lat_bytes = o.smoke ? 1e6 : o.quick ? 16e6 : 128e6;
+    double bw_bytes = o.smoke ? 4e6 : o.quick ? 64e6 : 512e6;
     if (rank == 0) {
         printf("# weft_pingpong: ranks pinned %s (rank 0 cpu %d); %d runs per size, median; "
                "bandwidth = streaming window of %d\n",
@@ -145,7 +149,7 @@ int main(int argc, char **argv)
         printf("%-10s %12s %15s %14s\n", "size", "latency_us", "bandwidth_MBps", "pingpong_MBps");
         fflush(stdout);
     }
-    for (size_t len = o.min; len <= o.max; len *= 2) {
+    for (size_t len = o.min; len <= o.max; len = bench_next(len, &o)) {
         long li = iters_for(len, lat_max, lat_bytes, 4);
         long bi = iters_for((size_t)o.window * len, bw_max, bw_bytes, 2);
         run_latency(sbuf, rbuf, len, li / 10 + 1); /* warm-up */
@@ -157,7 +161,8 @@ int main(int argc, char **argv)
         if (rank == 0) {
             double l = bench_median(lat, o.runs), b = bench_median(bw, o.runs);
             printf("%-10zu %12.3f %15.1f %14.1f\n", len, l, b, (double)len / l);
-            fflush(stdout);
+            bench_csv("latency", (double)len, "latency_us", l);
+            bench_csv("bandwidth", (double)len, "bandwidth_MBps", b);
         }
     }
     free(sbuf);

@@ -2,6 +2,7 @@
 # Build weft and run its whole test suite: a warnings-as-errors build, an
 # ASan+UBSan build, a TSan build, and the libFuzzer targets run briefly (clang).
 # Every test has a timeout. Options: --quick (first build only), --no-fuzz.
+# With CI=true the release stage also runs the benchmark suite's smoke mode.
 set -e
 cd "$(dirname "$0")/.."
 quick=0 fuzz=1
@@ -20,6 +21,12 @@ echo "== release build, warnings as errors"
 cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_WERROR=ON >/dev/null
 ninja -C build/ci
 (cd build/ci && ctest -j"$jobs" --output-on-failure)
+if [ "${CI:-}" = true ]; then
+    # Every benchmark once with weft, Open MPI and MPICH (tiny iterations), and
+    # the report and plots made: proves the suite runs; speed is not checked.
+    echo "== benchmark suite smoke run (bench/weft-bench --smoke)"
+    bench/weft-bench --smoke --build build/ci --out build/ci/bench-smoke
+fi
 [ $quick = 1 ] && exit 0
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
