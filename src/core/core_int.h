@@ -277,11 +277,11 @@ struct weft_ctx {
     weft_counters_t counters;
     bool finalizing;
     /* Waiting (progress.c). */
-    int wait_policy;   /* WEFT__WAIT_* */
-    atomic_int poller; /* a waiting thread polls for everybody */
-    atomic_int nsleepers;
-    atomic_uint wakes; /* sleepers woken by completions, ever */ /* waiting threads asleep */
-    weft_lock_t sleep_lock;                                      /* guards sleepers */
+    int wait_policy;         /* WEFT__WAIT_* */
+    atomic_int poller;       /* a waiting thread polls for everybody */
+    atomic_int nsleepers;    /* waiting threads asleep */
+    atomic_uint completions; /* requests completed at WEFT_THREAD_MULTIPLE, ever */
+    weft_lock_t sleep_lock;  /* guards sleepers */
     weft_list_t sleepers;
     pthread_t progress_thread;
     bool progress_running;
@@ -374,7 +374,7 @@ void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req);
 int weft__wait_policy_parse(const char *s); /* WEFT__WAIT_*, or -1 */
 /* Wait until req completes, following the context's policy. */
 void weft__wait(struct weft_ctx *ctx, struct weft_request *req);
-/* req was just marked done: wake its thread if it sleeps. */
+/* req was just marked done (WEFT_THREAD_MULTIPLE): count it, wake its thread if it sleeps. */
 void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req);
 int weft__progress_thread_start(struct weft_ctx *ctx);
 void weft__progress_thread_stop(struct weft_ctx *ctx);

@@ -14,12 +14,13 @@
  *   block       as fixed_spin, sleeping at once.
  * Under fixed_spin and block a completion stores the request's flag and wakes
  * its thread only if it sleeps (both sides order their store before their
- * load, so no wake is lost; a sleep also ends after 1 ms as a safety net), and
- * the poller yields its core after each wake, handing it to the thread that
- * now has work. The poller yields after WEFT_SPIN_US without an event (at
- * once under block): shm has no doorbell to sleep on. When it leaves it wakes
- * one sleeper, which takes the baton. Below WEFT_THREAD_MULTIPLE one thread
- * waits at a time and polls.
+ * load, so no wake is lost; a sleep also ends after 1 ms as a safety net).
+ * Under every policy but spin, a polling thread that completed another
+ * thread's request yields its core at once, handing it to the thread that now
+ * has work (with more threads than cores, that thread may share our core). The poller yields after
+ * WEFT_SPIN_US without an event (at once under block): shm has no doorbell to sleep on. When it
+ * leaves it wakes one sleeper, which takes the baton. Below WEFT_THREAD_MULTIPLE one thread waits
+ * at a time and polls.
  *
  * yield is the default because it measured best here with 2 to 8 threads per
  * rank on 2 cores: a futex wake costs an inter-processor interrupt and a trip
@@ -102,15 +103,16 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
     unsigned spins = 0;
     uint64_t idle_since = 0;
     uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
-    unsigned wakes = atomic_load_explicit(&ctx->wakes, memory_order_relaxed);
+    unsigned done_before = atomic_load_explicit(&ctx->completions, memory_order_relaxed);
     while (!is_done(flag)) {
         if (try_progress(ctx) > 0) {
             spins = 0;
             idle_since = 0;
-            /* We woke a sleeper: hand it our core, it has work now. */
-            unsigned w = atomic_load_explicit(&ctx->wakes, memory_order_relaxed);
-            if (w != wakes) {
-                wakes = w;
+            /* We completed another thread's request: hand it our core, it has
+             * work now (a no-op where cores are spare). */
+            unsigned n = atomic_load_explicit(&ctx->completions, memory_order_relaxed);
+            if (n != done_before && ctx->wait_policy != WEFT__WAIT_SPIN && !is_done(flag)) {
+                done_before = n;
                 sched_yield();
             }
             continue;
@@ -198,10 +200,9 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
 
 void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
 {
-    if (atomic_load(&req->sleeping)) {
+    atomic_fetch_add_explicit(&ctx->completions, 1, memory_order_relaxed);
+    if (atomic_load(&req->sleeping))
         futex_wake(&req->done);
-        atomic_fetch_add_explicit(&ctx->wakes, 1, memory_order_relaxed);
-    }
 }
 
 static void *progress_main(void *arg)
