@@ -41,32 +41,6 @@
 static weft_ctx_t *ctx;
 static int rank, peer;
 
-static void send_wait(uint32_t comm, uint64_t tag, const void *buf, size_t len)
-{
-    weft_request_t *r;
-    CHECK(weft_sr_isend(ctx, peer, comm, tag, buf, len, &r));
-    CHECK(weft_sr_wait(ctx, r, NULL));
-}
-
-static void recv_wait(uint32_t comm, uint64_t tag, void *buf, size_t len)
-{
-    weft_request_t *r;
-    CHECK(weft_sr_irecv(ctx, peer, comm, tag, buf, len, &r));
-    CHECK(weft_sr_wait(ctx, r, NULL));
-}
-
-/* Both ranks leave together (to within one message). */
-static void handshake(void)
-{
-    if (rank == 0) {
-        send_wait(COMM_CTRL, 0, NULL, 0);
-        recv_wait(COMM_CTRL, 0, NULL, 0);
-    } else {
-        recv_wait(COMM_CTRL, 0, NULL, 0);
-        send_wait(COMM_CTRL, 0, NULL, 0);
-    }
-}
-
 typedef struct rate_arg {
     int id;
     size_t len;
@@ -90,12 +64,12 @@ static void *rate_thread(void *p)
             }
             if (!a->blocking)
                 CHECK(weft_sr_waitall(ctx, a->window, reqs, NULL));
-            recv_wait(COMM_ACK, (uint64_t)a->id, ack, sizeof ack);
+            bench_recv_wait(ctx, peer, COMM_ACK, (uint64_t)a->id, ack, sizeof ack);
         } else {
             for (int w = 0; w < a->window; w++)
                 CHECK(weft_sr_irecv(ctx, peer, COMM_DATA, (uint64_t)a->id, buf, a->len, &reqs[w]));
             CHECK(weft_sr_waitall(ctx, a->window, reqs, NULL));
-            send_wait(COMM_ACK, (uint64_t)a->id, ack, sizeof ack);
+            bench_send_wait(ctx, peer, COMM_ACK, (uint64_t)a->id, ack, sizeof ack);
         }
     }
     return NULL;
@@ -106,7 +80,7 @@ static double run_rate(int nthreads, size_t len, long iters, int window, bool bl
 {
     pthread_t th[MAX_T];
     rate_arg_t args[MAX_T];
-    handshake();
+    bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
     for (int t = 0; t < nthreads; t++) {
         args[t] = (rate_arg_t){
@@ -130,7 +104,7 @@ static double run_multi(char *sbuf, char *rbuf, int k, long iters)
 {
     weft_request_t *reqs[64];
     size_t piece = MULTI_LEN / (size_t)k;
-    handshake();
+    bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         for (int turn = 0; turn < 2; turn++) {
@@ -152,15 +126,15 @@ static double run_multi(char *sbuf, char *rbuf, int k, long iters)
 static double run_lat(long iters)
 {
     char sbuf[8] = {0}, rbuf[8];
-    handshake();
+    bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         if (rank == 0) {
-            send_wait(COMM_DATA, 0, sbuf, sizeof sbuf);
-            recv_wait(COMM_DATA, 0, rbuf, sizeof rbuf);
+            bench_send_wait(ctx, peer, COMM_DATA, 0, sbuf, sizeof sbuf);
+            bench_recv_wait(ctx, peer, COMM_DATA, 0, rbuf, sizeof rbuf);
         } else {
-            recv_wait(COMM_DATA, 0, rbuf, sizeof rbuf);
-            send_wait(COMM_DATA, 0, sbuf, sizeof sbuf);
+            bench_recv_wait(ctx, peer, COMM_DATA, 0, rbuf, sizeof rbuf);
+            bench_send_wait(ctx, peer, COMM_DATA, 0, sbuf, sizeof sbuf);
         }
     }
     return (bench_now_us() - t0) / (double)iters / 2.0;

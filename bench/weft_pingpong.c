@@ -32,44 +32,18 @@
 static weft_ctx_t *ctx;
 static int rank, peer;
 
-static void send_wait(uint32_t comm, uint64_t tag, const void *buf, size_t len)
-{
-    weft_request_t *r;
-    CHECK(weft_sr_isend(ctx, peer, comm, tag, buf, len, &r));
-    CHECK(weft_sr_wait(ctx, r, NULL));
-}
-
-static void recv_wait(uint32_t comm, uint64_t tag, void *buf, size_t len)
-{
-    weft_request_t *r;
-    CHECK(weft_sr_irecv(ctx, peer, comm, tag, buf, len, &r));
-    CHECK(weft_sr_wait(ctx, r, NULL));
-}
-
-/* Both ranks leave together (to within one message). */
-static void handshake(void)
-{
-    if (rank == 0) {
-        send_wait(COMM_CTRL, 0, NULL, 0);
-        recv_wait(COMM_CTRL, 0, NULL, 0);
-    } else {
-        recv_wait(COMM_CTRL, 0, NULL, 0);
-        send_wait(COMM_CTRL, 0, NULL, 0);
-    }
-}
-
 /* One-way latency in us over iters round trips. */
 static double run_latency(char *sbuf, char *rbuf, size_t len, long iters)
 {
-    handshake();
+    bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         if (rank == 0) {
-            send_wait(COMM_DATA, TAG_PING, sbuf, len);
-            recv_wait(COMM_DATA, TAG_PING, rbuf, len);
+            bench_send_wait(ctx, peer, COMM_DATA, TAG_PING, sbuf, len);
+            bench_recv_wait(ctx, peer, COMM_DATA, TAG_PING, rbuf, len);
         } else {
-            recv_wait(COMM_DATA, TAG_PING, rbuf, len);
-            send_wait(COMM_DATA, TAG_PING, sbuf, len);
+            bench_recv_wait(ctx, peer, COMM_DATA, TAG_PING, rbuf, len);
+            bench_send_wait(ctx, peer, COMM_DATA, TAG_PING, sbuf, len);
         }
     }
     return (bench_now_us() - t0) / (double)iters / 2.0;
@@ -80,19 +54,19 @@ static double run_bandwidth(char *sbuf, char *rbuf, size_t len, long iters, int 
                             weft_request_t **reqs)
 {
     char ack[4] = {0};
-    handshake();
+    bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         if (rank == 0) {
             for (int w = 0; w < window; w++)
                 CHECK(weft_sr_isend(ctx, peer, COMM_DATA, TAG_PING, sbuf, len, &reqs[w]));
             CHECK(weft_sr_waitall(ctx, window, reqs, NULL));
-            recv_wait(COMM_DATA, TAG_ACK, ack, sizeof ack);
+            bench_recv_wait(ctx, peer, COMM_DATA, TAG_ACK, ack, sizeof ack);
         } else {
             for (int w = 0; w < window; w++)
                 CHECK(weft_sr_irecv(ctx, peer, COMM_DATA, TAG_PING, rbuf, len, &reqs[w]));
             CHECK(weft_sr_waitall(ctx, window, reqs, NULL));
-            send_wait(COMM_DATA, TAG_ACK, ack, sizeof ack);
+            bench_send_wait(ctx, peer, COMM_DATA, TAG_ACK, ack, sizeof ack);
         }
     }
     double us = bench_now_us() - t0;
