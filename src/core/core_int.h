@@ -70,7 +70,11 @@ struct weft_request {
     atomic_int sleeping; /* a waiter sleeps on done (progress.c) */
     uint8_t kind;
     uint8_t state;
-    bool exposed;       /* rkey must be unexposed at completion */
+    bool exposed; /* rkey must be unexposed at completion */
+    /* Cooperative rendezvous (coop.c), read by every completion, so here. */
+    bool coop_listed;   /* in ctx->coop */
+    int8_t coop_cell;   /* the shared cell, -1 when none */
+    bool coop_watch;    /* send: a rendezvous that may claim a published receive */
     int peer;           /* destination, or requested source (may be ANY) */
     int error;          /* result once done */
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
@@ -104,9 +108,6 @@ struct weft_request {
     /* A cooperative rendezvous (coop.c): the peer's buffer, the shared cell
      * and the pieces. */
     weft_list_t coop_link; /* in ctx->coop */
-    bool coop_listed;
-    bool coop_watch;  /* send: a rendezvous that may claim a published receive */
-    int8_t coop_cell; /* -1 when none */
     uint32_t coop_gen;
     uint32_t coop_pieces;
     uint64_t coop_piece;
