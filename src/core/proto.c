@@ -341,7 +341,8 @@ int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
         weft__request_complete(ctx, req, ctx->gates[req->peer].dead);
         return WEFT_OK;
     }
-    weft__coop_publish(ctx, req);
+    if (req->length >= ctx->rdv_split) /* a small receive never pays the call */
+        weft__coop_publish(ctx, req);
     return WEFT_OK;
 }
 
