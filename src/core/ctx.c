@@ -18,13 +18,17 @@
 
 #define NODE_ID_MAX 256
 
+/* In order of preference between nodes: ofi (a native fabric) before tcp. */
 static const weft_driver_ops_t *const builtin_drivers[] = {
     &weft__driver_self_ops,
     &weft__driver_shm_ops,
+#ifdef WEFT_HAVE_OFI
+    &weft__driver_ofi_ops,
+#endif
     &weft__driver_tcp_ops,
 };
 
-#define DRIVERS_DEFAULT "self,shm,tcp"
+#define DRIVERS_DEFAULT "self,shm,ofi,tcp"
 
 /* Which node this process runs on: host name and kernel boot id, unless
  * WEFT_NODE_ID says otherwise (network-namespace test clusters share both). */
@@ -143,11 +147,15 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
          * is not allowed (WEFT_DRIVERS=tcp). */
         if (!strcmp(ops->name, "shm") && node_size < 2)
             continue;
-        if (!strcmp(ops->name, "tcp") && node_size == ctx->size &&
-            (driver_allowed("shm") || ctx->size < 2))
+        bool network = !strcmp(ops->name, "tcp") || !strcmp(ops->name, "ofi");
+        if (network && node_size == ctx->size && (driver_allowed("shm") || ctx->size < 2))
             continue;
+        /* ofi stands in for tcp only on a native fabric, unless named. */
+        params.only_native = !strcmp(ops->name, "ofi") && !weft__param_str("WEFT_DRIVERS", NULL);
         weft_driver_t *drv;
         int rc = ops->init(&params, &up, &drv);
+        if (rc == WEFT_EUNSUPPORTED && params.only_native)
+            continue;
         if (rc) {
             weft_log_error("driver %s failed to start: %s", ops->name, weft_strerror(rc));
             return rc;
@@ -191,12 +199,27 @@ static void gate_limits(weft__gate_t *g)
         g->strategy = weft__strategy_for_driver(g->drv_ops->name);
 }
 
+/* The network driver for a peer: ofi where both ranks opened it, else tcp. */
+static int network_driver(weft_ctx_t *ctx, int peer)
+{
+    int di = driver_index(ctx, "ofi");
+    if (di >= 0) {
+        char key[64];
+        uint8_t blob[WEFT_ADDR_MAX];
+        size_t len = sizeof blob;
+        snprintf(key, sizeof key, "addr.ofi.%d", peer);
+        if (weft__boot_get(ctx->boot, key, blob, &len) == WEFT_OK)
+            return di;
+    }
+    return driver_index(ctx, "tcp");
+}
+
 static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
 {
     int di = g->peer == ctx->rank ? driver_index(ctx, "self")
                                   : (same_node ? driver_index(ctx, "shm") : -1);
     if (di < 0 && g->peer != ctx->rank)
-        di = driver_index(ctx, "tcp");
+        di = network_driver(ctx, g->peer);
     if (di < 0) {
         weft_log_error("no driver reaches rank %d (WEFT_DRIVERS=%s)", g->peer,
                        weft__param_str("WEFT_DRIVERS", DRIVERS_DEFAULT));

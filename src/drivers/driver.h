@@ -83,6 +83,11 @@ typedef struct weft_driver_params {
     const int *node_ranks;     /* ranks on this node, ascending (this one included) */
     int node_size;             /* number of entries in node_ranks */
     int node_index;            /* position of this rank in node_ranks */
+    /* Start only on a native network (a fabric with its own hardware): a
+     * driver that would emulate one over sockets or shared memory returns
+     * WEFT_EUNSUPPORTED instead. Set when the driver was not asked for by
+     * name (WEFT_DRIVERS). */
+    bool only_native;
 } weft_driver_params_t;
 
 /* A remote memory descriptor produced by expose() and consumed by rget(). */
@@ -153,5 +158,8 @@ typedef struct weft_driver_ops {
 extern const weft_driver_ops_t weft__driver_self_ops;
 extern const weft_driver_ops_t weft__driver_shm_ops;
 extern const weft_driver_ops_t weft__driver_tcp_ops;
+#ifdef WEFT_HAVE_OFI
+extern const weft_driver_ops_t weft__driver_ofi_ops;
+#endif
 
 #endif

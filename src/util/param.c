@@ -10,9 +10,11 @@
 
 static const weft_param_desc_t params[] = {
     {"WEFT_LOG", "warn", "log level: off, error, warn, info or debug"},
-    {"WEFT_DRIVERS", "self,shm,tcp",
-     "drivers allowed (self always is): shm within a node, tcp between nodes; "
-     "WEFT_DRIVERS=tcp forces tcp within a node too"},
+    {"WEFT_DRIVERS", "self,shm,ofi,tcp",
+     "drivers allowed (self always is): shm within a node; between nodes ofi where libfabric "
+     "offers a native fabric (InfiniBand, Omni-Path, Slingshot, EFA...), else tcp. Naming ofi "
+     "uses it with any provider (its tcp or shm too); WEFT_DRIVERS=tcp or =ofi forces that "
+     "driver within a node too"},
     {"WEFT_STRATEGY", "driver's own",
      "packet scheduling strategy of every gate: default (one chunk per packet) or aggreg (control "
      "chunks, then every pending message that fits, in one packet); unset: aggreg on tcp, "
@@ -52,6 +54,20 @@ static const weft_param_desc_t params[] = {
     {"WEFT_TCP_HANDSHAKE_MS", "5000",
      "tcp: an accepted connection must prove job membership within this time"},
     {"WEFT_TCP_CONNECT_MS", "30000", "tcp: how long init waits for every connection to come up"},
+    {"WEFT_OFI_PROVIDER", "the first libfabric offers",
+     "ofi: libfabric provider (verbs, psm3, cxi, efa, tcp, shm, \"tcp;ofi_rxm\"...)"},
+    {"WEFT_OFI_DOMAIN", "the provider's first",
+     "ofi: libfabric domain (a NIC, or for the tcp provider an interface: eth0, lo)"},
+    {"WEFT_OFI_RMA", "1",
+     "ofi: 0 moves rendezvous data by copy (sender streams it) instead of fi_read"},
+    {"WEFT_OFI_PACKET", "64K", "ofi: largest packet (eager messages up to half of it)"},
+    {"WEFT_OFI_RX_DEPTH", "64", "ofi: receive buffers (one packet each) posted at all times"},
+    {"WEFT_OFI_TX_DEPTH", "64", "ofi: send buffers (one packet each) for packets in flight"},
+    {"WEFT_OFI_MR_CACHE", "64",
+     "ofi: idle memory registrations kept for reuse (providers that do not pin memory)"},
+    {"WEFT_OFI_PING_MS", "1000", "ofi: keepalive period to each peer (finds dead peers)"},
+    {"WEFT_OFI_TIMEOUT_MS", "10000",
+     "ofi: a peer whose keepalive stays unsent this long is declared dead"},
     {"WEFT_NODE_ID", "host name + boot id", "which ranks share a node (and so use shm)"},
     {"WEFT_SEQ_START", "0", "first per-peer sequence number (test hook for wrap-around)"},
 };

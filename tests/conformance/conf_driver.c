@@ -461,7 +461,11 @@ int main(int argc, char **argv)
     }
     const char *leave = argc > 2 ? argv[2] : "exit";
     static const weft_driver_ops_t *const all[] = {&weft__driver_self_ops, &weft__driver_shm_ops,
-                                                   &weft__driver_tcp_ops};
+                                                   &weft__driver_tcp_ops,
+#ifdef WEFT_HAVE_OFI
+                                                   &weft__driver_ofi_ops
+#endif
+    };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(all[i]->name, argv[1]))
             ops = all[i];
