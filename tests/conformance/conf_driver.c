@@ -498,7 +498,15 @@ int main(int argc, char **argv)
                                 .send_done = up_send_done,
                                 .rget_done = up_rget_done,
                                 .peer_lost = up_peer_lost};
-    MUST(ops->init(&params, &up, &drv));
+    int irc = ops->init(&params, &up, &drv);
+    if (irc == WEFT_EUNSUPPORTED) {
+        /* ofi: the provider asked for (WEFT_OFI_PROVIDER) does not run here. */
+        printf("conf_driver %s: not available here (%s); skipped\n", ops->name,
+               getenv("WEFT_OFI_PROVIDER") ? getenv("WEFT_OFI_PROVIDER") : "");
+        weft__boot_fini(boot);
+        return 77;
+    }
+    MUST(irc);
     uint8_t blob[WEFT_ADDR_MAX];
     size_t len = sizeof blob;
     char key[64];
@@ -520,7 +528,12 @@ int main(int argc, char **argv)
     test_packets(sender, receiver);
     if (!alone)
         test_packets(!sender, !receiver);
-    test_backpressure(sender, receiver && !alone, !alone);
+    /* ofi holds a packet in flight (WEFT_INPROGRESS) until the provider has
+     * taken it, so a sender that waits for its sends, as this one does with
+     * 8 buffers, meets the provider's back-pressure as send_done coming late,
+     * not as WEFT_EAGAIN (that needs all WEFT_OFI_TX_DEPTH buffers in flight). */
+    bool finite = !alone && strcmp(ops->name, "ofi") != 0;
+    test_backpressure(sender, receiver && !alone, finite);
     if (alone)
         test_backpressure(false, true, false);
     /* 3: rank 1 owns the region, rank 0 reads (self: both). */

@@ -137,26 +137,16 @@ static int open_objects(weft_driver_t *d)
     return fi_enable(d->ep);
 }
 
-/* Post a receive at the tail of the posting order. Called with d->lock. */
+/* Post a receive. Called with d->lock. */
 static int post_recv(weft_driver_t *d, ofi_buf_t *b)
 {
-    b->full = false;
-    b->next_posted = NULL;
     for (;;) {
         ssize_t rc = fi_trecv(d->ep, b->data, d->max_packet, d->rx_desc, FI_ADDR_UNSPEC,
                               d->tag_mark, 0, &b->c);
-        if (rc == 0)
-            break;
         if (rc != -FI_EAGAIN)
             return (int)rc;
         fi_cq_read(d->cq, NULL, 0); /* progress, so that room frees up */
     }
-    if (d->posted_tail)
-        d->posted_tail->next_posted = b;
-    else
-        d->posted_head = b;
-    d->posted_tail = b;
-    return 0;
 }
 
 /* The pools: receives posted at all times, send copies. */
@@ -271,7 +261,6 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
      * memory monitor) makes registering again cheap, and a registration of
      * ours must not outlive its use (the memory may be freed). */
     d->mr_pins = (mode & (FI_MR_ALLOCATED | FI_MR_LOCAL)) || provider_is_native(prov);
-    d->inject_size = d->info->tx_attr->inject_size;
     d->rma_iov_limit = (int)WEFT_MIN(WEFT_MAX(d->info->tx_attr->rma_iov_limit, 1ul), 4ul);
     d->max_packet = WEFT_MIN(WEFT_MAX(weft__param_size("WEFT_OFI_PACKET", OFI_MAX_PACKET), 4096ull),
                              d->info->ep_attr->max_msg_size);
@@ -293,9 +282,8 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
         rc = WEFT_ESYS;
         goto err;
     }
-    weft_log_info("ofi: provider %s, domain %s, rma %s, mr_mode 0x%x, inject %zu", prov,
-                  d->info->domain_attr->name, d->rma ? "yes" : "no (copy path)", mode,
-                  d->inject_size);
+    weft_log_info("ofi: provider %s, domain %s, rma %s, mr_mode 0x%x", prov,
+                  d->info->domain_attr->name, d->rma ? "yes" : "no (copy path)", mode);
     *out = d;
     return WEFT_OK;
 err:
@@ -362,7 +350,7 @@ static int ofi_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     d->tracks[peer_rank] = t;
     d->nlive++;
     caps->flags = d->rma ? WEFT_DRV_CAP_RGET : 0;
-    caps->max_packet = d->max_packet;
+    caps->max_packet = d->max_packet - OFI_PKT_HDR;
     caps->max_iov = OFI_MAX_IOV;
     caps->rdv_threshold = d->rdv_threshold;
     caps->latency_us = 2;
@@ -371,16 +359,16 @@ static int ofi_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     return WEFT_OK;
 }
 
-static int ofi_connected(weft_driver_t *d)
-{
-    d->next_ping = weft__now_ns() + d->ping_ns;
-    return WEFT_OK;
-}
-
 /* The remote completion data of a message: its sender's rank and what it is. */
 static uint64_t data_of(weft_driver_t *d, int kind)
 {
     return ((uint64_t)(uint32_t)d->rank << OFI_DATA_RANK_SHIFT) | (uint64_t)kind;
+}
+
+static int ofi_connected(weft_driver_t *d)
+{
+    d->next_ping = weft__now_ns() + d->ping_ns;
+    return WEFT_OK;
 }
 
 /* Copy a packet into one buffer. */
@@ -392,8 +380,11 @@ static void gather(uint8_t *to, const struct iovec *iov, int iovcnt)
     }
 }
 
-/* Packets are copied (into the inject buffer or a registered send buffer),
- * so send() never holds the caller's memory: WEFT_OK or WEFT_EAGAIN. */
+/* A packet is copied into a registered send buffer behind the track's
+ * sequence number, and is in flight (WEFT_INPROGRESS) until libfabric has
+ * taken it all: with manual progress a provider may still hold it after the
+ * call returns, and it leaves only while this process polls, so the engine
+ * must know it is not gone yet (finalize waits for it). */
 static int ofi_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *cookie)
 {
     weft_driver_t *d = t->driver;
@@ -401,41 +392,110 @@ static int ofi_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *
         return WEFT_EPEERDEAD;
     if (WEFT_UNLIKELY(iovcnt < 0 || iovcnt > OFI_MAX_IOV))
         return WEFT_EINVAL;
-    size_t len = 0;
+    size_t len = OFI_PKT_HDR;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
     if (WEFT_UNLIKELY(len > d->max_packet))
         return WEFT_EINVAL;
-    uint64_t data = data_of(d, OFI_MSG_PACKET);
-    ssize_t rc;
     weft_lock_acquire(&d->lock);
-    if (len <= d->inject_size) {
-        uint8_t small[256];
-        const void *p = small;
-        if (iovcnt == 1)
-            p = iov[0].iov_base;
-        else if (len <= sizeof small)
-            gather(small, iov, iovcnt);
-        else
-            goto copy;
-        rc = fi_tinjectdata(d->ep, p, len, data, t->addr, d->tag_mark);
-        weft_lock_release(&d->lock);
-        return rc == 0 ? WEFT_OK : weft__ofi_status((int)rc);
-    }
-copy:;
     ofi_buf_t *b = d->tx_free;
     if (!b) {
         weft_lock_release(&d->lock);
         return WEFT_EAGAIN;
     }
-    gather(b->data, iov, iovcnt);
-    rc = fi_tsenddata(d->ep, b->data, len, d->tx_desc, data, t->addr, d->tag_mark, &b->c);
+    put32(b->data, t->tx_seq);
+    gather(b->data + OFI_PKT_HDR, iov, iovcnt);
+    b->track = t;
+    b->cookie = cookie;
+    b->done = false;
+    ssize_t rc = fi_tsenddata(d->ep, b->data, len, d->tx_desc, data_of(d, OFI_MSG_PACKET), t->addr,
+                              d->tag_mark, &b->c);
     if (rc == 0) {
         d->tx_free = b->next_free;
         d->tx_inflight++;
+        t->tx_seq++;
+        b->next_sent = NULL;
+        if (t->tx_tail)
+            t->tx_tail->next_sent = b;
+        else
+            t->tx_head = b;
+        t->tx_tail = b;
     }
     weft_lock_release(&d->lock);
-    return rc == 0 ? WEFT_OK : weft__ofi_status((int)rc);
+    return rc == 0 ? WEFT_INPROGRESS : weft__ofi_status((int)rc);
+}
+
+/* A send buffer came back from libfabric. Providers may finish sends out of
+ * order (a large one after a small one behind it), and the engine hears of
+ * each track's sends in the order they were made: a finished send waits for
+ * those before it. A buffer whose track was lost or closed is only freed. */
+static void send_back(weft_driver_t *d, ofi_buf_t *b, int status)
+{
+    weft_track_t *t = b->track;
+    weft_lock_acquire(&d->lock);
+    b->done = true;
+    b->status = status;
+    ofi_buf_t *ready = NULL, **tail = &ready;
+    if (!t) {
+        b->next_free = d->tx_free;
+        d->tx_free = b;
+        d->tx_inflight--;
+    } else {
+        while (t->tx_head && t->tx_head->done) {
+            ofi_buf_t *h = t->tx_head;
+            t->tx_head = h->next_sent;
+            *tail = h;
+            tail = &h->next_sent;
+        }
+        if (!t->tx_head)
+            t->tx_tail = NULL;
+    }
+    *tail = NULL;
+    weft_lock_release(&d->lock);
+    while (ready) {
+        ofi_buf_t *h = ready;
+        ready = h->next_sent;
+        void *cookie = h->cookie;
+        int st = h->status;
+        weft_lock_acquire(&d->lock);
+        h->track = NULL;
+        h->next_free = d->tx_free;
+        d->tx_free = h;
+        d->tx_inflight--;
+        weft_lock_release(&d->lock);
+        d->up.send_done(d->up.owner, t->peer_cookie, cookie, st);
+    }
+}
+
+/* The packets of t still in libfabric: done with status (lost: the engine
+ * hears nothing more of them), or forgotten (closed). Their buffers come
+ * back to the pool when libfabric is done with them. */
+static void sends_detach(weft_driver_t *d, weft_track_t *t, bool tell, int status)
+{
+    weft_lock_acquire(&d->lock);
+    ofi_buf_t *list = t->tx_head;
+    t->tx_head = t->tx_tail = NULL;
+    for (ofi_buf_t *b = list; b; b = b->next_sent) {
+        b->track = NULL;
+        if (b->done) {
+            /* Finished, but held behind an earlier one: free now. */
+            b->next_free = d->tx_free;
+            d->tx_free = b;
+            d->tx_inflight--;
+        }
+    }
+    weft_lock_release(&d->lock);
+    for (ofi_buf_t *b = list; b && tell; b = b->next_sent)
+        d->up.send_done(d->up.owner, t->peer_cookie, b->cookie, status);
+}
+
+static void held_free(weft_track_t *t)
+{
+    while (t->held) {
+        ofi_held_t *h = t->held;
+        t->held = h->next;
+        free(h);
+    }
 }
 
 /* The peer is gone: its reads fail, then the engine hears of it. */
@@ -446,7 +506,9 @@ static void lose(weft_driver_t *d, weft_track_t *t, const char *why)
     t->lost = true;
     d->nlive--;
     weft_log_info("ofi: rank %d lost: %s", t->peer_rank, why);
+    sends_detach(d, t, true, WEFT_EPEERDEAD);
     weft__ofi_reads_orphan(d, t, true);
+    held_free(t);
     d->up.peer_lost(d->up.owner, t->peer_cookie, WEFT_EPEERDEAD);
 }
 
@@ -460,6 +522,25 @@ static void lose(weft_driver_t *d, weft_track_t *t, const char *why)
 static void ping_peers(weft_driver_t *d, uint64_t now)
 {
     d->next_ping = now + d->ping_ns;
+    if (getenv("OFI_DUMP")) {
+        for (int r = 0; r < d->size; r++) {
+            weft_track_t *t = d->tracks[r];
+            if (!t)
+                continue;
+            int nh = 0;
+            uint32_t first = 0;
+            for (ofi_held_t *h = t->held; h; h = h->next) {
+                if (!nh)
+                    first = h->seq;
+                nh++;
+            }
+            fprintf(
+                stderr,
+                "dump %d->%d: tx_seq %u rx_seq %u held %d first %u reads %d txinfl %d retry %d\n",
+                d->rank, r, t->tx_seq, t->rx_seq, nh, first, !weft_list_empty(&t->reads),
+                d->tx_inflight, d->nretry);
+        }
+    }
     for (int r = 0; r < d->size; r++) {
         weft_track_t *t = d->tracks[r];
         if (!t || t->lost || r == d->rank)
@@ -499,27 +580,65 @@ static weft_track_t *track_of(weft_driver_t *d, uint64_t data)
     return r < (uint32_t)d->size ? d->tracks[r] : NULL;
 }
 
-/* Hand on the packets at the head of the posting order that are in, and
- * post their buffers again. */
-static int deliver(weft_driver_t *d)
+static void repost(weft_driver_t *d, ofi_buf_t *b)
 {
-    int n = 0;
-    ofi_buf_t *b;
-    while ((b = d->posted_head) && b->full) {
-        d->posted_head = b->next_posted;
-        if (!d->posted_head)
-            d->posted_tail = NULL;
-        weft_track_t *t = track_of(d, b->data_word);
-        if (t && !t->lost && (b->data_word & 0xFF) == OFI_MSG_PACKET) {
-            if (d->up.packet(d->up.owner, t->peer_cookie, b->data, b->len) < 0)
-                lose(d, t, "malformed packet");
-            n++;
+    weft_lock_acquire(&d->lock);
+    int rc = post_recv(d, b);
+    weft_lock_release(&d->lock);
+    if (rc)
+        weft_log_error("ofi: cannot post a receive again: %s", fi_strerror(-rc));
+}
+
+/* Hand a packet on; a malformed one loses its peer. */
+static void hand_on(weft_driver_t *d, weft_track_t *t, const uint8_t *pkt, size_t len)
+{
+    if (!t->lost && d->up.packet(d->up.owner, t->peer_cookie, pkt, len) < 0)
+        lose(d, t, "malformed packet");
+}
+
+/* A packet of t arrived. Completions of one peer's messages may come out of
+ * order (a provider's own rendezvous finishes a large message after a small
+ * one behind it), so each packet carries the peer's sequence number: the
+ * next one expected is handed on at once, with those held after it; one
+ * ahead is held (copied, so that its receive is posted again at once). */
+static int on_packet(weft_driver_t *d, weft_track_t *t, ofi_buf_t *b, size_t len)
+{
+    if (len < OFI_PKT_HDR) {
+        lose(d, t, "packet shorter than its header");
+        return 0;
+    }
+    uint32_t seq = get32(b->data);
+    int32_t ahead = (int32_t)(seq - t->rx_seq);
+    if (ahead < 0) {
+        lose(d, t, "packet repeated");
+        return 0;
+    }
+    if (ahead > 0) {
+        ofi_held_t *h = malloc(sizeof *h + len);
+        if (!h) {
+            lose(d, t, "out of memory holding a packet");
+            return 0;
         }
-        weft_lock_acquire(&d->lock);
-        int rc = post_recv(d, b);
-        weft_lock_release(&d->lock);
-        if (rc)
-            weft_log_error("ofi: cannot post a receive again: %s", fi_strerror(-rc));
+        h->seq = seq;
+        h->len = len - OFI_PKT_HDR;
+        memcpy(h->data, b->data + OFI_PKT_HDR, h->len);
+        ofi_held_t **p = &t->held;
+        while (*p && (int32_t)((*p)->seq - seq) < 0)
+            p = &(*p)->next;
+        h->next = *p;
+        *p = h;
+        return 0;
+    }
+    t->rx_seq++;
+    hand_on(d, t, b->data + OFI_PKT_HDR, len - OFI_PKT_HDR);
+    int n = 1;
+    while (t->held && t->held->seq == t->rx_seq && !t->lost) {
+        ofi_held_t *h = t->held;
+        t->held = h->next;
+        t->rx_seq++;
+        hand_on(d, t, h->data, h->len);
+        free(h);
+        n++;
     }
     return n;
 }
@@ -530,21 +649,17 @@ static int handle(weft_driver_t *d, const struct fi_cq_tagged_entry *e)
     switch (c->kind) {
     case OFI_OP_RECV: {
         ofi_buf_t *b = (ofi_buf_t *)c;
-        b->full = true;
-        b->len = e->len;
         /* Without remote data it is nobody's packet (a stranger's). */
-        b->data_word = (e->flags & FI_REMOTE_CQ_DATA) ? e->data : OFI_MSG_NONE;
-        return deliver(d);
+        weft_track_t *t = (e->flags & FI_REMOTE_CQ_DATA) ? track_of(d, e->data) : NULL;
+        int n = 0;
+        if (t && !t->lost && (e->data & 0xFF) == OFI_MSG_PACKET)
+            n = on_packet(d, t, b, e->len);
+        repost(d, b);
+        return n;
     }
-    case OFI_OP_SEND: {
-        ofi_buf_t *b = (ofi_buf_t *)c;
-        weft_lock_acquire(&d->lock);
-        b->next_free = d->tx_free;
-        d->tx_free = b;
-        d->tx_inflight--;
-        weft_lock_release(&d->lock);
-        return 0;
-    }
+    case OFI_OP_SEND:
+        send_back(d, (ofi_buf_t *)c, WEFT_OK);
+        return 1;
     case OFI_OP_PING: {
         weft_track_t *t = (weft_track_t *)((char *)c - offsetof(weft_track_t, ping));
         t->ping_busy = false;
@@ -574,20 +689,15 @@ static int handle_error(weft_driver_t *d, const struct fi_cq_err_entry *e)
         weft_track_t *t = (e->flags & FI_REMOTE_CQ_DATA) ? track_of(d, e->data) : NULL;
         if (t && e->err == FI_ETRUNC)
             lose(d, t, "oversized packet");
-        b->full = true;
-        b->len = 0;
-        b->data_word = OFI_MSG_NONE; /* nothing to hand on */
-        return deliver(d) + 1;
+        repost(d, b);
+        return 1;
     }
     case OFI_OP_SEND: {
         ofi_buf_t *b = (ofi_buf_t *)c;
-        weft_lock_acquire(&d->lock);
-        b->next_free = d->tx_free;
-        d->tx_free = b;
-        d->tx_inflight--;
-        weft_lock_release(&d->lock);
-        /* Which peer it was for is not in the entry; the next keepalive
-         * finds it. */
+        weft_track_t *t = b->track;
+        send_back(d, b, WEFT_EPEERDEAD);
+        if (t)
+            lose(d, t, why);
         return 1;
     }
     case OFI_OP_PING: {
@@ -648,7 +758,9 @@ static void ofi_disconnect(weft_track_t *t)
         d->nlive--;
     /* Reads still in flight are abandoned: the endpoint's close (fini)
      * flushes them. */
+    sends_detach(d, t, false, 0);
     weft__ofi_reads_orphan(d, t, false);
+    held_free(t);
     d->tracks[t->peer_rank] = NULL;
     free(t);
 }

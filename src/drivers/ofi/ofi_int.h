@@ -22,6 +22,7 @@
 #define OFI_RDV_DEFAULT (32u << 10)
 #define OFI_MAX_IOV     64 /* entries one send() gathers (it copies) */
 #define OFI_CQ_BATCH    16
+#define OFI_PKT_HDR     4 /* a packet's sequence number, before the engine's bytes */
 #define OFI_ADDR_HDR    8 /* rank and process id before the endpoint's name */
 #define OFI_NAME_MAX    (WEFT_ADDR_MAX - OFI_ADDR_HDR)
 #define OFI_READ_MRS    16 /* local iovec entries of one rget (FI_MR_LOCAL providers) */
@@ -32,7 +33,7 @@
  * it is. */
 #define OFI_DATA_RANK_SHIFT 8
 #define OFI_DATA_RANK_MASK  0xFFFFFFu
-enum { OFI_MSG_PACKET = 0, OFI_MSG_PING = 1, OFI_MSG_NONE = 0xFF };
+enum { OFI_MSG_PACKET = 0, OFI_MSG_PING = 1 };
 
 /* What a completion's context is. Every libfabric operation's context starts
  * with an ofi_ctx_t. */
@@ -47,15 +48,20 @@ typedef struct ofi_buf {
     ofi_ctx_t c;
     struct ofi_buf *next_free;
     uint8_t *data;
-    /* Receives: completions may come out of order (a provider's own
-     * rendezvous finishes a large message after a small one behind it), but
-     * messages fill receives in the order they were posted (FI_ORDER_SAS), so
-     * packets are handed on in posting order. */
-    struct ofi_buf *next_posted;
-    bool full;
-    size_t len;
-    uint64_t data_word; /* the message's remote completion data */
+    weft_track_t *track;       /* sends: the packet's peer (NULL: nobody to tell) */
+    void *cookie;              /* sends: the engine's */
+    struct ofi_buf *next_sent; /* sends: the track's next, in sending order */
+    bool done;                 /* sends: libfabric is done with it */
+    int status;
 } ofi_buf_t;
+
+/* A packet that arrived ahead of its turn, held until those before it are in. */
+typedef struct ofi_held {
+    struct ofi_held *next; /* by sequence number */
+    uint32_t seq;
+    size_t len;
+    uint8_t data[];
+} ofi_held_t;
 
 /* A registration of the cache (ofi_mr.c). */
 typedef struct ofi_mr {
@@ -111,12 +117,16 @@ struct weft_track {
     int peer_rank;
     fi_addr_t addr;
     bool lost;
-    weft_list_t reads;  /* ofi_read_t in flight */
-    ofi_ctx_t ping;     /* the keepalive message's context */
-    bool ping_busy;     /* a keepalive is in flight */
-    uint64_t ping_sent; /* when (ns) */
-    uint64_t refused;   /* since when (ns) keepalives cannot leave (0: they can) */
-    int pid;            /* the peer's process, when it runs on this node (else 0) */
+    weft_list_t reads;                 /* ofi_read_t in flight */
+    ofi_ctx_t ping;                    /* the keepalive message's context */
+    bool ping_busy;                    /* a keepalive is in flight */
+    uint64_t ping_sent;                /* when (ns) */
+    uint64_t refused;                  /* since when (ns) keepalives cannot leave (0: they can) */
+    int pid;                           /* the peer's process, when it runs on this node (else 0) */
+    uint32_t tx_seq;                   /* number of the next packet to the peer */
+    uint32_t rx_seq;                   /* number of the next packet expected from it */
+    ofi_held_t *held;                  /* packets from it that came ahead of their turn */
+    struct ofi_buf *tx_head, *tx_tail; /* its sends in flight, oldest first */
 };
 
 struct weft_driver {
@@ -133,7 +143,7 @@ struct weft_driver {
     struct fid_ep *ep;
     bool mr_local, mr_virt, mr_prov_key, mr_endpoint, mr_pins;
     bool rma;
-    size_t max_packet, rdv_threshold, inject_size;
+    size_t max_packet, rdv_threshold;
     int rma_iov_limit;
     /* Buffers: receives posted at all times, send copies. */
     int rx_depth, tx_depth;
@@ -142,7 +152,6 @@ struct weft_driver {
     void *rx_desc, *tx_desc;
     ofi_buf_t *rx, *tx;
     ofi_buf_t *tx_free;
-    ofi_buf_t *posted_head, *posted_tail; /* receives in posting order */
     int tx_inflight;
     /* Registration cache. */
     ofi_mr_t *mrs;
