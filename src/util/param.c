@@ -17,8 +17,9 @@ static const weft_param_desc_t params[] = {
      "driver within a node too"},
     {"WEFT_STRATEGY", "driver's own",
      "packet scheduling strategy of every gate: default (one chunk per packet) or aggreg (control "
-     "chunks, then every pending message that fits, in one packet); unset: aggreg on tcp, "
-     "default on shm and self"},
+     "chunks, then every pending message that fits, in one packet) or split_balance (aggreg, and "
+     "rendezvous read in parts over every rail, WEFT_TCP_RAILS); unset: aggreg on tcp, default "
+     "on shm and self"},
     {"WEFT_STATS", "0",
      "1: at finalize, print one line per gate with traffic to stderr (packets, chunks per "
      "packet, bytes, rendezvous)"},
@@ -53,6 +54,13 @@ static const weft_param_desc_t params[] = {
      "tcp: a silent peer is declared dead after this long (keepalive + TCP_USER_TIMEOUT)"},
     {"WEFT_TCP_HANDSHAKE_MS", "5000",
      "tcp: an accepted connection must prove job membership within this time"},
+    {"WEFT_TCP_RAILS", "1",
+     "tcp: connections per peer (1-4), one tcp instance each, on WEFT_TCP_IF's n-th entry or "
+     "all on its only one; with WEFT_STRATEGY=split_balance large messages are read in parts "
+     "over all of them"},
+    {"WEFT_RAIL_BW", "driver's own",
+     "bandwidth of each rail in MB/s, comma-separated (rail 0 first): the shares in which "
+     "split_balance cuts a large message"},
     {"WEFT_TCP_CONNECT_MS", "30000", "tcp: how long init waits for every connection to come up"},
     {"WEFT_OFI_PROVIDER", "the first libfabric offers",
      "ofi: libfabric provider (verbs, psm3, cxi, efa, tcp, shm, \"tcp;ofi_rxm\"...)"},

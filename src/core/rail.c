@@ -1,0 +1,150 @@
+/* Multi-rail gates (docs/architecture.md, "Multi-rail and split_balance").
+ *
+ * A gate's extra rails are tracks of other instances of a driver to the same
+ * peer (WEFT_TCP_RAILS=2: two tcp connections, on one interface or on the
+ * interfaces WEFT_TCP_IF lists). Packets, and so every message and its
+ * sequence number, stay on rail 0: order never depends on the rails. A large
+ * rendezvous to a gate whose strategy splits (split_balance) is exposed on
+ * every rail, one key per rail in the RDV; the receiver pulls one part per
+ * rail, in proportion to the rails' bandwidth (caps, or WEFT_RAIL_BW), each
+ * straight into its slice of the posted buffer, and ACKs once every part is
+ * in. */
+#include <string.h>
+
+#include "core/core_int.h"
+#include "util/log.h"
+
+static weft__gate_t *gate_of(void *peer_cookie)
+{
+    return ((weft__rail_t *)peer_cookie)->gate;
+}
+
+static int rail_packet(void *owner, void *peer_cookie, const void *buf, size_t len)
+{
+    /* The peer sends packets on rail 0 only; one here is still checked in
+     * full, as on rail 0. */
+    return weft__proto_packet(owner, gate_of(peer_cookie), buf, len);
+}
+
+static void rail_send_done(void *owner, void *peer_cookie, void *send_cookie, int status)
+{
+    /* No packet is ever sent on an extra rail. */
+    weft_log_error("send completion on an extra rail to rank %d (ignored)",
+                   gate_of(peer_cookie)->peer);
+}
+
+static void rail_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status)
+{
+    weft__proto_rget_done(owner, gate_of(peer_cookie), op_cookie, status);
+}
+
+static void rail_peer_lost(void *owner, void *peer_cookie, int status)
+{
+    /* A gate is one peer: losing any of its connections loses the peer. */
+    weft__proto_peer_lost(owner, gate_of(peer_cookie), status);
+}
+
+const weft_driver_upcalls_t *weft__rail_upcalls(struct weft_ctx *ctx, weft_driver_upcalls_t *up)
+{
+    up->owner = ctx;
+    up->packet = rail_packet;
+    up->send_done = rail_send_done;
+    up->rget_done = rail_rget_done;
+    up->peer_lost = rail_peer_lost;
+    return up;
+}
+
+int weft__rail_expose(weft__gate_t *g, struct weft_request *req)
+{
+    weft_rkey_t keys[WEFT_MAX_RAILS] = {{0}};
+    int n = 1 + g->nrails;
+    if (g->drv_ops->expose(g->drv, req->iov[0].iov_base, req->length, &keys[0]) != WEFT_OK)
+        return WEFT_EUNSUPPORTED;
+    int i = 1;
+    for (; i < n; i++) {
+        weft__rail_t *r = &g->rails[i - 1];
+        if (!r->drv_ops->expose ||
+            r->drv_ops->expose(r->drv, req->iov[0].iov_base, req->length, &keys[i]) != WEFT_OK ||
+            keys[i].len != keys[0].len)
+            break;
+    }
+    size_t kl = keys[0].len;
+    if (i < n || kl == 0 || kl * (size_t)n > WEFT_RKEY_MAX || n > WEFT_WIRE_RDV_KEYS_MAX) {
+        /* Fall back to rail 0 alone (keys[i], if exposed with another
+         * length, is undone too). */
+        for (int k = 1; k <= i && k < n; k++)
+            if (k < i || keys[k].len)
+                g->rails[k - 1].drv_ops->unexpose(g->rails[k - 1].drv, &keys[k]);
+        req->rkey = keys[0];
+        req->rail_keys = 1;
+        req->rail_key_len = (uint8_t)kl;
+        return WEFT_OK;
+    }
+    req->rkey.len = (uint32_t)(kl * (size_t)n);
+    for (int k = 0; k < n; k++)
+        memcpy(req->rkey.bytes + kl * (size_t)k, keys[k].bytes, kl);
+    req->rail_keys = (uint8_t)n;
+    req->rail_key_len = (uint8_t)kl;
+    return WEFT_OK;
+}
+
+void weft__rail_unexpose(struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    for (int k = 0; k < req->rail_keys; k++) {
+        weft_rkey_t key = {.len = req->rail_key_len};
+        memcpy(key.bytes, req->rkey.bytes + (size_t)req->rail_key_len * (size_t)k,
+               req->rail_key_len);
+        const weft_driver_ops_t *ops = k ? g->rails[k - 1].drv_ops : g->drv_ops;
+        weft_driver_t *drv = k ? g->rails[k - 1].drv : g->drv;
+        if (ops->unexpose)
+            ops->unexpose(drv, &key);
+    }
+    req->rail_keys = 0;
+}
+
+int weft__rail_rget(weft__gate_t *g, struct weft_request *req, uint64_t accept,
+                    const weft_rkey_t *rkey, int nkeys)
+{
+    int n = WEFT_MIN(nkeys, 1 + g->nrails);
+    if (n < 2 || req->iovcnt != 1 || accept < 2 * 4096)
+        return WEFT_EUNSUPPORTED;
+    size_t kl = rkey->len / (uint32_t)nkeys;
+    double total = g->bandwidth;
+    for (int k = 1; k < n; k++)
+        total += g->rails[k - 1].bandwidth;
+    /* Parts in proportion to bandwidth, cut at 4 KiB; the last takes the rest. */
+    uint64_t start[WEFT_MAX_RAILS + 1];
+    start[0] = 0;
+    for (int k = 1; k < n; k++) {
+        double bw = k == 1 ? g->bandwidth : g->rails[k - 2].bandwidth;
+        uint64_t part = (uint64_t)((double)accept * bw / total) & ~(uint64_t)4095;
+        start[k] = WEFT_MIN(start[k - 1] + part, accept);
+    }
+    start[n] = accept;
+    req->rail_parts = (uint8_t)n;
+    req->state = WEFT_RS_RDV_RECV;
+    weft_list_push_back(&g->ctx->live_requests, &req->link);
+    for (int k = 0; k < n; k++) {
+        weft_rkey_t key = {.len = (uint32_t)kl};
+        memcpy(key.bytes, rkey->bytes + kl * (size_t)k, kl);
+        struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + start[k],
+                             .iov_len = start[k + 1] - start[k]};
+        weft_track_t *t = k ? g->rails[k - 1].track : g->track;
+        const weft_driver_ops_t *ops = k ? g->rails[k - 1].drv_ops : g->drv_ops;
+        int rc = part.iov_len ? ops->rget(t, &part, 1, &key, start[k], part.iov_len, req) : WEFT_OK;
+        if (rc == WEFT_INPROGRESS)
+            continue;
+        /* Done (or failed) at once: account as its completion would; after a
+         * failure the parts not issued yet never will be. */
+        if (rc != WEFT_OK)
+            req->rail_parts = (uint8_t)(req->rail_parts - (n - k - 1));
+        weft__proto_rget_done(g->ctx, g, req, rc);
+        if (rc != WEFT_OK)
+            break;
+    }
+    g->rail_splits++;
+    weft_log_debug("rendezvous of %llu bytes from rank %d read over %d rails",
+                   (unsigned long long)accept, g->peer, n);
+    return WEFT_OK;
+}
