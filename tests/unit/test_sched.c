@@ -58,9 +58,23 @@ typedef struct fake_region {
     bool used;
 } fake_region_t;
 
+typedef struct fake_rget_op {
+    struct weft_track *t;
+    struct iovec local;
+    const uint8_t *src;
+    void *cookie;
+} fake_rget_op_t;
+
+enum { RGET_NOW, RGET_LATER, RGET_REFUSE };
+
 struct weft_driver {
     weft_driver_upcalls_t up;
-    int rank, size;
+    int rank, size, instance;
+    int rget_mode;         /* RGET_* */
+    fake_rget_op_t ops[8]; /* rgets in progress (RGET_LATER) */
+    int nops;
+    uint64_t rget_len[16]; /* length of each rget asked of this instance */
+    int nrget;
     struct weft_track *tracks;
     fake_pkt_t *inbox, **inbox_tail;
     fake_region_t regions[FAKE_REGIONS];
@@ -68,6 +82,7 @@ struct weft_driver {
 
 static struct {
     struct weft_driver *drv[2];
+    struct weft_driver *rail[2]; /* instance 1 of each rank (rails) */
     uint32_t caps;
     size_t max_packet;
     int max_iov;
@@ -91,7 +106,11 @@ static int fake_init(const weft_driver_params_t *params, const weft_driver_upcal
     d->size = params->size;
     d->tracks = calloc((size_t)params->size, sizeof *d->tracks);
     d->inbox_tail = &d->inbox;
-    fake.drv[params->rank] = d;
+    d->instance = params->instance;
+    if (params->instance)
+        fake.rail[params->rank] = d;
+    else
+        fake.drv[params->rank] = d;
     *out = d;
     return WEFT_OK;
 }
@@ -265,7 +284,7 @@ static fake_region_t *peer_region(weft_track_t *t, const weft_rkey_t *rkey, uint
 {
     uint32_t i;
     memcpy(&i, rkey->bytes, 4);
-    struct weft_driver *peer = fake.drv[t->peer];
+    struct weft_driver *peer = t->d->instance ? fake.rail[t->peer] : fake.drv[t->peer];
     CHECK(rkey->len == 4 && i < FAKE_REGIONS && peer->regions[i].used);
     fake_region_t *r = &peer->regions[i];
     CHECK(off <= r->len && len <= r->len - off);
@@ -275,8 +294,19 @@ static fake_region_t *peer_region(weft_track_t *t, const weft_rkey_t *rkey, uint
 static int fake_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
                      const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
 {
+    struct weft_driver *d = t->d;
+    if (d->nrget < 16)
+        d->rget_len[d->nrget++] = len;
+    if (d->rget_mode == RGET_REFUSE)
+        return WEFT_EPERM;
     fake_region_t *r = peer_region(t, rkey, offset, len);
     const uint8_t *src = r->buf + offset;
+    if (d->rget_mode == RGET_LATER) {
+        CHECK(iovcnt == 1 && d->nops < 8);
+        d->ops[d->nops++] =
+            (fake_rget_op_t){.t = t, .local = local[0], .src = src, .cookie = cookie};
+        return WEFT_INPROGRESS;
+    }
     for (int i = 0; i < iovcnt && len; i++) {
         size_t n = WEFT_MIN(local[i].iov_len, len);
         memcpy(local[i].iov_base, src, n);
@@ -323,6 +353,8 @@ static void fake_fini(weft_driver_t *d)
     }
     if (fake.drv[d->rank] == d)
         fake.drv[d->rank] = NULL;
+    if (fake.rail[d->rank] == d)
+        fake.rail[d->rank] = NULL;
     free(d->tracks);
     free(d);
 }
@@ -908,6 +940,108 @@ static void test_counters_api(void)
     close_pair();
 }
 
+/* Finish the rgets in progress on d (the data is copied on success), then,
+ * if lost, report the peer lost on each of d's tracks. */
+static void fake_rget_finish(struct weft_driver *d, int status, bool lost)
+{
+    int n = d->nops;
+    d->nops = 0;
+    for (int i = 0; i < n; i++) {
+        fake_rget_op_t *op = &d->ops[i];
+        if (status == WEFT_OK)
+            memcpy(op->local.iov_base, op->src, op->local.iov_len);
+        d->up.rget_done(d->up.owner, op->t->cookie, op->cookie, status);
+    }
+    if (lost)
+        d->up.peer_lost(d->up.owner, d->tracks[1 - d->rank].cookie, WEFT_EPEERDEAD);
+}
+
+/* Give each rank's gate to the other a second rail: instance 1 of the fake
+ * driver, of bandwidth bw1 (rail 0: bw0). */
+static void add_rails(double bw0, double bw1)
+{
+    for (int r = 0; r < 2; r++) {
+        weft_driver_params_t p = {.rank = r, .size = 2, .job_id = "local", .instance = 1};
+        weft_driver_upcalls_t up;
+        weft_driver_t *d;
+        MUST(fake_ops.init(&p, weft__rail_upcalls(ctx[r], &up), &d));
+        ctx[r]->drivers[ctx[r]->ndrivers].ops = &fake_ops;
+        ctx[r]->drivers[ctx[r]->ndrivers].drv = d;
+        ctx[r]->ndrivers++;
+        weft__gate_t *g = &ctx[r]->gates[1 - r];
+        weft__rail_t *rail = &g->rails[0];
+        rail->gate = g;
+        MUST(fake_ops.connect(d, 1 - r, NULL, 0, rail, &rail->track, &rail->caps));
+        rail->drv_ops = &fake_ops;
+        rail->drv = d;
+        rail->bandwidth = bw1;
+        g->bandwidth = bw0;
+        g->nrails = 1;
+    }
+}
+
+/* split_balance on a gate with two rails of bandwidth 3:1: a 1 MiB
+ * rendezvous is read as 768 KiB on rail 0 and 256 KiB on rail 1, straight
+ * into place; a part refused falls back to RTR + RDATA for the whole; a peer
+ * lost while the other rail still reads completes the receive once, after
+ * that read reports. */
+static void test_rails(void)
+{
+    enum { LEN = 1 << 20 };
+    uint8_t *b = pattern(LEN, 77), *rb = malloc(LEN);
+    weft_request_t *s[1], *r[1];
+    weft_status_t st[1];
+    for (int round = 0; round < 3; round++) {
+        open_pair("split_balance", WEFT_DRV_CAP_RGET);
+        add_rails(3000, 1000);
+        struct weft_driver *recv0 = fake.drv[1], *recv1 = fake.rail[1];
+        if (round == 1)
+            recv1->rget_mode = RGET_REFUSE;
+        if (round == 2)
+            recv0->rget_mode = recv1->rget_mode = RGET_LATER;
+        memset(rb, 0, LEN);
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 1, rb, LEN, &r[0]));
+        MUST(weft_sr_isend(ctx[0], 1, 0, 1, b, LEN, &s[0]));
+        weft__wire_chunk_t c[4];
+        CHECK(decode(0, 0, c, 4) == 1 && c[0].kind == WEFT_CHUNK_RDV && c[0].flags == 1 &&
+              c[0].rkey.len == 8);
+        if (round == 2) {
+            weft_progress(ctx[1]); /* the RDV arrives: both parts start */
+            CHECK(recv0->nops == 1 && recv1->nops == 1);
+            fake_rget_finish(recv0, WEFT_EPEERDEAD, true);
+            int flag = 0;
+            /* Rail 1 still writes into the buffer: the receive must wait. */
+            CHECK(!((struct weft_request *)r[0])->done);
+            fake_rget_finish(recv1, WEFT_EPEERDEAD, true);
+            CHECK(weft_sr_test(ctx[1], r[0], &flag, st) == WEFT_EPEERDEAD);
+            CHECK(flag && st[0].error == WEFT_EPEERDEAD);
+            CHECK(ctx[1]->gates[0].rail_splits == 1);
+            /* The sender never hears back: fail it as its peer would. */
+            fake.drv[0]->up.peer_lost(fake.drv[0]->up.owner, fake.drv[0]->tracks[1].cookie,
+                                      WEFT_EPEERDEAD);
+            CHECK(weft_sr_test(ctx[0], s[0], &flag, NULL) == WEFT_EPEERDEAD && flag);
+            close_pair();
+            continue;
+        }
+        weft_request_t **reqs[2] = {s, r};
+        weft_status_t *sts[2] = {NULL, st};
+        CHECK(finish(reqs, (int[2]){1, 1}, sts));
+        CHECK(st[0].error == WEFT_OK && st[0].length == LEN);
+        CHECK(test_verify(rb, LEN, 77) == -1);
+        CHECK(recv0->nrget >= 1 && recv1->nrget == 1);
+        CHECK(recv0->rget_len[0] == 768 * 1024 && recv1->rget_len[0] == 256 * 1024);
+        weft_counters_t k;
+        MUST(weft_counters_get(ctx[1], &k));
+        if (round == 0)
+            CHECK(k.rdv_rget == 1 && k.rdv_rtr == 0);
+        else
+            CHECK(k.rdv_rtr == 1); /* rail 1 refused: the whole message by RDATA */
+        close_pair();
+    }
+    free(b);
+    free(rb);
+}
+
 int main(void)
 {
     test_watchdog(100);
@@ -923,6 +1057,7 @@ int main(void)
     test_hold_adapts();
     test_malformed();
     test_counters_api();
+    test_rails();
     /* Every rendezvous path under every strategy: RTR + RDATA (no single
      * copy), single-copy get, and the split copy (get + put) from 16 KiB. */
     setenv("WEFT_RDV_SPLIT", "16K", 1);
