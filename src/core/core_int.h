@@ -232,6 +232,7 @@ struct weft__gate {
     uint32_t published_seq;         /* the sequence number that may claim it */
     weft__gate_stats_t stats;
     int nrails;           /* extra rails in rails[] */
+    uint8_t rails_down;   /* rails that reported the peer lost (bit 0: the gate's track) */
     double bandwidth;     /* rail 0's, MB/s */
     uint64_t rail_splits; /* rendezvous received in parts over several rails */
     weft__rail_t rails[WEFT_MAX_RAILS - 1];
@@ -361,6 +362,8 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);
 void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status);
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status);
+/* The peer of g is gone (every rail of it reported): fail what depends on it. */
+void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status);
 /* A chunk can never be sent (it was unlinked): fail whatever owns it. */
 void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err);
 /* A packet's chunks have left (the driver accepted them). */
@@ -444,6 +447,10 @@ const weft_driver_upcalls_t *weft__rail_upcalls(struct weft_ctx *ctx, weft_drive
  * WEFT_OK, or an error with nothing left exposed. */
 int weft__rail_expose(weft__gate_t *g, struct weft_request *req);
 void weft__rail_unexpose(struct weft_request *req);
+/* Rail k (0: the gate's own track) of g reported its peer lost; the other
+ * rails are shut down. True once every rail has reported, when the gate may
+ * die (weft__gate_lost). */
+bool weft__rail_lost(weft__gate_t *g, int k);
 /* A receive matched a rendezvous whose rkey holds nkeys keys: read it in
  * parts over the rails. WEFT_OK when started (rget_done finishes it),
  * WEFT_EUNSUPPORTED when it cannot be split (the caller reads it whole). */

@@ -592,8 +592,15 @@ malformed:
 /* A peer is gone: fail every request that can only complete through it. */
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status)
 {
-    struct weft_ctx *ctx = owner;
     weft__gate_t *g = peer_cookie;
+    /* A multi-rail gate dies once all its rails have reported (rail.c). */
+    if (g->nrails && !weft__rail_lost(g, 0))
+        return;
+    weft__gate_lost(owner, g, status);
+}
+
+void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status)
+{
     if (g->dead)
         return;
     g->dead = status < 0 ? status : WEFT_EPEERDEAD;
@@ -625,13 +632,9 @@ void weft__proto_peer_lost(void *owner, void *peer_cookie, int status)
                 weft__match_cancel(ctx->match, &req->match);
                 weft__request_complete(ctx, req, WEFT_EPEERDEAD);
             } else if (req->state == WEFT_RS_RDV_RECV && req->gate == g) {
-                /* Parts still being read on other rails: each of their
-                 * drivers reports them (rget_done) before its own loss, and
-                 * the last one completes the receive with this error. */
-                if (req->rail_parts)
-                    req->error = WEFT_EPEERDEAD;
-                else
-                    weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+                /* Every rail reported its rgets (rget_done) before its
+                 * loss, so no part of a multi-rail read is left. */
+                weft__request_complete(ctx, req, WEFT_EPEERDEAD);
             }
         }
     }

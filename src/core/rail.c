@@ -40,8 +40,35 @@ static void rail_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
 
 static void rail_peer_lost(void *owner, void *peer_cookie, int status)
 {
-    /* A gate is one peer: losing any of its connections loses the peer. */
-    weft__proto_peer_lost(owner, gate_of(peer_cookie), status);
+    weft__rail_t *r = peer_cookie;
+    weft__gate_t *g = r->gate;
+    if (weft__rail_lost(g, (int)(r - g->rails) + 1))
+        weft__gate_lost(owner, g, status);
+}
+
+/* A gate is one peer: losing any of its connections loses the peer, so the
+ * first rail to report shuts the others down (their next poll reports them
+ * lost too). The gate dies only once every rail has reported: until then a
+ * rail's driver may still write from a send's exposed buffer (a GET's answer)
+ * or into a receive's, which the application may reuse as soon as the request
+ * has failed. Each driver completes what it has in flight before its
+ * peer_lost, so when the last one reports, nothing touches those buffers. */
+bool weft__rail_lost(weft__gate_t *g, int k)
+{
+    uint8_t all = (uint8_t)((1u << (g->nrails + 1)) - 1);
+    bool first = g->rails_down == 0;
+    g->rails_down |= (uint8_t)(1u << k);
+    if (first && g->rails_down != all) {
+        weft_log_info("rank %d lost on rail %d: dropping its other rails", g->peer, k);
+        for (int i = 0; i <= g->nrails; i++) {
+            if (g->rails_down & (1u << i))
+                continue;
+            const weft_driver_ops_t *ops = i ? g->rails[i - 1].drv_ops : g->drv_ops;
+            if (ops->shutdown)
+                ops->shutdown(i ? g->rails[i - 1].track : g->track);
+        }
+    }
+    return g->rails_down == all;
 }
 
 const weft_driver_upcalls_t *weft__rail_upcalls(struct weft_ctx *ctx, weft_driver_upcalls_t *up)

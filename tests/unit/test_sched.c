@@ -50,6 +50,7 @@ struct weft_track {
     fake_pkt_t **log;
     int nlog;
     int refused;
+    bool doomed, lost; /* shut down by the engine (reported at the next poll); reported lost */
 };
 
 typedef struct fake_region {
@@ -221,11 +222,22 @@ static void fake_complete(struct weft_track *t)
     t->d->up.send_done(t->d->up.owner, t->cookie, t->inflight_cookie, WEFT_OK);
 }
 
+static void fake_rget_finish(struct weft_driver *d, int status, bool lost);
+
 static int fake_poll(weft_driver_t *d)
 {
     int n = 0;
     for (int r = 0; r < d->size; r++) {
         struct weft_track *t = &d->tracks[r];
+        if (t->doomed && !t->lost) {
+            /* As tcp after shutdown: what is in flight fails, then the loss. */
+            if (t->inflight) {
+                t->inflight = false;
+                d->up.send_done(d->up.owner, t->cookie, t->inflight_cookie, WEFT_EPEERDEAD);
+            }
+            fake_rget_finish(d, WEFT_EPEERDEAD, true);
+            return n + 1;
+        }
         if (t->inflight && (t->mode == FAKE_SLOW || t->mode == FAKE_FLAKY)) {
             fake_complete(t);
             n++;
@@ -343,6 +355,11 @@ static void fake_disconnect(weft_track_t *t)
     }
 }
 
+static void fake_shutdown(weft_track_t *t)
+{
+    t->doomed = true;
+}
+
 static void fake_fini(weft_driver_t *d)
 {
     while (d->inbox) {
@@ -372,6 +389,7 @@ static const weft_driver_ops_t fake_ops = {
     .rget = fake_rget,
     .rput = fake_rput,
     .disconnect = fake_disconnect,
+    .shutdown = fake_shutdown,
     .fini = fake_fini,
 };
 
@@ -952,8 +970,10 @@ static void fake_rget_finish(struct weft_driver *d, int status, bool lost)
             memcpy(op->local.iov_base, op->src, op->local.iov_len);
         d->up.rget_done(d->up.owner, op->t->cookie, op->cookie, status);
     }
-    if (lost)
+    if (lost) {
+        d->tracks[1 - d->rank].lost = true;
         d->up.peer_lost(d->up.owner, d->tracks[1 - d->rank].cookie, WEFT_EPEERDEAD);
+    }
 }
 
 /* Give each rank's gate to the other a second rail: instance 1 of the fake
@@ -1016,10 +1036,16 @@ static void test_rails(void)
             CHECK(weft_sr_test(ctx[1], r[0], &flag, st) == WEFT_EPEERDEAD);
             CHECK(flag && st[0].error == WEFT_EPEERDEAD);
             CHECK(ctx[1]->gates[0].rail_splits == 1);
-            /* The sender never hears back: fail it as its peer would. */
+            /* The sender loses its peer on rail 0: its buffer stays exposed
+             * on rail 1 until that rail, shut down by the engine, reports at
+             * its next poll; only then does the send fail. */
+            fake.drv[0]->tracks[1].lost = true;
             fake.drv[0]->up.peer_lost(fake.drv[0]->up.owner, fake.drv[0]->tracks[1].cookie,
                                       WEFT_EPEERDEAD);
+            CHECK(fake.rail[0]->tracks[1].doomed);
+            CHECK(!((struct weft_request *)s[0])->done && !ctx[0]->gates[1].dead);
             CHECK(weft_sr_test(ctx[0], s[0], &flag, NULL) == WEFT_EPEERDEAD && flag);
+            CHECK(fake.rail[0]->tracks[1].lost && ctx[0]->gates[1].dead);
             close_pair();
             continue;
         }

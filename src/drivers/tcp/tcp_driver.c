@@ -256,6 +256,14 @@ static void tcp_disconnect(weft_track_t *t)
     weft__tcp_track_free(t);
 }
 
+static void tcp_shutdown(weft_track_t *t)
+{
+    /* The connection's end is what poll reports as a loss (and then completes
+     * every send and rget in flight), as after a failed send. */
+    if (!t->lost && t->fd >= 0)
+        shutdown(t->fd, SHUT_RDWR);
+}
+
 static void tcp_fini(weft_driver_t *d)
 {
     for (int r = 0; r < d->size; r++)
@@ -306,5 +314,6 @@ const weft_driver_ops_t weft__driver_tcp_ops = {
     .rget = tcp_rget,
     .rput = NULL,
     .disconnect = tcp_disconnect,
+    .shutdown = tcp_shutdown,
     .fini = tcp_fini,
 };
