@@ -8,7 +8,7 @@
 #   rail1   one tcp rail on eth0 alone          (WEFT_TCP_IF=eth0)
 #   rail2   one tcp rail on eth1 alone          (WEFT_TCP_IF=eth1)
 #   both    both rails, split_balance, WEFT_RAIL_BW in the rates' proportion
-#   both_eq both rails, split_balance, no WEFT_RAIL_BW (the driver's equal figures)
+#   both_meas both rails, split_balance, no WEFT_RAIL_BW: shares measured at run time
 # and prints per configuration the median over the repetitions and the range,
 # then both / (rail1 + rail2) (issue 5 asks >= 0.90). Then, unshaped, over
 # loopback on this machine: one tcp rail against two.
@@ -27,12 +27,12 @@ here=$(pwd)
 if [ -n "${RUN_RAILS_INNER:-}" ]; then
     i=1
     while [ "$i" -le "$RUN_RAILS_REPS" ]; do
-        for cfg in rail1 rail2 both both_eq; do
+        for cfg in rail1 rail2 both both_meas; do
             case $cfg in
             rail1) env="WEFT_TCP_RAILS=1 WEFT_TCP_IF=eth0" ;;
             rail2) env="WEFT_TCP_RAILS=1 WEFT_TCP_IF=eth1" ;;
             both) env="WEFT_TCP_RAILS=2 WEFT_TCP_IF=eth0,eth1 WEFT_STRATEGY=split_balance WEFT_RAIL_BW=$RUN_RAILS_BW" ;;
-            both_eq) env="WEFT_TCP_RAILS=2 WEFT_TCP_IF=eth0,eth1 WEFT_STRATEGY=split_balance" ;;
+            both_meas) env="WEFT_TCP_RAILS=2 WEFT_TCP_IF=eth0,eth1 WEFT_STRATEGY=split_balance" ;;
             esac
             # shellcheck disable=SC2086 # env is a list of assignments
             line=$(env $env "$RUN_RAILS_WEFTRUN" "$@" | grep '^bandwidth_MBps') ||
@@ -119,7 +119,7 @@ END {
     if (("cluster rail1" in m) && ("cluster rail2" in m) && ("cluster both" in m)) {
         s = m["cluster rail1"] + m["cluster rail2"]
         printf "both / (rail1 + rail2) = %.1f / %.1f = %.3f (target >= 0.90)\n", m["cluster both"], s, m["cluster both"] / s
-        printf "both_eq / (rail1 + rail2) = %.3f (no WEFT_RAIL_BW: equal shares)\n", m["cluster both_eq"] / s
+        printf "both_meas / (rail1 + rail2) = %.3f (no WEFT_RAIL_BW: shares measured)\n", m["cluster both_meas"] / s
     }
     if (("loopback rails1" in m) && ("loopback rails2" in m))
         printf "loopback: 2 rails / 1 rail = %.3f\n", m["loopback rails2"] / m["loopback rails1"]

@@ -64,6 +64,9 @@ enum {
     WEFT_RS_RDV_RECV, /* receive matched a rendezvous, its data still to come */
 };
 
+/* Tracks a gate may have to its peer (multi-rail, rail.c). */
+#define WEFT_MAX_RAILS 4
+
 struct weft_request {
     /* Common to sends and receives, hot: the first cache lines. */
     atomic_int done;     /* 0 until complete; read without the lock by test; a futex */
@@ -95,6 +98,8 @@ struct weft_request {
             uint64_t expected;  /* RDATA (or DONE) bytes still to come */
             uint64_t peer_sreq; /* rendezvous: the sender's request id */
             uint8_t rail_parts; /* multi-rail rendezvous: parts still being read */
+            uint64_t rail_t0;   /* multi-rail rendezvous: when its parts were issued */
+            uint64_t rail_len[WEFT_MAX_RAILS]; /* and each rail's part */
         };
         struct {                 /* WEFT_REQ_SEND */
             int holds;           /* steps left before the send completes */
@@ -186,15 +191,22 @@ typedef struct weft__gate_stats {
  * instance of a driver (WEFT_TCP_RAILS). Rail 0 is the gate's own track, which
  * carries every packet; extra rails carry parts of large rendezvous (pulled by
  * the receiver), so message order never depends on them. */
-#define WEFT_MAX_RAILS 4
 typedef struct weft__rail {
     weft__gate_t *gate;
     const weft_driver_ops_t *drv_ops;
     weft_driver_t *drv;
     weft_track_t *track;
     weft_track_caps_t caps;
-    double bandwidth; /* MB/s: caps', or WEFT_RAIL_BW's */
+    double bandwidth; /* MB/s: caps', WEFT_RAIL_BW's, or measured */
 } weft__rail_t;
+
+/* What a multi-rail gate measures of each rail while it reads parts over it
+ * (rail.c), when WEFT_RAIL_BW does not fix the shares. */
+typedef struct weft__rail_meter {
+    uint64_t last_done; /* when the rail's last part completed (ns) */
+    uint64_t bytes, ns; /* parts and their service time since the last estimate */
+    uint32_t samples;   /* estimates made */
+} weft__rail_meter_t;
 
 /* One peer. */
 struct weft__gate {
@@ -235,6 +247,8 @@ struct weft__gate {
     uint8_t rails_down;   /* rails that reported the peer lost (bit 0: the gate's track) */
     double bandwidth;     /* rail 0's, MB/s */
     uint64_t rail_splits; /* rendezvous received in parts over several rails */
+    bool rail_measure;    /* shares follow the measured bandwidth (no WEFT_RAIL_BW) */
+    weft__rail_meter_t meter[WEFT_MAX_RAILS];
     weft__rail_t rails[WEFT_MAX_RAILS - 1];
     weft__packet_t packet;
 };
@@ -362,6 +376,9 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);
 void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status);
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status);
+/* A rendezvous read into req (whole, or its last part) ended with status. */
+void weft__proto_rget_finish(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req,
+                             int status);
 /* The peer of g is gone (every rail of it reported): fail what depends on it. */
 void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status);
 /* A chunk can never be sent (it was unlinked): fail whatever owns it. */
@@ -451,6 +468,8 @@ void weft__rail_unexpose(struct weft_request *req);
  * rails are shut down. True once every rail has reported, when the gate may
  * die (weft__gate_lost). */
 bool weft__rail_lost(weft__gate_t *g, int k);
+/* Part k (0: the gate's own track) of a multi-rail read completed. */
+void weft__rail_part_done(weft__gate_t *g, int k, struct weft_request *req, int status);
 /* A receive matched a rendezvous whose rkey holds nkeys keys: read it in
  * parts over the rails. WEFT_OK when started (rget_done finishes it),
  * WEFT_EUNSUPPORTED when it cannot be split (the caller reads it whole). */

@@ -177,6 +177,7 @@ static double rail_bandwidth(int k, double caps_bw)
 static int connect_rails(weft_ctx_t *ctx, weft__gate_t *g)
 {
     g->bandwidth = rail_bandwidth(0, g->caps.bandwidth_mbs);
+    g->rail_measure = !weft__param_str("WEFT_RAIL_BW", NULL);
     for (int i = 0; i < ctx->nrail_drivers; i++) {
         weft_driver_t *drv = ctx->drivers[ctx->rail_driver[i]].drv;
         uint8_t blob[WEFT_ADDR_MAX];

@@ -297,14 +297,15 @@ void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
     struct weft_request *req = op_cookie;
     weft__gate_t *g = peer_cookie;
     if (req->rail_parts) {
-        /* One part of a multi-rail read; the last one decides. */
-        if (status != WEFT_OK && req->error == WEFT_OK)
-            req->error = status;
-        if (--req->rail_parts)
-            return;
-        status = req->error;
-        req->error = WEFT_OK;
+        weft__rail_part_done(g, 0, req, status); /* rail 0's part of a multi-rail read */
+        return;
     }
+    weft__proto_rget_finish(ctx, g, req, status);
+}
+
+void weft__proto_rget_finish(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req,
+                             int status)
+{
     weft_list_remove(&req->link);
     if (status == WEFT_OK) {
         ctx->counters.rdv_rget++;

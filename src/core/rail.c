@@ -13,6 +13,54 @@
 
 #include "core/core_int.h"
 #include "util/log.h"
+#include "util/util.h"
+
+/* Measurement: an estimate per this much service time of a rail. */
+#define METER_NS 5000000u
+
+static double *rail_bw(weft__gate_t *g, int k)
+{
+    return k ? &g->rails[k - 1].bandwidth : &g->bandwidth;
+}
+
+/* Without WEFT_RAIL_BW, each completed part tells how fast its rail serves:
+ * a rail answers its reads in order, so a part was served from when it was
+ * issued or the rail's previous part completed, whichever is later, until
+ * now. Every METER_NS of service the rail's bandwidth becomes the mean of the
+ * old figure and the new one (the first replaces the driver's guess), so the
+ * shares follow what each link really delivers, e.g. a shaped or shared one. */
+static void meter(weft__gate_t *g, int k, const struct weft_request *req)
+{
+    weft__rail_meter_t *m = &g->meter[k];
+    uint64_t now = weft__now_ns();
+    uint64_t from = WEFT_MAX(req->rail_t0, m->last_done);
+    m->last_done = now;
+    if (!req->rail_len[k] || now <= from)
+        return;
+    m->bytes += req->rail_len[k];
+    m->ns += now - from;
+    if (m->ns < METER_NS)
+        return;
+    double seen = (double)m->bytes * 1e3 / (double)m->ns; /* MB/s */
+    double *bw = rail_bw(g, k);
+    *bw = m->samples++ ? (*bw + seen) / 2 : seen;
+    m->bytes = m->ns = 0;
+    weft_log_debug("rail %d to rank %d: %.0f MB/s measured, %.0f MB/s used", k, g->peer, seen, *bw);
+}
+
+void weft__rail_part_done(weft__gate_t *g, int k, struct weft_request *req, int status)
+{
+    if (g->rail_measure && status == WEFT_OK)
+        meter(g, k, req);
+    /* The last part decides. */
+    if (status != WEFT_OK && req->error == WEFT_OK)
+        req->error = status;
+    if (--req->rail_parts)
+        return;
+    status = req->error;
+    req->error = WEFT_OK;
+    weft__proto_rget_finish(g->ctx, g, req, status);
+}
 
 static weft__gate_t *gate_of(void *peer_cookie)
 {
@@ -35,7 +83,9 @@ static void rail_send_done(void *owner, void *peer_cookie, void *send_cookie, in
 
 static void rail_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status)
 {
-    weft__proto_rget_done(owner, gate_of(peer_cookie), op_cookie, status);
+    /* Only parts of multi-rail reads are ever issued on an extra rail. */
+    weft__rail_t *r = peer_cookie;
+    weft__rail_part_done(r->gate, (int)(r - r->gate->rails) + 1, op_cookie, status);
 }
 
 static void rail_peer_lost(void *owner, void *peer_cookie, int status)
@@ -137,18 +187,24 @@ int weft__rail_rget(weft__gate_t *g, struct weft_request *req, uint64_t accept,
     if (n < 2 || req->iovcnt != 1 || accept < 2 * 4096)
         return WEFT_EUNSUPPORTED;
     size_t kl = rkey->len / (uint32_t)nkeys;
-    double total = g->bandwidth;
-    for (int k = 1; k < n; k++)
-        total += g->rails[k - 1].bandwidth;
+    /* A measured rail keeps at least an eighth of the fastest one's share,
+     * so it still gets parts to be measured by. */
+    double bw[WEFT_MAX_RAILS], top = 0, total = 0;
+    for (int k = 0; k < n; k++)
+        top = WEFT_MAX(top, bw[k] = *rail_bw(g, k));
+    for (int k = 0; k < n; k++)
+        total += bw[k] = g->rail_measure ? WEFT_MAX(bw[k], top / 8) : bw[k];
     /* Parts in proportion to bandwidth, cut at 4 KiB; the last takes the rest. */
     uint64_t start[WEFT_MAX_RAILS + 1];
     start[0] = 0;
     for (int k = 1; k < n; k++) {
-        double bw = k == 1 ? g->bandwidth : g->rails[k - 2].bandwidth;
-        uint64_t part = (uint64_t)((double)accept * bw / total) & ~(uint64_t)4095;
+        uint64_t part = (uint64_t)((double)accept * bw[k - 1] / total) & ~(uint64_t)4095;
         start[k] = WEFT_MIN(start[k - 1] + part, accept);
     }
     start[n] = accept;
+    for (int k = 0; k < n; k++)
+        req->rail_len[k] = start[k + 1] - start[k];
+    req->rail_t0 = g->rail_measure ? weft__now_ns() : 0;
     req->rail_parts = (uint8_t)n;
     req->state = WEFT_RS_RDV_RECV;
     weft_list_push_back(&g->ctx->live_requests, &req->link);
@@ -166,7 +222,7 @@ int weft__rail_rget(weft__gate_t *g, struct weft_request *req, uint64_t accept,
          * failure the parts not issued yet never will be. */
         if (rc != WEFT_OK)
             req->rail_parts = (uint8_t)(req->rail_parts - (n - k - 1));
-        weft__proto_rget_done(g->ctx, g, req, rc);
+        weft__rail_part_done(g, k, req, rc);
         if (rc != WEFT_OK)
             break;
     }

@@ -15,7 +15,9 @@
  * nothing; no chunk is lost or duplicated and sequence numbers stay valid
  * under random backlogs, over every rendezvous path (RTR + RDATA, single-copy
  * get, split get + put); an aggregated packet with one malformed chunk is
- * rejected whole; the counters API. */
+ * rejected whole; the counters API; multi-rail split_balance (parts in
+ * proportion to the rails' bandwidth, given or measured, covering the message
+ * exactly; a refused part; a rail lost while another still reads). */
 #include "../common/test_util.h"
 #include "core/core_int.h"
 #include "core/wire.h"
@@ -1068,6 +1070,51 @@ static void test_rails(void)
     free(rb);
 }
 
+/* Without WEFT_RAIL_BW, the receiver measures each rail by its parts'
+ * service times: two rails that start equal, where rail 1 takes twice as long
+ * to deliver its half, give the next message a larger part on rail 0; the
+ * parts still cover the message exactly and the data lands in place. */
+static void test_rails_measured(void)
+{
+    enum { LEN = 1 << 20 };
+    uint8_t *b = pattern(LEN, 78), *rb = malloc(LEN);
+    weft_request_t *s[1], *r[1];
+    weft_status_t st[1];
+    open_pair("split_balance", WEFT_DRV_CAP_RGET);
+    add_rails(1000, 1000);
+    ctx[1]->gates[0].rail_measure = true;
+    struct weft_driver *recv0 = fake.drv[1], *recv1 = fake.rail[1];
+    for (int msg = 0; msg < 2; msg++) {
+        recv0->rget_mode = recv1->rget_mode = msg == 0 ? RGET_LATER : RGET_NOW;
+        recv0->nrget = recv1->nrget = 0;
+        memset(rb, 0, LEN);
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 1, rb, LEN, &r[0]));
+        MUST(weft_sr_isend(ctx[0], 1, 0, 1, b, LEN, &s[0]));
+        if (msg == 0) {
+            weft_progress(ctx[1]); /* both parts start, half each */
+            CHECK(recv0->nops == 1 && recv1->nops == 1);
+            CHECK(recv0->rget_len[0] == LEN / 2 && recv1->rget_len[0] == LEN / 2);
+            usleep(8000);
+            fake_rget_finish(recv0, WEFT_OK, false);
+            usleep(8000);
+            fake_rget_finish(recv1, WEFT_OK, false);
+        }
+        weft_request_t **reqs[2] = {s, r};
+        weft_status_t *sts[2] = {NULL, st};
+        CHECK(finish(reqs, (int[2]){1, 1}, sts));
+        CHECK(st[0].error == WEFT_OK && st[0].length == LEN);
+        CHECK(test_verify(rb, LEN, 78) == -1);
+    }
+    /* Rail 0 served its half in about half the time: about 2:1 now. */
+    CHECK(recv0->nrget == 1 && recv1->nrget == 1);
+    CHECK(recv0->rget_len[0] + recv1->rget_len[0] == LEN);
+    CHECK(recv0->rget_len[0] > recv1->rget_len[0] * 13 / 10);
+    CHECK(ctx[1]->gates[0].meter[0].samples == 1 && ctx[1]->gates[0].meter[1].samples == 1);
+    close_pair();
+    free(b);
+    free(rb);
+}
+
 int main(void)
 {
     test_watchdog(100);
@@ -1084,6 +1131,7 @@ int main(void)
     test_malformed();
     test_counters_api();
     test_rails();
+    test_rails_measured();
     /* Every rendezvous path under every strategy: RTR + RDATA (no single
      * copy), single-copy get, and the split copy (get + put) from 16 KiB. */
     setenv("WEFT_RDV_SPLIT", "16K", 1);
