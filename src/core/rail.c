@@ -134,9 +134,13 @@ const weft_driver_upcalls_t *weft__rail_upcalls(struct weft_ctx *ctx, weft_drive
 int weft__rail_expose(weft__gate_t *g, struct weft_request *req)
 {
     weft_rkey_t keys[WEFT_MAX_RAILS] = {{0}};
-    int n = 1 + g->nrails;
     if (g->drv_ops->expose(g->drv, req->iov[0].iov_base, req->length, &keys[0]) != WEFT_OK)
         return WEFT_EUNSUPPORTED;
+    size_t kl = keys[0].len;
+    /* The first rails whose keys fit in an RDV (tcp's are 16 bytes: two). */
+    int n = WEFT_MIN(1 + g->nrails, WEFT_WIRE_RDV_KEYS_MAX);
+    if (kl)
+        n = WEFT_MIN(n, (int)(WEFT_RKEY_MAX / kl));
     int i = 1;
     for (; i < n; i++) {
         weft__rail_t *r = &g->rails[i - 1];
@@ -145,8 +149,7 @@ int weft__rail_expose(weft__gate_t *g, struct weft_request *req)
             keys[i].len != keys[0].len)
             break;
     }
-    size_t kl = keys[0].len;
-    if (i < n || kl == 0 || kl * (size_t)n > WEFT_RKEY_MAX || n > WEFT_WIRE_RDV_KEYS_MAX) {
+    if (i < n || kl == 0 || n < 2) {
         /* Fall back to rail 0 alone (keys[i], if exposed with another
          * length, is undone too). */
         for (int k = 1; k <= i && k < n; k++)
