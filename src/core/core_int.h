@@ -64,6 +64,9 @@ enum {
     WEFT_RS_RDV_RECV, /* receive matched a rendezvous, its data still to come */
 };
 
+/* Tracks a gate may have to its peer (multi-rail, rail.c). */
+#define WEFT_MAX_RAILS 4
+
 struct weft_request {
     /* Common to sends and receives, hot: the first cache lines. */
     atomic_int done;     /* 0 until complete; read without the lock by test; a futex */
@@ -94,6 +97,9 @@ struct weft_request {
             weft__match_recv_t match;
             uint64_t expected;  /* RDATA (or DONE) bytes still to come */
             uint64_t peer_sreq; /* rendezvous: the sender's request id */
+            uint8_t rail_parts; /* multi-rail rendezvous: parts still being read */
+            uint64_t rail_t0;   /* multi-rail rendezvous: when its parts were issued */
+            uint64_t rail_len[WEFT_MAX_RAILS]; /* and each rail's part */
         };
         struct {                 /* WEFT_REQ_SEND */
             int holds;           /* steps left before the send completes */
@@ -113,6 +119,10 @@ struct weft_request {
     uint64_t coop_piece;
     uint64_t coop_len;
     weft_rkey_t coop_rkey;
+    /* A multi-rail send: rkey holds one key per rail, rail_key_len bytes each
+     * (rail 0's first); each is unexposed on its rail's driver. */
+    uint8_t rail_keys;
+    uint8_t rail_key_len;
 };
 
 /* An unexpected message: arrived before its receive was posted. Eager data is
@@ -128,6 +138,7 @@ typedef struct weft__unexpected {
     uint64_t length; /* message length */
     uint64_t sreq;
     uint64_t credit; /* eager credit to return once consumed */
+    uint8_t nkeys;   /* rail keys in rkey (RDV) */
     weft_rkey_t rkey;
     uint8_t data[];
 } weft__unexpected_t;
@@ -176,6 +187,27 @@ typedef struct weft__gate_stats {
     uint64_t packets_received, chunks_received, wire_bytes_received;
 } weft__gate_stats_t;
 
+/* An extra rail of a gate: one more track to the same peer, through another
+ * instance of a driver (WEFT_TCP_RAILS). Rail 0 is the gate's own track, which
+ * carries every packet; extra rails carry parts of large rendezvous (pulled by
+ * the receiver), so message order never depends on them. */
+typedef struct weft__rail {
+    weft__gate_t *gate;
+    const weft_driver_ops_t *drv_ops;
+    weft_driver_t *drv;
+    weft_track_t *track;
+    weft_track_caps_t caps;
+    double bandwidth; /* MB/s: caps', WEFT_RAIL_BW's, or measured */
+} weft__rail_t;
+
+/* What a multi-rail gate measures of each rail while it reads parts over it
+ * (rail.c), when WEFT_RAIL_BW does not fix the shares. */
+typedef struct weft__rail_meter {
+    uint64_t last_done; /* when the rail's last part completed (ns) */
+    uint64_t bytes, ns; /* parts and their service time since the last estimate */
+    uint32_t samples;   /* estimates made */
+} weft__rail_meter_t;
+
 /* One peer. */
 struct weft__gate {
     struct weft_ctx *ctx;
@@ -211,6 +243,13 @@ struct weft__gate {
     struct weft_request *published; /* the receive published in cells_in[0] */
     uint32_t published_seq;         /* the sequence number that may claim it */
     weft__gate_stats_t stats;
+    int nrails;           /* extra rails in rails[] */
+    uint8_t rails_down;   /* rails that reported the peer lost (bit 0: the gate's track) */
+    double bandwidth;     /* rail 0's, MB/s */
+    uint64_t rail_splits; /* rendezvous received in parts over several rails */
+    bool rail_measure;    /* shares follow the measured bandwidth (no WEFT_RAIL_BW) */
+    weft__rail_meter_t meter[WEFT_MAX_RAILS];
+    weft__rail_t rails[WEFT_MAX_RAILS - 1];
     weft__packet_t packet;
 };
 
@@ -226,7 +265,7 @@ typedef struct weft__handles {
     uint32_t free_head; /* UINT32_MAX when empty */
 } weft__handles_t;
 
-#define WEFT_MAX_DRIVERS 4
+#define WEFT_MAX_DRIVERS 8
 
 /* Waiting policies (WEFT_WAIT, progress.c). */
 enum {
@@ -254,6 +293,8 @@ struct weft_ctx {
         weft_driver_t *drv;
     } drivers[WEFT_MAX_DRIVERS];
     weft__match_t *match;
+    int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
+    int rail_driver[WEFT_MAX_RAILS - 1];
     weft__handles_t handles;
     weft_list_t pending_gates; /* gates with a backlog and an idle track */
     weft_list_t live_requests; /* posted receives and unfinished sends */
@@ -335,6 +376,11 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);
 void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status);
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status);
+/* A rendezvous read into req (whole, or its last part) ended with status. */
+void weft__proto_rget_finish(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req,
+                             int status);
+/* The peer of g is gone (every rail of it reported): fail what depends on it. */
+void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status);
 /* A chunk can never be sent (it was unlinked): fail whatever owns it. */
 void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err);
 /* A packet's chunks have left (the driver accepted them). */
@@ -392,9 +438,13 @@ struct weft__strategy_ops {
      * of submissions meanwhile forms a backlog for build to aggregate. A
      * submission on a track idle since the last pass still leaves at once. */
     bool hold;
+    /* Rendezvous to a multi-rail gate are exposed on every rail, so the
+     * receiver pulls them in parts, one per rail, in proportion to bandwidth. */
+    bool split;
 };
 extern const weft__strategy_ops_t weft__strategy_default;
 extern const weft__strategy_ops_t weft__strategy_aggreg;
+extern const weft__strategy_ops_t weft__strategy_split_balance;
 const weft__strategy_ops_t *weft__strategy_find(const char *name);
 /* The strategy a gate gets when WEFT_STRATEGY is unset, by the name of the
  * driver of its track. */
@@ -406,6 +456,25 @@ const weft__strategy_ops_t *const *weft__strategy_list(size_t *count);
  * (unlinks, advances fragments) only once the driver took the packet, so a
  * refused packet (WEFT_EAGAIN) needs no undo. Shared by all strategies. */
 bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c);
+
+/* Multi-rail (rail.c). Upcalls of an extra rail's driver instance: they find
+ * the gate through the rail and go on as rail 0's would. */
+const weft_driver_upcalls_t *weft__rail_upcalls(struct weft_ctx *ctx, weft_driver_upcalls_t *up);
+/* Expose a send's buffer on every rail of its gate (req->rkey, rail_keys).
+ * WEFT_OK, or an error with nothing left exposed. */
+int weft__rail_expose(weft__gate_t *g, struct weft_request *req);
+void weft__rail_unexpose(struct weft_request *req);
+/* Rail k (0: the gate's own track) of g reported its peer lost; the other
+ * rails are shut down. True once every rail has reported, when the gate may
+ * die (weft__gate_lost). */
+bool weft__rail_lost(weft__gate_t *g, int k);
+/* Part k (0: the gate's own track) of a multi-rail read completed. */
+void weft__rail_part_done(weft__gate_t *g, int k, struct weft_request *req, int status);
+/* A receive matched a rendezvous whose rkey holds nkeys keys: read it in
+ * parts over the rails. WEFT_OK when started (rget_done finishes it),
+ * WEFT_EUNSUPPORTED when it cannot be split (the caller reads it whole). */
+int weft__rail_rget(weft__gate_t *g, struct weft_request *req, uint64_t accept,
+                    const weft_rkey_t *rkey, int nkeys);
 
 /* Counters (stats.c): print one line per gate with traffic to stderr when
  * WEFT_STATS=1 (finalize calls it). */

@@ -118,6 +118,91 @@ static const weft_driver_upcalls_t *upcalls_for(weft_ctx_t *ctx, weft_driver_upc
 
 _Static_assert(WEFT_BOOT_SECRET_LEN == WEFT_DRV_SECRET_LEN, "one secret size");
 
+/* WEFT_TCP_RAILS > 1: more tcp instances, each a rail of every tcp gate
+ * (rail.c), publishing addr.tcp.<instance>.<rank>. */
+static int open_rails(weft_ctx_t *ctx, weft_driver_params_t *params)
+{
+    uint64_t rails = weft__param_size("WEFT_TCP_RAILS", 1);
+    if (rails > WEFT_MAX_RAILS) {
+        weft_log_warn("WEFT_TCP_RAILS=%llu: using %d", (unsigned long long)rails, WEFT_MAX_RAILS);
+        rails = WEFT_MAX_RAILS;
+    }
+    weft_driver_upcalls_t up;
+    weft__rail_upcalls(ctx, &up);
+    for (int i = 1; i < (int)rails; i++) {
+        if (ctx->ndrivers == WEFT_MAX_DRIVERS)
+            return WEFT_EUNSUPPORTED;
+        weft_driver_params_t p = *params;
+        p.instance = i;
+        weft_driver_t *drv;
+        int rc = weft__driver_tcp_ops.init(&p, &up, &drv);
+        if (rc) {
+            weft_log_error("tcp rail %d failed to start: %s", i, weft_strerror(rc));
+            return rc;
+        }
+        ctx->rail_driver[ctx->nrail_drivers++] = ctx->ndrivers;
+        ctx->drivers[ctx->ndrivers].ops = &weft__driver_tcp_ops;
+        ctx->drivers[ctx->ndrivers].drv = drv;
+        ctx->ndrivers++;
+        uint8_t blob[WEFT_ADDR_MAX];
+        size_t len = sizeof blob;
+        char key[64];
+        if ((rc = weft__driver_tcp_ops.address(drv, blob, &len)) < 0)
+            return rc;
+        snprintf(key, sizeof key, "addr.tcp.%d.%d", i, ctx->rank);
+        if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
+            return rc;
+    }
+    return WEFT_OK;
+}
+
+/* Bandwidth of rail k of a gate: WEFT_RAIL_BW's k-th entry (MB/s), else the
+ * driver's own figure. */
+static double rail_bandwidth(int k, double caps_bw)
+{
+    const char *list = weft__param_str("WEFT_RAIL_BW", NULL);
+    for (const char *p = list; p && *p; k--) {
+        if (k == 0) {
+            double v = strtod(p, NULL);
+            return v > 0 ? v : caps_bw;
+        }
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    return caps_bw;
+}
+
+/* Connect a tcp gate's extra rails. */
+static int connect_rails(weft_ctx_t *ctx, weft__gate_t *g)
+{
+    g->bandwidth = rail_bandwidth(0, g->caps.bandwidth_mbs);
+    g->rail_measure = !weft__param_str("WEFT_RAIL_BW", NULL);
+    for (int i = 0; i < ctx->nrail_drivers; i++) {
+        weft_driver_t *drv = ctx->drivers[ctx->rail_driver[i]].drv;
+        uint8_t blob[WEFT_ADDR_MAX];
+        size_t len = sizeof blob;
+        char key[64];
+        snprintf(key, sizeof key, "addr.tcp.%d.%d", i + 1, g->peer);
+        int rc = weft__boot_get(ctx->boot, key, blob, &len);
+        if (rc)
+            return rc;
+        weft__rail_t *r = &g->rails[i];
+        r->gate = g;
+        rc = weft__driver_tcp_ops.connect(drv, g->peer, blob, len, r, &r->track, &r->caps);
+        if (rc) {
+            weft_log_error("cannot connect rail %d to rank %d: %s", i + 1, g->peer,
+                           weft_strerror(rc));
+            return rc;
+        }
+        r->drv_ops = &weft__driver_tcp_ops;
+        r->drv = drv;
+        r->bandwidth = rail_bandwidth(i + 1, r->caps.bandwidth_mbs);
+        g->nrails++;
+    }
+    return WEFT_OK;
+}
+
 static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index)
 {
     weft_driver_params_t params = {
@@ -172,6 +257,8 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
             return rc;
         snprintf(key, sizeof key, "addr.%s.%d", ops->name, ctx->rank);
         if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
+            return rc;
+        if (ops == &weft__driver_tcp_ops && (rc = open_rails(ctx, &params)))
             return rc;
     }
     return WEFT_OK;
@@ -243,6 +330,9 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     g->drv = ctx->drivers[di].drv;
     weft__coop_gate_init(ctx, g);
     gate_limits(g);
+    g->bandwidth = g->caps.bandwidth_mbs;
+    if (ops == &weft__driver_tcp_ops && ctx->nrail_drivers && (rc = connect_rails(ctx, g)))
+        return rc;
     /* Eager credit is the window the peer grants, which its own
      * WEFT_EAGER_CREDITS sets: ranks need not agree. */
     uint8_t window[8];
@@ -275,9 +365,12 @@ static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__st
 static void ctx_free(weft_ctx_t *ctx)
 {
     if (ctx->gates) {
-        for (int i = 0; i < ctx->size; i++)
+        for (int i = 0; i < ctx->size; i++) {
             if (ctx->gates[i].track)
                 ctx->gates[i].drv_ops->disconnect(ctx->gates[i].track);
+            for (int k = 0; k < ctx->gates[i].nrails; k++)
+                ctx->gates[i].rails[k].drv_ops->disconnect(ctx->gates[i].rails[k].track);
+        }
     }
     for (int i = 0; i < ctx->ndrivers; i++)
         ctx->drivers[i].ops->fini(ctx->drivers[i].drv);

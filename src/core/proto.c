@@ -128,16 +128,22 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
             return rc;
         const weft_rkey_t *rkey = NULL;
         /* Only a contiguous buffer can be exposed for a single-copy read;
-         * scattered data goes by RTR and RDATA, gathered by the driver. */
+         * scattered data goes by RTR and RDATA, gathered by the driver. A
+         * multi-rail gate whose strategy splits exposes it on every rail. */
         if ((g->caps.flags & WEFT_DRV_CAP_RGET) && g->drv_ops->expose && req->iovcnt == 1 &&
-            len > 0 &&
-            g->drv_ops->expose(g->drv, req->iov[0].iov_base, len, &req->rkey) == WEFT_OK) {
-            req->exposed = true;
-            rkey = &req->rkey;
+            len > 0) {
+            if (g->nrails && g->strategy->split ? weft__rail_expose(g, req) == WEFT_OK
+                                                : g->drv_ops->expose(g->drv, req->iov[0].iov_base,
+                                                                     len, &req->rkey) == WEFT_OK) {
+                req->exposed = true;
+                rkey = &req->rkey;
+            }
         }
         c->kind = WEFT_CHUNK_RDV;
         c->hdr_len = (uint16_t)weft__wire_put_rdv(c->hdr, seq, req->status.tag, req->status.comm,
                                                   len, req->id, rkey);
+        if (rkey && req->rail_keys > 1)
+            c->hdr[1] = (uint8_t)(req->rail_keys - 1); /* flags: rail keys after the first */
         c->length = 0;
         req->holds = 2;
         req->seq = seq;
@@ -232,7 +238,7 @@ static void rdv_rtr(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t
 
 /* A receive matched a rendezvous of len bytes. */
 static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g, uint64_t len,
-                      uint64_t sreq, const weft_rkey_t *rkey)
+                      uint64_t sreq, const weft_rkey_t *rkey, int nkeys)
 {
     uint64_t accept = WEFT_MIN(len, (uint64_t)req->length);
     req->gate = g;
@@ -247,6 +253,17 @@ static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate
         send_ack(g, sreq);
         weft__request_complete(ctx, req, req->status.error);
         return;
+    }
+    weft_rkey_t first;
+    if (rkey->len && nkeys > 1) {
+        /* Several rail keys: read in parts over the rails, or with the
+         * first key alone where that cannot be done. */
+        if ((g->caps.flags & WEFT_DRV_CAP_RGET) &&
+            weft__rail_rget(g, req, accept, rkey, nkeys) == WEFT_OK)
+            return;
+        first.len = rkey->len / (uint32_t)nkeys;
+        memcpy(first.bytes, rkey->bytes, first.len);
+        rkey = &first;
     }
     if (rkey->len && (g->caps.flags & WEFT_DRV_CAP_RGET)) {
         if (weft__coop_start_recv(ctx, req, g, accept, rkey))
@@ -279,6 +296,16 @@ void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int 
     struct weft_ctx *ctx = owner;
     struct weft_request *req = op_cookie;
     weft__gate_t *g = peer_cookie;
+    if (req->rail_parts) {
+        weft__rail_part_done(g, 0, req, status); /* rail 0's part of a multi-rail read */
+        return;
+    }
+    weft__proto_rget_finish(ctx, g, req, status);
+}
+
+void weft__proto_rget_finish(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req,
+                             int status)
+{
     weft_list_remove(&req->link);
     if (status == WEFT_OK) {
         ctx->counters.rdv_rget++;
@@ -310,7 +337,7 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
     req->status.comm = u->match.comm;
     req->gate = g;
     if (u->kind == WEFT_CHUNK_RDV) {
-        rdv_start(ctx, req, g, u->length, u->sreq, &u->rkey);
+        rdv_start(ctx, req, g, u->length, u->sreq, &u->rkey, u->nkeys);
     } else {
         uint64_t n = WEFT_MIN(u->length, (uint64_t)req->length);
         copy_to_iov(req->iov, req->iovcnt, 0, u->data, n);
@@ -387,7 +414,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     if (m) {
         struct weft_request *req = weft_container_of(m, struct weft_request, match);
         if (!eager) {
-            rdv_start(ctx, req, g, c->len, c->sreq, &c->rkey);
+            rdv_start(ctx, req, g, c->len, c->sreq, &c->rkey, c->flags + 1);
             return WEFT_OK;
         }
         uint64_t n = WEFT_MIN(c->len, (uint64_t)req->length);
@@ -423,6 +450,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     u->sreq = c->sreq;
     u->credit = eager ? eager_cost(c->len) : 0;
     u->rkey = c->rkey;
+    u->nkeys = (uint8_t)(c->flags + 1);
     if (eager && c->len)
         memcpy(u->data, c->payload, c->len);
     int rc = weft__match_add_unexpected(ctx->match, &u->match);
@@ -565,8 +593,15 @@ malformed:
 /* A peer is gone: fail every request that can only complete through it. */
 void weft__proto_peer_lost(void *owner, void *peer_cookie, int status)
 {
-    struct weft_ctx *ctx = owner;
     weft__gate_t *g = peer_cookie;
+    /* A multi-rail gate dies once all its rails have reported (rail.c). */
+    if (g->nrails && !weft__rail_lost(g, 0))
+        return;
+    weft__gate_lost(owner, g, status);
+}
+
+void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status)
+{
     if (g->dead)
         return;
     g->dead = status < 0 ? status : WEFT_EPEERDEAD;
@@ -598,6 +633,8 @@ void weft__proto_peer_lost(void *owner, void *peer_cookie, int status)
                 weft__match_cancel(ctx->match, &req->match);
                 weft__request_complete(ctx, req, WEFT_EPEERDEAD);
             } else if (req->state == WEFT_RS_RDV_RECV && req->gate == g) {
+                /* Every rail reported its rgets (rget_done) before its
+                 * loss, so no part of a multi-rail read is left. */
                 weft__request_complete(ctx, req, WEFT_EPEERDEAD);
             }
         }

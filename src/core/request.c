@@ -12,6 +12,7 @@ static struct weft_request *request_init(struct weft_request *req, uint8_t kind)
     req->kind = kind;
     req->state = WEFT_RS_NONE;
     req->exposed = false;
+    req->rail_keys = 0;
     req->error = WEFT_OK;
     req->id = 0;
     req->gate = NULL;
@@ -22,6 +23,7 @@ static struct weft_request *request_init(struct weft_request *req, uint8_t kind)
     if (kind == WEFT_REQ_RECV) {
         memset(&req->match, 0, sizeof req->match);
         req->expected = 0;
+        req->rail_parts = 0;
     } else {
         weft_list_init(&req->chunk.link);
         weft_list_init(&req->data.link);
@@ -120,7 +122,9 @@ void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int 
     }
     if (req->exposed) {
         const weft_driver_ops_t *ops = req->gate->drv_ops;
-        if (ops->unexpose)
+        if (req->rail_keys)
+            weft__rail_unexpose(req);
+        else if (ops->unexpose)
             ops->unexpose(req->gate->drv, &req->rkey);
         req->exposed = false;
     }

@@ -148,12 +148,14 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     const uint8_t *p = it->pos;
     uint8_t kind = p[0];
     size_t hdr = weft__wire_chunk_hdr_size(kind);
-    if (hdr == 0 || hdr > avail || p[1] != 0 || weft__le16_get(p + 2) != 0)
+    /* Flags: only RDV has any, the number of rail keys beyond the first. */
+    if (hdr == 0 || hdr > avail || (p[1] != 0 && kind != WEFT_CHUNK_RDV) ||
+        p[1] >= WEFT_WIRE_RDV_KEYS_MAX || weft__le16_get(p + 2) != 0)
         return WEFT_EPROTO;
     /* Only the fields every kind may leave unset are cleared (the rkey's bytes
      * are read only up to its length). */
     c->kind = kind;
-    c->flags = 0;
+    c->flags = p[1];
     c->seq = c->comm = 0;
     c->tag = c->len = c->sreq = c->rreq = c->offset = c->bytes = c->piece = 0;
     c->cell = c->gen = 0;
@@ -175,7 +177,8 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
         if (kind == WEFT_CHUNK_RDV) {
             c->sreq = weft__le64_get(p + 32);
             c->rkey.len = weft__le32_get(p + 40);
-            if (c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0)
+            if (c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0 ||
+                (c->flags && (c->rkey.len == 0 || c->rkey.len % (c->flags + 1u))))
                 return WEFT_EPROTO;
             memcpy(c->rkey.bytes, p + 48, c->rkey.len);
         } else {

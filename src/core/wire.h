@@ -15,7 +15,7 @@
  *   EAGER      seq u32 | tag u64 | comm u32 | rsv u32 | len u64 | payload      (32 + len)
  *   EAGER_SYNC as EAGER, then sreq u64 before the payload: ACK wanted    (40 + len)
  *   RDV        seq | tag | comm | rsv | len u64 | sreq u64 | rkey_len u32 | rsv u32
- *              | rkey[32]                                                  (80)
+ *              | rkey[32]; flags = rail keys in rkey after the first        (80)
  *   RTR        rsv u32 | sreq u64 | rreq u64 | len u64: "send me len bytes"  (32)
  *   RDATA      rsv u32 | rreq u64 | offset u64 | len u64 | payload         (32 + len)
  *   ACK        rsv u32 | sreq u64: the receiver is done with send sreq      (16)
@@ -60,6 +60,10 @@ typedef enum weft__chunk_kind {
 #define WEFT_WIRE_CREDIT_HDR     16
 #define WEFT_WIRE_COOP_HDR       80
 #define WEFT_WIRE_CHUNK_HDR_MAX  80
+/* An RDV's flags byte counts the rail keys after the first in its rkey (a
+ * multi-rail gate: the receiver pulls one part per rail); the rkey's length
+ * is then a multiple of the key count. */
+#define WEFT_WIRE_RDV_KEYS_MAX 4
 
 /* A decoded chunk. Fields that a kind does not carry are zero (rkey.bytes is
  * meaningful only up to rkey.len). */

@@ -88,6 +88,7 @@ typedef struct weft_driver_params {
      * WEFT_EUNSUPPORTED instead. Set when the driver was not asked for by
      * name (WEFT_DRIVERS). */
     bool only_native;
+    int instance;              /* 0, or which rail this instance is (several of one driver) */
 } weft_driver_params_t;
 
 /* A remote memory descriptor produced by expose() and consumed by rget(). */
@@ -150,6 +151,12 @@ typedef struct weft_driver_ops {
     void *(*cells)(weft_track_t *t, bool mine);
     /* Close one track. */
     void (*disconnect)(weft_track_t *t);
+    /* Drop t's connection as if its peer were lost, without upcalls now: the
+     * next poll completes what is in flight on t with WEFT_EPEERDEAD and
+     * reports peer_lost, as for any loss; nothing of the engine's buffers is
+     * read or written meanwhile. The engine calls it on the other rails of a
+     * gate one of whose rails lost the peer. Optional. */
+    void (*shutdown)(weft_track_t *t);
     /* Free the instance (all tracks were disconnected). */
     void (*fini)(weft_driver_t *d);
 } weft_driver_ops_t;

@@ -17,8 +17,9 @@ static const weft_param_desc_t params[] = {
      "driver within a node too"},
     {"WEFT_STRATEGY", "driver's own",
      "packet scheduling strategy of every gate: default (one chunk per packet) or aggreg (control "
-     "chunks, then every pending message that fits, in one packet); unset: aggreg on tcp, "
-     "default on shm and self"},
+     "chunks, then every pending message that fits, in one packet) or split_balance (aggreg's "
+     "packets on rail 0, and large messages read in parts over the rails of a multi-rail gate, "
+     "WEFT_TCP_RAILS); unset: aggreg on tcp, default on shm and self"},
     {"WEFT_STATS", "0",
      "1: at finalize, print one line per gate with traffic to stderr (packets, chunks per "
      "packet, bytes, rendezvous)"},
@@ -48,11 +49,20 @@ static const weft_param_desc_t params[] = {
     {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
     {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},
     {"WEFT_TCP_IF", "first up non-loopback interface, else lo",
-     "tcp: interface name (eth0) or CIDR (10.77.0.0/24, fd00::/64) to listen on"},
+     "tcp: interface name (eth0) or CIDR (10.77.0.0/24, fd00::/64) to listen on; with "
+     "WEFT_TCP_RAILS, a comma-separated list gives rail i the i-th entry"},
     {"WEFT_TCP_TIMEOUT_MS", "10000",
      "tcp: a silent peer is declared dead after this long (keepalive + TCP_USER_TIMEOUT)"},
     {"WEFT_TCP_HANDSHAKE_MS", "5000",
      "tcp: an accepted connection must prove job membership within this time"},
+    {"WEFT_TCP_RAILS", "1",
+     "tcp: rails (connections) per peer, 1-4, one tcp instance each, rail i on WEFT_TCP_IF's "
+     "i-th entry or all on its only one; rail 0 carries every packet; with "
+     "WEFT_STRATEGY=split_balance large messages are read in parts over the first two"},
+    {"WEFT_RAIL_BW", "measured",
+     "bandwidth of each rail in MB/s, comma-separated (rail 0 first): the fixed shares in "
+     "which split_balance cuts a large message; unset: each receiver measures its rails as "
+     "parts arrive and follows what it measured"},
     {"WEFT_TCP_CONNECT_MS", "30000", "tcp: how long init waits for every connection to come up"},
     {"WEFT_OFI_PROVIDER", "the first libfabric offers",
      "ofi: libfabric provider (verbs, psm3, cxi, efa, tcp, shm, \"tcp;ofi_rxm\"...)"},

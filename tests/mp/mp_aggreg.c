@@ -98,7 +98,8 @@ int main(int argc, char **argv)
     CHECK(gc.chunks_sent >= gc.packets_sent && gc.packets_sent > 0);
     if (!strcmp(gc.strategy, "default"))
         CHECK(gc.max_chunks_per_packet == 1 && gc.chunks_sent == gc.packets_sent);
-    else if (!strcmp(gc.strategy, "aggreg") && peer != test_rank)
+    else if ((!strcmp(gc.strategy, "aggreg") || !strcmp(gc.strategy, "split_balance")) &&
+             peer != test_rank)
         CHECK(gc.max_chunks_per_packet > 1 && gc.packets_sent < gc.chunks_sent);
     weft_gate_counters_t sum = {.field_mask = WEFT_GATE_COUNTERS_ALL};
     MUST(weft_counters_strategy(ctx, gc.strategy, &sum));

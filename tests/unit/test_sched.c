@@ -15,7 +15,9 @@
  * nothing; no chunk is lost or duplicated and sequence numbers stay valid
  * under random backlogs, over every rendezvous path (RTR + RDATA, single-copy
  * get, split get + put); an aggregated packet with one malformed chunk is
- * rejected whole; the counters API. */
+ * rejected whole; the counters API; multi-rail split_balance (parts in
+ * proportion to the rails' bandwidth, given or measured, covering the message
+ * exactly; a refused part; a rail lost while another still reads). */
 #include "../common/test_util.h"
 #include "core/core_int.h"
 #include "core/wire.h"
@@ -50,6 +52,7 @@ struct weft_track {
     fake_pkt_t **log;
     int nlog;
     int refused;
+    bool doomed, lost; /* shut down by the engine (reported at the next poll); reported lost */
 };
 
 typedef struct fake_region {
@@ -58,9 +61,23 @@ typedef struct fake_region {
     bool used;
 } fake_region_t;
 
+typedef struct fake_rget_op {
+    struct weft_track *t;
+    struct iovec local;
+    const uint8_t *src;
+    void *cookie;
+} fake_rget_op_t;
+
+enum { RGET_NOW, RGET_LATER, RGET_REFUSE };
+
 struct weft_driver {
     weft_driver_upcalls_t up;
-    int rank, size;
+    int rank, size, instance;
+    int rget_mode;         /* RGET_* */
+    fake_rget_op_t ops[8]; /* rgets in progress (RGET_LATER) */
+    int nops;
+    uint64_t rget_len[16]; /* length of each rget asked of this instance */
+    int nrget;
     struct weft_track *tracks;
     fake_pkt_t *inbox, **inbox_tail;
     fake_region_t regions[FAKE_REGIONS];
@@ -68,6 +85,7 @@ struct weft_driver {
 
 static struct {
     struct weft_driver *drv[2];
+    struct weft_driver *rail[2]; /* instance 1 of each rank (rails) */
     uint32_t caps;
     size_t max_packet;
     int max_iov;
@@ -91,7 +109,11 @@ static int fake_init(const weft_driver_params_t *params, const weft_driver_upcal
     d->size = params->size;
     d->tracks = calloc((size_t)params->size, sizeof *d->tracks);
     d->inbox_tail = &d->inbox;
-    fake.drv[params->rank] = d;
+    d->instance = params->instance;
+    if (params->instance)
+        fake.rail[params->rank] = d;
+    else
+        fake.drv[params->rank] = d;
     *out = d;
     return WEFT_OK;
 }
@@ -202,11 +224,22 @@ static void fake_complete(struct weft_track *t)
     t->d->up.send_done(t->d->up.owner, t->cookie, t->inflight_cookie, WEFT_OK);
 }
 
+static void fake_rget_finish(struct weft_driver *d, int status, bool lost);
+
 static int fake_poll(weft_driver_t *d)
 {
     int n = 0;
     for (int r = 0; r < d->size; r++) {
         struct weft_track *t = &d->tracks[r];
+        if (t->doomed && !t->lost) {
+            /* As tcp after shutdown: what is in flight fails, then the loss. */
+            if (t->inflight) {
+                t->inflight = false;
+                d->up.send_done(d->up.owner, t->cookie, t->inflight_cookie, WEFT_EPEERDEAD);
+            }
+            fake_rget_finish(d, WEFT_EPEERDEAD, true);
+            return n + 1;
+        }
         if (t->inflight && (t->mode == FAKE_SLOW || t->mode == FAKE_FLAKY)) {
             fake_complete(t);
             n++;
@@ -265,7 +298,7 @@ static fake_region_t *peer_region(weft_track_t *t, const weft_rkey_t *rkey, uint
 {
     uint32_t i;
     memcpy(&i, rkey->bytes, 4);
-    struct weft_driver *peer = fake.drv[t->peer];
+    struct weft_driver *peer = t->d->instance ? fake.rail[t->peer] : fake.drv[t->peer];
     CHECK(rkey->len == 4 && i < FAKE_REGIONS && peer->regions[i].used);
     fake_region_t *r = &peer->regions[i];
     CHECK(off <= r->len && len <= r->len - off);
@@ -275,8 +308,19 @@ static fake_region_t *peer_region(weft_track_t *t, const weft_rkey_t *rkey, uint
 static int fake_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
                      const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
 {
+    struct weft_driver *d = t->d;
+    if (d->nrget < 16)
+        d->rget_len[d->nrget++] = len;
+    if (d->rget_mode == RGET_REFUSE)
+        return WEFT_EPERM;
     fake_region_t *r = peer_region(t, rkey, offset, len);
     const uint8_t *src = r->buf + offset;
+    if (d->rget_mode == RGET_LATER) {
+        CHECK(iovcnt == 1 && d->nops < 8);
+        d->ops[d->nops++] =
+            (fake_rget_op_t){.t = t, .local = local[0], .src = src, .cookie = cookie};
+        return WEFT_INPROGRESS;
+    }
     for (int i = 0; i < iovcnt && len; i++) {
         size_t n = WEFT_MIN(local[i].iov_len, len);
         memcpy(local[i].iov_base, src, n);
@@ -313,6 +357,11 @@ static void fake_disconnect(weft_track_t *t)
     }
 }
 
+static void fake_shutdown(weft_track_t *t)
+{
+    t->doomed = true;
+}
+
 static void fake_fini(weft_driver_t *d)
 {
     while (d->inbox) {
@@ -323,6 +372,8 @@ static void fake_fini(weft_driver_t *d)
     }
     if (fake.drv[d->rank] == d)
         fake.drv[d->rank] = NULL;
+    if (fake.rail[d->rank] == d)
+        fake.rail[d->rank] = NULL;
     free(d->tracks);
     free(d);
 }
@@ -340,6 +391,7 @@ static const weft_driver_ops_t fake_ops = {
     .rget = fake_rget,
     .rput = fake_rput,
     .disconnect = fake_disconnect,
+    .shutdown = fake_shutdown,
     .fini = fake_fini,
 };
 
@@ -908,6 +960,161 @@ static void test_counters_api(void)
     close_pair();
 }
 
+/* Finish the rgets in progress on d (the data is copied on success), then,
+ * if lost, report the peer lost on each of d's tracks. */
+static void fake_rget_finish(struct weft_driver *d, int status, bool lost)
+{
+    int n = d->nops;
+    d->nops = 0;
+    for (int i = 0; i < n; i++) {
+        fake_rget_op_t *op = &d->ops[i];
+        if (status == WEFT_OK)
+            memcpy(op->local.iov_base, op->src, op->local.iov_len);
+        d->up.rget_done(d->up.owner, op->t->cookie, op->cookie, status);
+    }
+    if (lost) {
+        d->tracks[1 - d->rank].lost = true;
+        d->up.peer_lost(d->up.owner, d->tracks[1 - d->rank].cookie, WEFT_EPEERDEAD);
+    }
+}
+
+/* Give each rank's gate to the other a second rail: instance 1 of the fake
+ * driver, of bandwidth bw1 (rail 0: bw0). */
+static void add_rails(double bw0, double bw1)
+{
+    for (int r = 0; r < 2; r++) {
+        weft_driver_params_t p = {.rank = r, .size = 2, .job_id = "local", .instance = 1};
+        weft_driver_upcalls_t up;
+        weft_driver_t *d;
+        MUST(fake_ops.init(&p, weft__rail_upcalls(ctx[r], &up), &d));
+        ctx[r]->drivers[ctx[r]->ndrivers].ops = &fake_ops;
+        ctx[r]->drivers[ctx[r]->ndrivers].drv = d;
+        ctx[r]->ndrivers++;
+        weft__gate_t *g = &ctx[r]->gates[1 - r];
+        weft__rail_t *rail = &g->rails[0];
+        rail->gate = g;
+        MUST(fake_ops.connect(d, 1 - r, NULL, 0, rail, &rail->track, &rail->caps));
+        rail->drv_ops = &fake_ops;
+        rail->drv = d;
+        rail->bandwidth = bw1;
+        g->bandwidth = bw0;
+        g->nrails = 1;
+    }
+}
+
+/* split_balance on a gate with two rails of bandwidth 3:1: a 1 MiB
+ * rendezvous is read as 768 KiB on rail 0 and 256 KiB on rail 1, straight
+ * into place; a part refused falls back to RTR + RDATA for the whole; a peer
+ * lost while the other rail still reads completes the receive once, after
+ * that read reports. */
+static void test_rails(void)
+{
+    enum { LEN = 1 << 20 };
+    uint8_t *b = pattern(LEN, 77), *rb = malloc(LEN);
+    weft_request_t *s[1], *r[1];
+    weft_status_t st[1];
+    for (int round = 0; round < 3; round++) {
+        open_pair("split_balance", WEFT_DRV_CAP_RGET);
+        add_rails(3000, 1000);
+        struct weft_driver *recv0 = fake.drv[1], *recv1 = fake.rail[1];
+        if (round == 1)
+            recv1->rget_mode = RGET_REFUSE;
+        if (round == 2)
+            recv0->rget_mode = recv1->rget_mode = RGET_LATER;
+        memset(rb, 0, LEN);
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 1, rb, LEN, &r[0]));
+        MUST(weft_sr_isend(ctx[0], 1, 0, 1, b, LEN, &s[0]));
+        weft__wire_chunk_t c[4];
+        CHECK(decode(0, 0, c, 4) == 1 && c[0].kind == WEFT_CHUNK_RDV && c[0].flags == 1 &&
+              c[0].rkey.len == 8);
+        if (round == 2) {
+            weft_progress(ctx[1]); /* the RDV arrives: both parts start */
+            CHECK(recv0->nops == 1 && recv1->nops == 1);
+            fake_rget_finish(recv0, WEFT_EPEERDEAD, true);
+            int flag = 0;
+            /* Rail 1 still writes into the buffer: the receive must wait. */
+            CHECK(!((struct weft_request *)r[0])->done);
+            fake_rget_finish(recv1, WEFT_EPEERDEAD, true);
+            CHECK(weft_sr_test(ctx[1], r[0], &flag, st) == WEFT_EPEERDEAD);
+            CHECK(flag && st[0].error == WEFT_EPEERDEAD);
+            CHECK(ctx[1]->gates[0].rail_splits == 1);
+            /* The sender loses its peer on rail 0: its buffer stays exposed
+             * on rail 1 until that rail, shut down by the engine, reports at
+             * its next poll; only then does the send fail. */
+            fake.drv[0]->tracks[1].lost = true;
+            fake.drv[0]->up.peer_lost(fake.drv[0]->up.owner, fake.drv[0]->tracks[1].cookie,
+                                      WEFT_EPEERDEAD);
+            CHECK(fake.rail[0]->tracks[1].doomed);
+            CHECK(!((struct weft_request *)s[0])->done && !ctx[0]->gates[1].dead);
+            CHECK(weft_sr_test(ctx[0], s[0], &flag, NULL) == WEFT_EPEERDEAD && flag);
+            CHECK(fake.rail[0]->tracks[1].lost && ctx[0]->gates[1].dead);
+            close_pair();
+            continue;
+        }
+        weft_request_t **reqs[2] = {s, r};
+        weft_status_t *sts[2] = {NULL, st};
+        CHECK(finish(reqs, (int[2]){1, 1}, sts));
+        CHECK(st[0].error == WEFT_OK && st[0].length == LEN);
+        CHECK(test_verify(rb, LEN, 77) == -1);
+        CHECK(recv0->nrget >= 1 && recv1->nrget == 1);
+        CHECK(recv0->rget_len[0] == 768 * 1024 && recv1->rget_len[0] == 256 * 1024);
+        weft_counters_t k;
+        MUST(weft_counters_get(ctx[1], &k));
+        if (round == 0)
+            CHECK(k.rdv_rget == 1 && k.rdv_rtr == 0);
+        else
+            CHECK(k.rdv_rtr == 1); /* rail 1 refused: the whole message by RDATA */
+        close_pair();
+    }
+    free(b);
+    free(rb);
+}
+
+/* Without WEFT_RAIL_BW, the receiver measures each rail by its parts'
+ * service times: two rails that start equal, where rail 1 takes twice as long
+ * to deliver its half, give the next message a larger part on rail 0; the
+ * parts still cover the message exactly and the data lands in place. */
+static void test_rails_measured(void)
+{
+    enum { LEN = 1 << 20 };
+    uint8_t *b = pattern(LEN, 78), *rb = malloc(LEN);
+    weft_request_t *s[1], *r[1];
+    weft_status_t st[1];
+    open_pair("split_balance", WEFT_DRV_CAP_RGET);
+    add_rails(1000, 1000);
+    ctx[1]->gates[0].rail_measure = true;
+    struct weft_driver *recv0 = fake.drv[1], *recv1 = fake.rail[1];
+    for (int msg = 0; msg < 2; msg++) {
+        recv0->rget_mode = recv1->rget_mode = msg == 0 ? RGET_LATER : RGET_NOW;
+        recv0->nrget = recv1->nrget = 0;
+        memset(rb, 0, LEN);
+        MUST(weft_sr_irecv(ctx[1], 0, 0, 1, rb, LEN, &r[0]));
+        MUST(weft_sr_isend(ctx[0], 1, 0, 1, b, LEN, &s[0]));
+        if (msg == 0) {
+            weft_progress(ctx[1]); /* both parts start, half each */
+            CHECK(recv0->nops == 1 && recv1->nops == 1);
+            CHECK(recv0->rget_len[0] == LEN / 2 && recv1->rget_len[0] == LEN / 2);
+            usleep(8000);
+            fake_rget_finish(recv0, WEFT_OK, false);
+            usleep(8000);
+            fake_rget_finish(recv1, WEFT_OK, false);
+        }
+        weft_request_t **reqs[2] = {s, r};
+        weft_status_t *sts[2] = {NULL, st};
+        CHECK(finish(reqs, (int[2]){1, 1}, sts));
+        CHECK(st[0].error == WEFT_OK && st[0].length == LEN);
+        CHECK(test_verify(rb, LEN, 78) == -1);
+    }
+    /* Rail 0 served its half in about half the time: about 2:1 now. */
+    CHECK(recv0->nrget == 1 && recv1->nrget == 1);
+    CHECK(recv0->rget_len[0] + recv1->rget_len[0] == LEN);
+    CHECK(recv0->rget_len[0] > recv1->rget_len[0] * 13 / 10);
+    CHECK(ctx[1]->gates[0].meter[0].samples == 1 && ctx[1]->gates[0].meter[1].samples == 1);
+    close_pair();
+    free(b);
+    free(rb);
+}
+
 int main(void)
 {
     test_watchdog(100);
@@ -923,6 +1130,8 @@ int main(void)
     test_hold_adapts();
     test_malformed();
     test_counters_api();
+    test_rails();
+    test_rails_measured();
     /* Every rendezvous path under every strategy: RTR + RDATA (no single
      * copy), single-copy get, and the split copy (get + put) from 16 KiB. */
     setenv("WEFT_RDV_SPLIT", "16K", 1);

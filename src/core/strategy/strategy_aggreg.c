@@ -53,3 +53,14 @@ const weft__strategy_ops_t weft__strategy_aggreg = {
     .build = aggreg_build,
     .hold = true,
 };
+
+/* split_balance: aggreg's packets (on rail 0), and rendezvous to a
+ * multi-rail gate exposed on every rail so the receiver reads them in parts
+ * in proportion to the rails' bandwidth (rail.c). On a single-rail gate it is
+ * aggreg. */
+const weft__strategy_ops_t weft__strategy_split_balance = {
+    .name = "split_balance",
+    .build = aggreg_build,
+    .hold = true,
+    .split = true,
+};

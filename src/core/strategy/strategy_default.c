@@ -20,8 +20,8 @@ const weft__strategy_ops_t weft__strategy_default = {
 
 const weft__strategy_ops_t *const *weft__strategy_list(size_t *count)
 {
-    static const weft__strategy_ops_t *const all[] = {&weft__strategy_default,
-                                                      &weft__strategy_aggreg};
+    static const weft__strategy_ops_t *const all[] = {
+        &weft__strategy_default, &weft__strategy_aggreg, &weft__strategy_split_balance};
     *count = WEFT_ARRAY_SIZE(all);
     return all;
 }

@@ -23,11 +23,31 @@
 
 #define TCP_POLL_EVENTS 32
 
-static int listen_on(weft_driver_t *d)
+/* Instance i (a rail) listens on the i-th comma-separated entry of
+ * WEFT_TCP_IF, or on its only entry (each instance on its own port). */
+static const char *iface_spec(int instance, char *buf, size_t len)
+{
+    const char *spec = weft__param_str("WEFT_TCP_IF", NULL);
+    if (!spec || !strchr(spec, ','))
+        return spec;
+    const char *p = spec;
+    for (int i = 0; i < instance; i++) {
+        const char *c = strchr(p, ',');
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    size_t n = strcspn(p, ",");
+    snprintf(buf, len, "%.*s", (int)WEFT_MIN(n, len - 1), p);
+    return buf;
+}
+
+static int listen_on(weft_driver_t *d, int instance)
 {
     struct sockaddr_storage ss;
     socklen_t len = 0;
-    int rc = weft__tcp_iface_pick(weft__param_str("WEFT_TCP_IF", NULL), &ss, &len, d->if_name,
+    char spec[128];
+    int rc = weft__tcp_iface_pick(iface_spec(instance, spec, sizeof spec), &ss, &len, d->if_name,
                                   sizeof d->if_name);
     if (rc)
         return rc;
@@ -90,7 +110,7 @@ static int tcp_init(const weft_driver_params_t *params, const weft_driver_upcall
     d->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (d->epfd < 0)
         goto err;
-    if ((rc = listen_on(d)) != WEFT_OK)
+    if ((rc = listen_on(d, params->instance)) != WEFT_OK)
         goto err;
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 0};
     if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->listen_fd, &ev) != 0) {
@@ -236,6 +256,14 @@ static void tcp_disconnect(weft_track_t *t)
     weft__tcp_track_free(t);
 }
 
+static void tcp_shutdown(weft_track_t *t)
+{
+    /* The connection's end is what poll reports as a loss (and then completes
+     * every send and rget in flight), as after a failed send. */
+    if (!t->lost && t->fd >= 0)
+        shutdown(t->fd, SHUT_RDWR);
+}
+
 static void tcp_fini(weft_driver_t *d)
 {
     for (int r = 0; r < d->size; r++)
@@ -286,5 +314,6 @@ const weft_driver_ops_t weft__driver_tcp_ops = {
     .rget = tcp_rget,
     .rput = NULL,
     .disconnect = tcp_disconnect,
+    .shutdown = tcp_shutdown,
     .fini = tcp_fini,
 };
