@@ -607,7 +607,12 @@ int PMPI_Cancel(MPI_Request *request)
         return MPI_SUCCESS;
     switch (r->kind) {
     case WEFT_MPI_REQ_RECV:
-        /* WEFT_ESTATE: it matched already and will complete normally. */
+    case WEFT_MPI_REQ_SEND:
+        /* A receive is canceled here and now unless it matched (WEFT_ESTATE:
+         * it completes normally). A send is asked of its receiver, which
+         * takes the message back if no receive matched it yet: the request
+         * then completes as canceled, else as sent (WEFT_INPROGRESS). MPI_Wait
+         * tells which, and MPI_Test_cancelled says so. */
         weft_sr_cancel(weft__mpi.ctx, r->wreq);
         break;
     case WEFT_MPI_REQ_GREQ:
@@ -618,9 +623,8 @@ int PMPI_Cancel(MPI_Request *request)
         }
         break;
     default:
-        /* Sends: the engine does not take a message back once submitted, so a
-         * send cancel does not succeed and MPI_Test_cancelled says so, as the
-         * standard allows (§3.8.4). */
+        /* A buffered send (its data copied, its request complete) or a
+         * collective: not canceled, as the standard allows (§3.8.4). */
         break;
     }
     return MPI_SUCCESS;
