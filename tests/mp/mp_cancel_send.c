@@ -21,13 +21,6 @@
 #define SYNC 100u
 #define DATA 7u
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void note(weft_ctx_t *ctx, int peer, bool send, uint64_t tag)
 {
     test_note(ctx, peer, send, SYNC, tag);
@@ -217,7 +210,7 @@ static int death(weft_ctx_t *ctx)
     MUST(weft_sr_issend(ctx, 1, DATA, 3, small, sizeof small, &reqs[2]));
     MUST(weft_sr_isend(ctx, 1, DATA, 4, small, sizeof small, &reqs[3]));
     note(ctx, 1, true, 1);
-    double t0 = now_s();
+    double t0 = test_now_s();
     for (int i = 0; i < 3; i++) {
         int rc = weft_sr_cancel(ctx, reqs[i]);
         /* Asked, or already failed because the death was seen. */
@@ -232,7 +225,7 @@ static int death(weft_ctx_t *ctx)
          * send whose cancel came after the death was seen completed as sent. */
         CHECK(rc == WEFT_ECANCELED || rc == WEFT_EPEERDEAD || (rc == WEFT_OK && i == 0));
     }
-    CHECK(now_s() - t0 < 10.0);
+    CHECK(test_now_s() - t0 < 10.0);
     /* Once the death is seen, a cancel is refused at once, and the eager send
      * that left before it completes as sent. */
     weft_request_t *req;

@@ -17,13 +17,6 @@
 
 #define SYNC 100u
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void note(weft_ctx_t *ctx, int peer, bool send, uint64_t tag)
 {
     test_note(ctx, peer, send, SYNC, tag);
@@ -99,9 +92,9 @@ static void probes(weft_ctx_t *ctx)
     }
     /* Blocking probe that really waits: rank 0 sends only after a pause. */
     if (test_rank == 1) {
-        double t0 = now_s();
+        double t0 = test_now_s();
         MUST(weft_sr_probe(ctx, WEFT_ANY_SOURCE, 3, WEFT_ANY_TAG, &st));
-        CHECK(now_s() - t0 > 0.05);
+        CHECK(test_now_s() - t0 > 0.05);
         CHECK(st.source == 0 && st.tag == 77 && st.length == 33);
         recv_msg(ctx, 3, 77, 33);
     } else {
@@ -194,9 +187,9 @@ static void ssends(weft_ctx_t *ctx)
             weft_request_t *req;
             note(ctx, 1, true, tag); /* rank 1 starts its pause now */
             MUST(weft_sr_issend(ctx, 1, 7, tag, buf, len, &req));
-            double t0 = now_s();
+            double t0 = test_now_s();
             int flag = 0, polls = 0;
-            while (now_s() - t0 < 0.15) {
+            while (test_now_s() - t0 < 0.15) {
                 MUST(weft_sr_test(ctx, req, &flag, NULL));
                 polls++;
                 if (flag)
@@ -207,12 +200,12 @@ static void ssends(weft_ctx_t *ctx)
                 fprintf(stderr,
                         "[rank 0] issend of %zu B completed after %.3f s, before the "
                         "receive was posted\n",
-                        len, now_s() - t0);
+                        len, test_now_s() - t0);
             CHECK(flag == 0 && polls > 10);
             if (!flag)
                 CHECK(weft_sr_wait(ctx, req, NULL) == WEFT_OK);
             /* Completed no earlier than the receiver's pause. */
-            CHECK(now_s() - t0 > 0.2);
+            CHECK(test_now_s() - t0 > 0.2);
             free(buf);
         } else {
             note(ctx, 0, false, tag);

@@ -5,8 +5,8 @@
  *    MPI_Test_cancelled says true, and the receiver's next receive on that
  *    tag gets the next message, never the canceled one;
  *  - a send whose receive matched before the cancel is not canceled:
- *    MPI_Test_cancelled says false and the data arrived;
- *  - a canceled receive still says true (as before).
+ *    MPI_Test_cancelled says false and the data arrived.
+ * (test_p2p cancels a receive.)
  * Plain MPI: also builds against other implementations, where a send cancel
  * may be refused; the checks then say so. */
 #include "mpitest.h"
@@ -17,20 +17,6 @@ enum { ISEND, ISSEND, PERSISTENT };
 
 static int *buf_out, *buf_in;
 
-static void fill(int *b, int n, int key)
-{
-    for (int i = 0; i < n; i++)
-        b[i] = key * 1000003 + i;
-}
-
-static int verify(const int *b, int n, int key)
-{
-    for (int i = 0; i < n; i++)
-        if (b[i] != key * 1000003 + i)
-            return 0;
-    return 1;
-}
-
 /* The right neighbour posts its receive only after the note that follows the
  * cancel's completion, so the first message is still unexpected when the
  * cancel arrives. */
@@ -38,7 +24,7 @@ static void unmatched(int right, int left, int how, int n, int tag)
 {
     MPI_Request r;
     MPI_Status st;
-    fill(buf_out, n, tag);
+    mt_fill(buf_out, n, tag);
     if (how == ISSEND)
         MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     else if (how == ISEND)
@@ -57,7 +43,7 @@ static void unmatched(int right, int left, int how, int n, int tag)
     CHECK(flag == 1);
     /* The next message on the same tag: the one the receiver must get. */
     int *next = malloc(sizeof(int) * (size_t)n + 1);
-    fill(next, n, tag + 1);
+    mt_fill(next, n, tag + 1);
     if (how == PERSISTENT) {
         memcpy(buf_out, next, sizeof(int) * (size_t)n);
         MPI_MUST(MPI_Start(&r));
@@ -70,7 +56,7 @@ static void unmatched(int right, int left, int how, int n, int tag)
     MPI_MUST(MPI_Recv(buf_in, BIG, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
     int count = -1;
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK(count == n && verify(buf_in, n, tag + 1));
+    CHECK(count == n && mt_verify(buf_in, n, tag + 1));
     MPI_MUST(MPI_Wait(&r, &st));
     MPI_MUST(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0);
@@ -87,13 +73,13 @@ static void matched(int right, int left, int sync, int n, int tag)
 {
     MPI_Request r;
     MPI_Status st;
-    fill(buf_out, n, tag);
+    mt_fill(buf_out, n, tag);
     if (sync)
         MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     else
         MPI_MUST(MPI_Isend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     MPI_MUST(MPI_Recv(buf_in, BIG, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
-    CHECK(verify(buf_in, n, tag));
+    CHECK(mt_verify(buf_in, n, tag));
     /* Tell the left neighbour its message arrived; learn that ours did. */
     MPI_MUST(MPI_Send(NULL, 0, MPI_BYTE, left, tag + 50000, MPI_COMM_WORLD));
     MPI_MUST(MPI_Recv(NULL, 0, MPI_BYTE, right, tag + 50000, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -102,19 +88,6 @@ static void matched(int right, int left, int sync, int n, int tag)
     int flag = 1;
     MPI_MUST(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0);
-}
-
-static void cancel_recv(int left)
-{
-    int x;
-    MPI_Request r;
-    MPI_Status st;
-    MPI_MUST(MPI_Irecv(&x, 1, MPI_INT, left, 700, MPI_COMM_WORLD, &r));
-    MPI_MUST(MPI_Cancel(&r));
-    MPI_MUST(MPI_Wait(&r, &st));
-    int flag = 0;
-    MPI_MUST(MPI_Test_cancelled(&st, &flag));
-    CHECK(flag == 1);
 }
 
 int main(int argc, char **argv)
@@ -131,7 +104,6 @@ int main(int argc, char **argv)
     for (int sync = 0; sync < 2; sync++)
         for (int i = 0; i < 3; i++, tag += 2)
             matched(right, left, sync, sizes[i], tag);
-    cancel_recv(left);
     free(buf_out);
     free(buf_in);
     return mt_finish("cancel");
