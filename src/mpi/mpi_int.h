@@ -10,7 +10,8 @@
  *   mpi_err.c       error classes/codes/strings, error handlers, weft__mpi_err()
  *   mpi_p2p.c       sends, receives, probes (matched too), Sendrecv
  *   mpi_req.c       requests: wait/test families, persistent, generalized, cancel
- *   mpi_type*.c     datatypes: constructors, flattening, pack/unpack, envelope
+ *   mpi_type*.c     datatypes: predefined types and the builder (mpi_type.c),
+ *                   constructors (_create, _darray), queries (_query), pack (_pack)
  *   mpi_op.c        reduction operations on predefined and user types
  *   mpi_coll*.c     collectives as schedules (blocking = start + wait)
  *   mpi_comm.c      communicators (context ids), intercommunicators
