@@ -115,35 +115,6 @@ static int build(weft__mpi_sched_t *s, MPI_Comm comm, const nbrs_t *n, const voi
     return MPI_SUCCESS;
 }
 
-static int check_counts(const int *counts, int n)
-{
-    if (n > 0 && !counts)
-        return MPI_ERR_ARG;
-    for (int i = 0; i < n; i++)
-        if (counts[i] < 0)
-            return MPI_ERR_COUNT;
-    return MPI_SUCCESS;
-}
-
-static int check_blocks(const weft_coll_blocks_t *b, int n)
-{
-    if (b->mode == WEFT_COLL_BLK_UNIFORM)
-        return weft__coll_check_data(b->buf, b->count, b->type);
-    int err = check_counts(b->counts, n);
-    if (err)
-        return err;
-    if (b->mode == WEFT_COLL_BLK_V)
-        return (n > 0 && !b->displs) ? MPI_ERR_ARG : weft__mpi_check_type(b->type);
-    if (n > 0 && (!b->types || !b->adispls))
-        return MPI_ERR_ARG;
-    for (int i = 0; i < n; i++) {
-        err = weft__mpi_check_type(b->types[i]);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
-}
-
 /* sb == NULL: an allgather of (sbuf, scount, stype). */
 static int neighbor(const void *sbuf, int scount, MPI_Datatype stype, const weft_coll_blocks_t *sb,
                     const weft_coll_blocks_t *rb, MPI_Comm comm, MPI_Request *req, const char *name)
@@ -157,11 +128,11 @@ static int neighbor(const void *sbuf, int scount, MPI_Datatype stype, const weft
     nbrs_t n;
     err = neighbours(s, comm, &n);
     if (err == MPI_SUCCESS)
-        err = sb ? check_blocks(sb, n.nout) : weft__coll_check_data(sbuf, scount, stype);
+        err = sb ? weft__coll_check_blocks(sb, n.nout) : weft__coll_check_data(sbuf, scount, stype);
     if (err == MPI_SUCCESS && (sbuf == MPI_IN_PLACE || (sb && sb->buf == MPI_IN_PLACE)))
         err = MPI_ERR_BUFFER;
     if (err == MPI_SUCCESS)
-        err = check_blocks(rb, n.nin);
+        err = weft__coll_check_blocks(rb, n.nin);
     if (err == MPI_SUCCESS)
         err = build(s, comm, &n, sbuf, scount, stype, sb, rb);
     return weft__coll_finish(s, err, comm, req, name);
