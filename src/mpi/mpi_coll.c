@@ -143,52 +143,45 @@ WEFT_MPI_ALIAS(Ibcast)
 
 /* ---------------------------------------------------------------- gather, scatter */
 
-static int gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-                  MPI_Comm comm, MPI_Request *req, const char *name)
+/* The arguments of gather and scatter: mine is what a non-root rank sends or
+ * receives (MPI_IN_PLACE at an intracommunicator's root: the root's own block
+ * stays where it is), all the root's blocks, one per peer. */
+static int check_rooted(MPI_Comm comm, int root, const void *mine, int count, MPI_Datatype type,
+                        const weft_coll_blocks_t *all)
+{
+    int err = weft__coll_check_root(comm, root);
+    if (err)
+        return err;
+    bool inter = comm->inter;
+    bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
+    bool moves = !inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+    if (moves && !(mine == MPI_IN_PLACE && !inter && is_root) &&
+        (err = mine == MPI_IN_PLACE ? MPI_ERR_BUFFER : weft__coll_check_data(mine, count, type)))
+        return err;
+    if (!is_root)
+        return MPI_SUCCESS;
+    if ((err = weft__coll_check_blocks(all, weft__mpi_comm_peer_size(comm))))
+        return err;
+    return inter || mine == MPI_IN_PLACE ? MPI_SUCCESS
+                                         : weft__coll_check_alias(mine, all->buf, count);
+}
+
+static int gather(const void *sbuf, int scount, MPI_Datatype stype, const weft_coll_blocks_t *rb,
+                  int root, MPI_Comm comm, MPI_Request *req, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    bool v = rcounts != NULL || displs != NULL;
-    bool inter = comm->inter;
-    COLL_CHECK(comm, weft__coll_check_root(comm, root), name);
-    bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
-    bool sends = inter ? (root != MPI_ROOT && root != MPI_PROC_NULL) : true;
-    int nblocks = inter ? comm->remote_group->size : comm->size;
-    if (sends && !(sbuf == MPI_IN_PLACE && !inter && is_root))
-        COLL_CHECK(comm,
-                   sbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER
-                                        : weft__coll_check_data(sbuf, scount, stype),
-                   name);
-    if (is_root) {
-        if (v) {
-            COLL_CHECK(comm,
-                       (!rcounts || !displs) ? MPI_ERR_ARG
-                                             : weft__coll_check_counts(rcounts, nblocks),
-                       name);
-            COLL_CHECK(comm, weft__mpi_check_type(rtype), name);
-        } else {
-            COLL_CHECK(comm, weft__coll_check_data(rbuf, rcount, rtype), name);
-        }
-        if (!inter && sbuf != MPI_IN_PLACE)
-            COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, scount), name);
-    }
-    weft_coll_blocks_t b = {.mode = v ? WEFT_COLL_BLK_V : WEFT_COLL_BLK_UNIFORM,
-                            .buf = rbuf,
-                            .count = rcount,
-                            .type = rtype,
-                            .counts = rcounts,
-                            .displs = displs};
+    COLL_CHECK(comm, check_rooted(comm, root, sbuf, scount, stype, rb), name);
     COLL_NEW_SCHED(s, comm, name);
-    int err = inter ? weft__coll_inter_gather(s, comm, sbuf, scount, stype, &b, root)
-                    : weft__coll_b_gather(s, comm, sbuf, (size_t)scount, stype, &b, root);
+    int err = comm->inter ? weft__coll_inter_gather(s, comm, sbuf, scount, stype, rb, root)
+                          : weft__coll_b_gather(s, comm, sbuf, (size_t)scount, stype, rb, root);
     return weft__coll_finish(s, err, comm, req, name);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
-                  comm, NULL, "MPI_Gather");
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
+    return gather(sendbuf, sendcount, sendtype, &rb, root, comm, NULL, "MPI_Gather");
 }
 WEFT_MPI_ALIAS(Gather)
 
@@ -198,8 +191,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Igather");
-    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
-                  comm, request, "MPI_Igather");
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
+    return gather(sendbuf, sendcount, sendtype, &rb, root, comm, request, "MPI_Igather");
 }
 WEFT_MPI_ALIAS(Igather)
 
@@ -207,9 +200,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
-    static const int none[1];
-    return gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts ? recvcounts : none,
-                  displs ? displs : none, recvtype, root, comm, NULL, "MPI_Gatherv");
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
+    return gather(sendbuf, sendcount, sendtype, &rb, root, comm, NULL, "MPI_Gatherv");
 }
 WEFT_MPI_ALIAS(Gatherv)
 
@@ -217,60 +209,29 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
-    static const int none[1];
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Igatherv");
-    return gather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts ? recvcounts : none,
-                  displs ? displs : none, recvtype, root, comm, request, "MPI_Igatherv");
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
+    return gather(sendbuf, sendcount, sendtype, &rb, root, comm, request, "MPI_Igatherv");
 }
 WEFT_MPI_ALIAS(Igatherv)
 
-static int scatter(const void *sbuf, int scount, const int *scounts, const int *displs,
-                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                   MPI_Comm comm, MPI_Request *req, const char *name)
+static int scatter(const weft_coll_blocks_t *sb, void *rbuf, int rcount, MPI_Datatype rtype,
+                   int root, MPI_Comm comm, MPI_Request *req, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    bool v = scounts != NULL || displs != NULL;
-    bool inter = comm->inter;
-    COLL_CHECK(comm, weft__coll_check_root(comm, root), name);
-    bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
-    bool recvs = inter ? (root != MPI_ROOT && root != MPI_PROC_NULL) : true;
-    int nblocks = inter ? comm->remote_group->size : comm->size;
-    if (recvs && !(rbuf == MPI_IN_PLACE && !inter && is_root))
-        COLL_CHECK(comm,
-                   rbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER
-                                        : weft__coll_check_data(rbuf, rcount, rtype),
-                   name);
-    if (is_root) {
-        if (v) {
-            COLL_CHECK(comm,
-                       (!scounts || !displs) ? MPI_ERR_ARG
-                                             : weft__coll_check_counts(scounts, nblocks),
-                       name);
-            COLL_CHECK(comm, weft__mpi_check_type(stype), name);
-        } else {
-            COLL_CHECK(comm, weft__coll_check_data(sbuf, scount, stype), name);
-        }
-        if (!inter && rbuf != MPI_IN_PLACE)
-            COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, rcount), name);
-    }
-    weft_coll_blocks_t b = {.mode = v ? WEFT_COLL_BLK_V : WEFT_COLL_BLK_UNIFORM,
-                            .buf = sbuf,
-                            .count = scount,
-                            .type = stype,
-                            .counts = scounts,
-                            .displs = displs};
+    COLL_CHECK(comm, check_rooted(comm, root, rbuf, rcount, rtype, sb), name);
     COLL_NEW_SCHED(s, comm, name);
-    int err = inter ? weft__coll_inter_scatter(s, comm, &b, rbuf, rcount, rtype, root)
-                    : weft__coll_b_scatter(s, comm, &b, rbuf, (size_t)rcount, rtype, root);
+    int err = comm->inter ? weft__coll_inter_scatter(s, comm, sb, rbuf, rcount, rtype, root)
+                          : weft__coll_b_scatter(s, comm, sb, rbuf, (size_t)rcount, rtype, root);
     return weft__coll_finish(s, err, comm, req, name);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return scatter(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, NULL, "MPI_Scatter");
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    return scatter(&sb, recvbuf, recvcount, recvtype, root, comm, NULL, "MPI_Scatter");
 }
 WEFT_MPI_ALIAS(Scatter)
 
@@ -280,8 +241,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Iscatter");
-    return scatter(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, request, "MPI_Iscatter");
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    return scatter(&sb, recvbuf, recvcount, recvtype, root, comm, request, "MPI_Iscatter");
 }
 WEFT_MPI_ALIAS(Iscatter)
 
@@ -289,9 +250,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    static const int none[1];
-    return scatter(sendbuf, 0, sendcounts ? sendcounts : none, displs ? displs : none, sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, NULL, "MPI_Scatterv");
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, displs, sendtype);
+    return scatter(&sb, recvbuf, recvcount, recvtype, root, comm, NULL, "MPI_Scatterv");
 }
 WEFT_MPI_ALIAS(Scatterv)
 
@@ -299,54 +259,37 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
-    static const int none[1];
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Iscatterv");
-    return scatter(sendbuf, 0, sendcounts ? sendcounts : none, displs ? displs : none, sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, request, "MPI_Iscatterv");
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, displs, sendtype);
+    return scatter(&sb, recvbuf, recvcount, recvtype, root, comm, request, "MPI_Iscatterv");
 }
 WEFT_MPI_ALIAS(Iscatterv)
 
 /* ---------------------------------------------------------------- allgather */
 
-static int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                     const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm,
-                     MPI_Request *req, const char *name)
+static int allgather(const void *sbuf, int scount, MPI_Datatype stype, const weft_coll_blocks_t *rb,
+                     MPI_Comm comm, MPI_Request *req, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    bool v = rcounts != NULL || displs != NULL;
-    int nblocks = weft__mpi_comm_peer_size(comm);
     if (sbuf == MPI_IN_PLACE)
         COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
         COLL_CHECK(comm, weft__coll_check_data(sbuf, scount, stype), name);
-    if (v) {
-        COLL_CHECK(comm,
-                   (!rcounts || !displs) ? MPI_ERR_ARG : weft__coll_check_counts(rcounts, nblocks),
-                   name);
-        COLL_CHECK(comm, weft__mpi_check_type(rtype), name);
-    } else {
-        COLL_CHECK(comm, weft__coll_check_data(rbuf, rcount, rtype), name);
-    }
+    COLL_CHECK(comm, weft__coll_check_blocks(rb, weft__mpi_comm_peer_size(comm)), name);
     if (sbuf != MPI_IN_PLACE && !comm->inter)
-        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, scount), name);
-    weft_coll_blocks_t b = {.mode = v ? WEFT_COLL_BLK_V : WEFT_COLL_BLK_UNIFORM,
-                            .buf = rbuf,
-                            .count = rcount,
-                            .type = rtype,
-                            .counts = rcounts,
-                            .displs = displs};
+        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rb->buf, scount), name);
     COLL_NEW_SCHED(s, comm, name);
-    int err = comm->inter ? weft__coll_inter_allgather(s, comm, sbuf, scount, stype, &b)
-                          : weft__coll_b_allgather(s, comm, sbuf, (size_t)scount, stype, &b);
+    int err = comm->inter ? weft__coll_inter_allgather(s, comm, sbuf, scount, stype, rb)
+                          : weft__coll_b_allgather(s, comm, sbuf, (size_t)scount, stype, rb);
     return weft__coll_finish(s, err, comm, req, name);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm,
-                     NULL, "MPI_Allgather");
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
+    return allgather(sendbuf, sendcount, sendtype, &rb, comm, NULL, "MPI_Allgather");
 }
 WEFT_MPI_ALIAS(Allgather)
 
@@ -355,8 +298,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Iallgather");
-    return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm,
-                     request, "MPI_Iallgather");
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
+    return allgather(sendbuf, sendcount, sendtype, &rb, comm, request, "MPI_Iallgather");
 }
 WEFT_MPI_ALIAS(Iallgather)
 
@@ -364,9 +307,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    static const int none[1];
-    return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts ? recvcounts : none,
-                     displs ? displs : none, recvtype, comm, NULL, "MPI_Allgatherv");
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
+    return allgather(sendbuf, sendcount, sendtype, &rb, comm, NULL, "MPI_Allgatherv");
 }
 WEFT_MPI_ALIAS(Allgatherv)
 
@@ -374,11 +316,10 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
-    static const int none[1];
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Iallgatherv");
-    return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts ? recvcounts : none,
-                     displs ? displs : none, recvtype, comm, request, "MPI_Iallgatherv");
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
+    return allgather(sendbuf, sendcount, sendtype, &rb, comm, request, "MPI_Iallgatherv");
 }
 WEFT_MPI_ALIAS(Iallgatherv)
 
@@ -421,10 +362,8 @@ static int alltoall(const weft_coll_blocks_t *sb, const weft_coll_blocks_t *rb, 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    weft_coll_blocks_t sb = {
-        .mode = WEFT_COLL_BLK_UNIFORM, .buf = sendbuf, .count = sendcount, .type = sendtype};
-    weft_coll_blocks_t rb = {
-        .mode = WEFT_COLL_BLK_UNIFORM, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     return alltoall(&sb, &rb, comm, NULL, "MPI_Alltoall");
 }
 WEFT_MPI_ALIAS(Alltoall)
@@ -432,12 +371,10 @@ WEFT_MPI_ALIAS(Alltoall)
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    weft_coll_blocks_t sb = {
-        .mode = WEFT_COLL_BLK_UNIFORM, .buf = sendbuf, .count = sendcount, .type = sendtype};
-    weft_coll_blocks_t rb = {
-        .mode = WEFT_COLL_BLK_UNIFORM, .buf = recvbuf, .count = recvcount, .type = recvtype};
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ialltoall");
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     return alltoall(&sb, &rb, comm, request, "MPI_Ialltoall");
 }
 WEFT_MPI_ALIAS(Ialltoall)
@@ -446,16 +383,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    weft_coll_blocks_t sb = {.mode = WEFT_COLL_BLK_V,
-                             .buf = sendbuf,
-                             .type = sendtype,
-                             .counts = sendcounts,
-                             .displs = sdispls};
-    weft_coll_blocks_t rb = {.mode = WEFT_COLL_BLK_V,
-                             .buf = recvbuf,
-                             .type = recvtype,
-                             .counts = recvcounts,
-                             .displs = rdispls};
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, sdispls, sendtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, rdispls, recvtype);
     return alltoall(&sb, &rb, comm, NULL, "MPI_Alltoallv");
 }
 WEFT_MPI_ALIAS(Alltoallv)
@@ -464,18 +393,10 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    weft_coll_blocks_t sb = {.mode = WEFT_COLL_BLK_V,
-                             .buf = sendbuf,
-                             .type = sendtype,
-                             .counts = sendcounts,
-                             .displs = sdispls};
-    weft_coll_blocks_t rb = {.mode = WEFT_COLL_BLK_V,
-                             .buf = recvbuf,
-                             .type = recvtype,
-                             .counts = recvcounts,
-                             .displs = rdispls};
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ialltoallv");
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, sdispls, sendtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, rdispls, recvtype);
     return alltoall(&sb, &rb, comm, request, "MPI_Ialltoallv");
 }
 WEFT_MPI_ALIAS(Ialltoallv)
@@ -484,16 +405,8 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    weft_coll_blocks_t sb = {.mode = WEFT_COLL_BLK_W,
-                             .buf = sendbuf,
-                             .types = sendtypes,
-                             .counts = sendcounts,
-                             .displs = sdispls};
-    weft_coll_blocks_t rb = {.mode = WEFT_COLL_BLK_W,
-                             .buf = recvbuf,
-                             .types = recvtypes,
-                             .counts = recvcounts,
-                             .displs = rdispls};
+    weft_coll_blocks_t sb = weft__coll_wblocks(sendbuf, sendcounts, sdispls, NULL, sendtypes);
+    weft_coll_blocks_t rb = weft__coll_wblocks(recvbuf, recvcounts, rdispls, NULL, recvtypes);
     return alltoall(&sb, &rb, comm, NULL, "MPI_Alltoallw");
 }
 WEFT_MPI_ALIAS(Alltoallw)
@@ -503,18 +416,10 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
-    weft_coll_blocks_t sb = {.mode = WEFT_COLL_BLK_W,
-                             .buf = sendbuf,
-                             .types = sendtypes,
-                             .counts = sendcounts,
-                             .displs = sdispls};
-    weft_coll_blocks_t rb = {.mode = WEFT_COLL_BLK_W,
-                             .buf = recvbuf,
-                             .types = recvtypes,
-                             .counts = recvcounts,
-                             .displs = rdispls};
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ialltoallw");
+    weft_coll_blocks_t sb = weft__coll_wblocks(sendbuf, sendcounts, sdispls, NULL, sendtypes);
+    weft_coll_blocks_t rb = weft__coll_wblocks(recvbuf, recvcounts, rdispls, NULL, recvtypes);
     return alltoall(&sb, &rb, comm, request, "MPI_Ialltoallw");
 }
 WEFT_MPI_ALIAS(Ialltoallw)

@@ -79,6 +79,30 @@ typedef struct weft_coll_blocks {
     const MPI_Datatype *types;
 } weft_coll_blocks_t;
 
+/* The blocks a public function's arguments describe. */
+static inline weft_coll_blocks_t weft__coll_uniform(const void *buf, int count, MPI_Datatype t)
+{
+    return (weft_coll_blocks_t){
+        .mode = WEFT_COLL_BLK_UNIFORM, .buf = buf, .count = count, .type = t};
+}
+static inline weft_coll_blocks_t weft__coll_vector(const void *buf, const int *counts,
+                                                   const int *displs, MPI_Datatype t)
+{
+    return (weft_coll_blocks_t){
+        .mode = WEFT_COLL_BLK_V, .buf = buf, .counts = counts, .displs = displs, .type = t};
+}
+static inline weft_coll_blocks_t weft__coll_wblocks(const void *buf, const int *counts,
+                                                    const int *displs, const MPI_Aint *adispls,
+                                                    const MPI_Datatype *types)
+{
+    return (weft_coll_blocks_t){.mode = adispls ? WEFT_COLL_BLK_WA : WEFT_COLL_BLK_W,
+                                .buf = buf,
+                                .counts = counts,
+                                .displs = displs,
+                                .adispls = adispls,
+                                .types = types};
+}
+
 static inline void weft__coll_blk(const weft_coll_blocks_t *b, int i, char **p, size_t *count,
                                   MPI_Datatype *t)
 {

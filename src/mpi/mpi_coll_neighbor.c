@@ -138,23 +138,10 @@ static int neighbor(const void *sbuf, int scount, MPI_Datatype stype, const weft
     return weft__coll_finish(s, err, comm, req, name);
 }
 
-#define BLK_U(b, buf_, count_, type_)                                                              \
-    weft_coll_blocks_t b = {                                                                       \
-        .mode = WEFT_COLL_BLK_UNIFORM, .buf = buf_, .count = count_, .type = type_}
-#define BLK_V(b, buf_, counts_, displs_, type_)                                                    \
-    weft_coll_blocks_t b = {                                                                       \
-        .mode = WEFT_COLL_BLK_V, .buf = buf_, .counts = counts_, .displs = displs_, .type = type_}
-#define BLK_WA(b, buf_, counts_, displs_, types_)                                                  \
-    weft_coll_blocks_t b = {.mode = WEFT_COLL_BLK_WA,                                              \
-                            .buf = buf_,                                                           \
-                            .counts = counts_,                                                     \
-                            .adispls = displs_,                                                    \
-                            .types = types_}
-
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, NULL, "MPI_Neighbor_allgather");
 }
 WEFT_MPI_ALIAS(Neighbor_allgather)
@@ -163,7 +150,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_allgather");
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, request,
@@ -175,7 +162,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_V(rb, recvbuf, recvcounts, displs, recvtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, NULL, "MPI_Neighbor_allgatherv");
 }
 WEFT_MPI_ALIAS(Neighbor_allgatherv)
@@ -184,7 +171,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    BLK_V(rb, recvbuf, recvcounts, displs, recvtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_allgatherv");
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, request,
@@ -195,8 +182,8 @@ WEFT_MPI_ALIAS(Ineighbor_allgatherv)
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_U(sb, sendbuf, sendcount, sendtype);
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, NULL, "MPI_Neighbor_alltoall");
 }
 WEFT_MPI_ALIAS(Neighbor_alltoall)
@@ -205,8 +192,8 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    BLK_U(sb, sendbuf, sendcount, sendtype);
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_alltoall");
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, request, "MPI_Ineighbor_alltoall");
@@ -217,8 +204,8 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_V(sb, sendbuf, sendcounts, sdispls, sendtype);
-    BLK_V(rb, recvbuf, recvcounts, rdispls, recvtype);
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, sdispls, sendtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, rdispls, recvtype);
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, NULL, "MPI_Neighbor_alltoallv");
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallv)
@@ -228,8 +215,8 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    BLK_V(sb, sendbuf, sendcounts, sdispls, sendtype);
-    BLK_V(rb, recvbuf, recvcounts, rdispls, recvtype);
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, sdispls, sendtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, rdispls, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_alltoallv");
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, request, "MPI_Ineighbor_alltoallv");
@@ -240,8 +227,8 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    BLK_WA(sb, sendbuf, sendcounts, sdispls, sendtypes);
-    BLK_WA(rb, recvbuf, recvcounts, rdispls, recvtypes);
+    weft_coll_blocks_t sb = weft__coll_wblocks(sendbuf, sendcounts, NULL, sdispls, sendtypes);
+    weft_coll_blocks_t rb = weft__coll_wblocks(recvbuf, recvcounts, NULL, rdispls, recvtypes);
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, NULL, "MPI_Neighbor_alltoallw");
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallw)
@@ -251,8 +238,8 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request *request)
 {
-    BLK_WA(sb, sendbuf, sendcounts, sdispls, sendtypes);
-    BLK_WA(rb, recvbuf, recvcounts, rdispls, recvtypes);
+    weft_coll_blocks_t sb = weft__coll_wblocks(sendbuf, sendcounts, NULL, sdispls, sendtypes);
+    weft_coll_blocks_t rb = weft__coll_wblocks(recvbuf, recvcounts, NULL, rdispls, recvtypes);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_alltoallw");
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, request, "MPI_Ineighbor_alltoallw");
