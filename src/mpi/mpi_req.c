@@ -69,11 +69,18 @@ static void cache_key_create(void)
     cache_key_ok = pthread_key_create(&cache_key, cache_thread_exit) == 0;
 }
 
-/* The first free in a thread: make sure its cache is flushed when it ends. */
-static void cache_arm(req_cache_t *c)
+/* A request goes into an empty cache. On the thread's first free, make sure
+ * its cache is flushed when it ends. Out of line: the hot path then computes
+ * the cache's address once. */
+static __attribute__((noinline)) void cache_first(req_cache_t *c, MPI_Request r)
 {
-    pthread_once(&cache_key_once, cache_key_create);
-    c->armed = !cache_key_ok || pthread_setspecific(cache_key, c) == 0;
+    if (!c->armed) {
+        pthread_once(&cache_key_once, cache_key_create);
+        c->armed = !cache_key_ok || pthread_setspecific(cache_key, c) == 0;
+    }
+    r->next_free = NULL;
+    c->head = r;
+    c->count = 1;
 }
 
 /* The cache is empty: take the shared stack, or make a new request. */
@@ -134,8 +141,10 @@ void weft__mpi_req_free(MPI_Request r)
         shared_push(r, r);
         return;
     }
-    if (!c->armed)
-        cache_arm(c);
+    if (!c->head) {
+        cache_first(c, r);
+        return;
+    }
     r->next_free = c->head;
     c->head = r;
     c->count++;
