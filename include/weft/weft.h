@@ -213,10 +213,26 @@ WEFT_API int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t t
 WEFT_API int weft_sr_imrecvv(weft_ctx_t *ctx, weft_message_t *msg, const struct iovec *iov,
                              int iovcnt, weft_request_t **req_out);
 
-/* Cancel a posted receive that has not matched yet: it then completes with
- * WEFT_ECANCELED. Returns WEFT_OK if canceled, WEFT_ESTATE if it had already
- * matched (it will complete normally), WEFT_EUNSUPPORTED for a send. The request
- * must still be waited on or tested. */
+/* Cancel a request whose message no receive has matched yet (MPI_Cancel).
+ *
+ * A receive: a posted receive that has not matched is canceled at once: it
+ * completes with WEFT_ECANCELED and the call returns WEFT_OK. WEFT_ESTATE if it
+ * had already matched (it completes normally).
+ *
+ * A send (also a synchronous one, and also an eager send that has already
+ * completed locally but has not been waited on or tested yet): only the
+ * receiver knows whether its message matched, so the call asks it and returns
+ * WEFT_INPROGRESS; the request then completes either with WEFT_ECANCELED (the
+ * receiver removed the message while it was still unmatched, eager data or
+ * rendezvous announcement alike: no receive there will ever see it, and the
+ * next matching receive takes the next message) or as sent (WEFT_OK: it had
+ * matched, its data is delivered). A second cancel of the same send returns
+ * WEFT_INPROGRESS again. WEFT_ESTATE if the send is known to have matched (an
+ * answer from the receiver arrived) or has failed; WEFT_ENOMEM.
+ * If the peer dies before answering, the send completes with WEFT_EPEERDEAD.
+ *
+ * Either way the request must still be waited on or tested. Thread-safe, but
+ * not concurrently with a wait or test of the same request. */
 WEFT_API int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req);
 
 /* Counters of one context, for observability and tests. */

@@ -392,11 +392,15 @@ int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
 {
     if (!ctx || !req)
         return WEFT_EINVAL;
-    if (req->kind != WEFT_REQ_RECV)
-        return WEFT_EUNSUPPORTED;
     int rc = WEFT_ESTATE;
     weft_lock_acquire(&ctx->lock);
     weft__submit_drain(ctx); /* it may still be queued */
+    if (req->kind == WEFT_REQ_SEND) {
+        /* Only the receiver knows whether the message matched: asked there. */
+        rc = weft__proto_send_cancel(ctx, req);
+        weft_lock_release(&ctx->lock);
+        return rc;
+    }
     /* A receive published for a cooperative rendezvous (coop.c) can no longer
      * be canceled once its sender has claimed it. */
     if (req->state == WEFT_RS_POSTED &&

@@ -67,6 +67,13 @@ enum {
 /* Tracks a gate may have to its peer (multi-rail, rail.c). */
 #define WEFT_MAX_RAILS 4
 
+/* Where the cancel of a send stands (weft__proto_send_cancel). */
+enum {
+    WEFT_CANCEL_NONE = 0,
+    WEFT_CANCEL_WANTED, /* asked while the message still waits for the track */
+    WEFT_CANCEL_ASKED,  /* CANCEL queued or sent: waiting for the receiver's answer */
+};
+
 struct weft_request {
     /* Common to sends and receives, hot: the first cache lines. */
     atomic_int done;     /* 0 until complete; read without the lock by test; a futex */
@@ -105,7 +112,8 @@ struct weft_request {
             int holds;           /* steps left before the send completes */
             bool sync;           /* synchronous: complete once matched */
             bool answered;       /* the receiver's ACK, RTR or COOP arrived (or a claim) */
-            uint32_t seq;        /* rendezvous: the message's sequence number */
+            uint8_t cancel;      /* WEFT_CANCEL_*: where a cancel of this send stands */
+            uint32_t seq;        /* the message's sequence number */
             weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
             weft__chunk_t data;  /* RDATA fragments after an RTR */
         };
@@ -135,6 +143,7 @@ typedef struct weft__unexpected {
     weft_list_t link; /* in ctx->unexpected, so finalize can free it */
     weft__gate_t *gate;
     uint8_t kind;    /* EAGER, EAGER_SYNC or RDV */
+    uint32_t seq;    /* the sender's sequence number: what a CANCEL names */
     uint64_t length; /* message length */
     uint64_t sreq;
     uint64_t credit; /* eager credit to return once consumed */
@@ -392,6 +401,11 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
 int weft__progress_locked(struct weft_ctx *ctx);
 /* Release one hold of a send; it completes when none is left. */
 void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err);
+/* Ask the receiver to take back a send's message if no receive matched it yet
+ * (MPI_Cancel of a send). WEFT_INPROGRESS: asked, the send completes with
+ * WEFT_ECANCELED or as sent; WEFT_ESTATE: it matched or failed already;
+ * WEFT_ENOMEM. A send that completed locally (eager) is reopened. */
+int weft__proto_send_cancel(struct weft_ctx *ctx, struct weft_request *req);
 
 /* Cooperative rendezvous (coop.c). */
 void weft__coop_gate_init(struct weft_ctx *ctx, weft__gate_t *g);

@@ -95,6 +95,12 @@ weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t sou
 /* Remove an unexpected message found by peek. Harmless on a message that is
  * not inside (already removed or returned by post). */
 void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg);
+/* Whether an unexpected message is still in the structure (not yet returned
+ * by post nor removed). */
+static inline bool weft__match_msg_inside(const weft__match_msg_t *msg)
+{
+    return msg->entry[0] != NULL;
+}
 /* Remove a posted receive that has not matched (cancel). Returns true if it was
  * posted, false if it was not (already matched or never posted). */
 bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv);

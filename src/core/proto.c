@@ -146,9 +146,9 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
             c->hdr[1] = (uint8_t)(req->rail_keys - 1); /* flags: rail keys after the first */
         c->length = 0;
         req->holds = 2;
-        req->seq = seq;
         ctx->counters.rdv_sent++;
     }
+    req->seq = seq;
     g->send_seq++;
     ctx->counters.bytes_sent += len;
     /* The submitting thread runs the scheduler itself: with an idle track the
@@ -160,6 +160,113 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
         if (c->kind == WEFT_CHUNK_RDV)
             weft__coop_watch(ctx, req);
     }
+    return WEFT_OK;
+}
+
+/* ---- cancel of a send ----
+ *
+ * MPI lets a send be cancelled until a receive matched it. The message may be
+ * sitting in the receiver's unexpected queue (eager data, or a rendezvous
+ * announcement), so only the receiver can tell: the sender sends CANCEL naming
+ * the message's sequence number, and the receiver answers CANCEL_REPLY: taken
+ * back (removed from matching, its eager credit returned: the application
+ * never sees it) or matched. CANCEL is a control chunk and control chunks
+ * overtake queued messages, so it leaves only once the message has left
+ * (a cancel asked before waits in WEFT_CANCEL_WANTED); on one track it then
+ * arrives after the message. The send holds one step more while the answer is
+ * due, so it cannot complete (and drop its wire id) before it. */
+
+/* Queue the CANCEL of a send whose message has left. */
+static void cancel_ask(weft__gate_t *g, struct weft_request *req)
+{
+    weft__chunk_t *c = weft__ctrl_alloc(g->ctx);
+    if (!c) {
+        /* Not asked: the send goes on as if the message had matched. */
+        req->cancel = WEFT_CANCEL_NONE;
+        weft__proto_send_release(g->ctx, req, WEFT_OK);
+        return;
+    }
+    c->kind = WEFT_CHUNK_CANCEL;
+    c->hdr_len = (uint16_t)weft__wire_put_cancel(c->hdr, req->id, req->seq);
+    req->cancel = WEFT_CANCEL_ASKED;
+    queue_ctrl(g, c);
+}
+
+int weft__proto_send_cancel(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    bool done = atomic_load_explicit(&req->done, memory_order_relaxed);
+    if (req->cancel != WEFT_CANCEL_NONE)
+        return WEFT_INPROGRESS; /* asked already */
+    /* A send that the receiver answered (ACK, RTR, COOP, or its publication
+     * claimed) matched; one that completed other than as a plain eager send
+     * that left matched or failed. */
+    if (req->answered || g->dead || (done && (req->error || req->chunk.kind != WEFT_CHUNK_EAGER)))
+        return WEFT_ESTATE;
+    if (!req->id && weft__handle_add(&ctx->handles, req, &req->id) < 0)
+        return WEFT_ENOMEM;
+    if (done) {
+        /* An eager send completes once its message left, matched or not:
+         * reopen it until the receiver answers. */
+        req->error = req->status.error = WEFT_OK;
+        req->holds = 0;
+        weft_list_push_back(&ctx->live_requests, &req->link);
+        atomic_store_explicit(&req->done, 0, memory_order_relaxed);
+    }
+    req->holds++;
+    weft__coop_unwatch(req); /* a rendezvous being taken back must not claim a publication */
+    if (req->chunk.queued)
+        req->cancel = WEFT_CANCEL_WANTED; /* asked once the message leaves (chunks_sent) */
+    else
+        cancel_ask(g, req);
+    return WEFT_INPROGRESS;
+}
+
+/* The receiver's side: take the message back if it is still unexpected and in
+ * matching (a matched probe took it out: it counts as matched). */
+static int on_cancel(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    bool taken = false;
+    weft__chunk_t *r = weft__ctrl_alloc(ctx); /* first: an answer is owed once taken */
+    if (!r)
+        return WEFT_ENOMEM;
+    ctx->counters.chunks_received++;
+    /* A message not arrived yet (which one track never lets happen) is
+     * answered "matched": it will be delivered, and the send completes as
+     * sent. The walk is linear in the unexpected messages: a cancel is rare. */
+    if (weft__seq_before(c->seq, g->recv_seq)) {
+        for (weft_list_t *pos = ctx->unexpected.next; pos != &ctx->unexpected; pos = pos->next) {
+            weft__unexpected_t *u = weft_list_entry(pos, weft__unexpected_t, link);
+            if (u->gate != g || u->seq != c->seq)
+                continue;
+            if (weft__match_msg_inside(&u->match)) {
+                weft__match_remove_msg(ctx->match, &u->match);
+                if (u->kind != WEFT_CHUNK_RDV)
+                    credit_return(g, u->credit);
+                weft_list_remove(&u->link);
+                weft__unexpected_free(ctx, u);
+                taken = true;
+            }
+            break;
+        }
+    }
+    r->kind = WEFT_CHUNK_CANCEL_REPLY;
+    r->hdr_len = (uint16_t)weft__wire_put_cancel_reply(r->hdr, c->sreq, taken);
+    queue_ctrl(g, r);
+    return WEFT_OK;
+}
+
+static int on_cancel_reply(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
+    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->cancel != WEFT_CANCEL_ASKED)
+        return WEFT_EPROTO;
+    ctx->counters.chunks_received++;
+    req->cancel = WEFT_CANCEL_NONE;
+    if (c->taken)
+        weft__request_complete(ctx, req, WEFT_ECANCELED);
+    else
+        weft__proto_send_release(ctx, req, WEFT_OK);
     return WEFT_OK;
 }
 
@@ -206,6 +313,8 @@ void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
                 weft__proto_send_release(ctx, req, status);
             continue;
         }
+        if (req->cancel == WEFT_CANCEL_WANTED)
+            cancel_ask(g, req);
         weft__proto_send_release(ctx, req, status);
     }
 }
@@ -446,6 +555,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     u->match.tag = c->tag;
     u->gate = g;
     u->kind = c->kind;
+    u->seq = c->seq;
     u->length = c->len;
     u->sreq = c->sreq;
     u->credit = eager ? eager_cost(c->len) : 0;
@@ -566,6 +676,12 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
             break;
         case WEFT_CHUNK_COOP:
             rc = weft__coop_on_coop(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_CANCEL:
+            rc = on_cancel(ctx, g, &c);
+            break;
+        case WEFT_CHUNK_CANCEL_REPLY:
+            rc = on_cancel_reply(ctx, g, &c);
             break;
         case WEFT_CHUNK_CREDIT:
             /* More credit than was ever granted is a lie. */

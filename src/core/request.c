@@ -32,6 +32,7 @@ static struct weft_request *request_init(struct weft_request *req, uint8_t kind)
         req->chunk.req = req->data.req = req;
         req->holds = 0;
         req->sync = req->answered = false;
+        req->cancel = WEFT_CANCEL_NONE;
     }
     req->coop_listed = req->coop_watch = false;
     req->coop_cell = -1;

@@ -10,6 +10,7 @@ static const uint8_t hdr_size[WEFT_CHUNK_KIND_MAX] = {
     [WEFT_CHUNK_RDV] = WEFT_WIRE_RDV_HDR,       [WEFT_CHUNK_RTR] = WEFT_WIRE_RTR_HDR,
     [WEFT_CHUNK_RDATA] = WEFT_WIRE_RDATA_HDR,   [WEFT_CHUNK_ACK] = WEFT_WIRE_ACK_HDR,
     [WEFT_CHUNK_CREDIT] = WEFT_WIRE_CREDIT_HDR, [WEFT_CHUNK_COOP] = WEFT_WIRE_COOP_HDR,
+    [WEFT_CHUNK_CANCEL] = WEFT_WIRE_CANCEL_HDR, [WEFT_CHUNK_CANCEL_REPLY] = WEFT_WIRE_CANCEL_HDR,
 };
 
 size_t weft__wire_chunk_hdr_size(uint8_t kind)
@@ -122,6 +123,27 @@ size_t weft__wire_put_coop(uint8_t *buf, uint64_t sreq, uint32_t cell, uint32_t 
     return WEFT_WIRE_COOP_HDR;
 }
 
+/* CANCEL and CANCEL_REPLY share a layout: a send's id and one 32-bit word. */
+static size_t put_cancel(uint8_t *buf, uint8_t kind, uint64_t sreq, uint32_t word)
+{
+    put_common(buf, kind);
+    weft__le32_put(buf + 4, 0);
+    weft__le64_put(buf + 8, sreq);
+    weft__le32_put(buf + 16, word);
+    weft__le32_put(buf + 20, 0);
+    return WEFT_WIRE_CANCEL_HDR;
+}
+
+size_t weft__wire_put_cancel(uint8_t *buf, uint64_t sreq, uint32_t seq)
+{
+    return put_cancel(buf, WEFT_CHUNK_CANCEL, sreq, seq);
+}
+
+size_t weft__wire_put_cancel_reply(uint8_t *buf, uint64_t sreq, bool taken)
+{
+    return put_cancel(buf, WEFT_CHUNK_CANCEL_REPLY, sreq, taken ? 1 : 0);
+}
+
 int weft__wire_open(const void *buf, size_t len, weft__wire_iter_t *it)
 {
     const uint8_t *p = buf;
@@ -159,6 +181,7 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     c->seq = c->comm = 0;
     c->tag = c->len = c->sreq = c->rreq = c->offset = c->bytes = c->piece = 0;
     c->cell = c->gen = 0;
+    c->taken = false;
     c->rkey.len = 0;
     c->payload = NULL;
     uint64_t payload = 0;
@@ -214,6 +237,20 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
             return WEFT_EPROTO;
         memcpy(c->rkey.bytes, p + 48, c->rkey.len);
         break;
+    case WEFT_CHUNK_CANCEL:
+    case WEFT_CHUNK_CANCEL_REPLY: {
+        c->sreq = weft__le64_get(p + 8);
+        uint32_t word = weft__le32_get(p + 16);
+        /* Only a request with an id can be answered; a reply is yes or no. */
+        if (c->sreq == 0 || weft__le32_get(p + 20) != 0 ||
+            (kind == WEFT_CHUNK_CANCEL_REPLY && word > 1))
+            return WEFT_EPROTO;
+        if (kind == WEFT_CHUNK_CANCEL)
+            c->seq = word;
+        else
+            c->taken = word == 1;
+        break;
+    }
     }
     if (kind != WEFT_CHUNK_EAGER && kind != WEFT_CHUNK_EAGER_SYNC && kind != WEFT_CHUNK_RDV &&
         weft__le32_get(p + 4) != 0)

@@ -23,6 +23,12 @@
  *   COOP       rsv u32 | sreq u64 | cell u32 | gen u32 | len u64 | piece u64 | rkey_len u32
  *              | rsv u32 | rkey[32]: "move the len bytes of send sreq into my buffer rkey,
  *              pieces of piece bytes claimed through shared cell (cell, gen)"  (80)
+ *   CANCEL     rsv u32 | sreq u64 | seq u32 | rsv u32: "take back message seq, sent by
+ *              request sreq, if no receive has matched it yet"             (24)
+ *   CANCEL_REPLY rsv u32 | sreq u64 | taken u32 (0 or 1) | rsv u32: the answer to a
+ *              CANCEL: 1 = removed unmatched (the receiver never sees it), 0 = matched (24)
+ *
+ * Version 3 added CANCEL and CANCEL_REPLY.
  */
 #ifndef WEFT_WIRE_H
 #define WEFT_WIRE_H
@@ -35,7 +41,7 @@
 #include "drivers/driver.h"
 
 #define WEFT_WIRE_MAGIC   0x54464557u /* "WEFT" read as little-endian u32 */
-#define WEFT_WIRE_VERSION 2
+#define WEFT_WIRE_VERSION 3
 #define WEFT_WIRE_PKT_HDR 16
 #define WEFT_WIRE_ALIGN   8
 
@@ -48,7 +54,9 @@ typedef enum weft__chunk_kind {
     WEFT_CHUNK_ACK = 6,
     WEFT_CHUNK_CREDIT = 7,
     WEFT_CHUNK_COOP = 8,
-    WEFT_CHUNK_KIND_MAX = 9,
+    WEFT_CHUNK_CANCEL = 9,
+    WEFT_CHUNK_CANCEL_REPLY = 10,
+    WEFT_CHUNK_KIND_MAX = 11,
 } weft__chunk_kind_t;
 
 #define WEFT_WIRE_EAGER_HDR      32
@@ -59,6 +67,7 @@ typedef enum weft__chunk_kind {
 #define WEFT_WIRE_ACK_HDR        16
 #define WEFT_WIRE_CREDIT_HDR     16
 #define WEFT_WIRE_COOP_HDR       80
+#define WEFT_WIRE_CANCEL_HDR     24
 #define WEFT_WIRE_CHUNK_HDR_MAX  80
 /* An RDV's flags byte counts the rail keys after the first in its rkey (a
  * multi-rail gate: the receiver pulls one part per rail); the rkey's length
@@ -70,7 +79,7 @@ typedef enum weft__chunk_kind {
 typedef struct weft__wire_chunk {
     uint8_t kind;
     uint8_t flags;
-    uint32_t seq;
+    uint32_t seq; /* message chunks; CANCEL: the message to take back */
     uint32_t comm;
     uint64_t tag;
     uint64_t len;    /* message length (EAGER/RDV), accepted length (RTR), fragment (RDATA) */
@@ -81,6 +90,7 @@ typedef struct weft__wire_chunk {
     uint64_t piece;  /* COOP */
     uint32_t cell;   /* COOP */
     uint32_t gen;    /* COOP */
+    bool taken;      /* CANCEL_REPLY: the message was taken back */
     weft_rkey_t rkey;
     const uint8_t *payload; /* EAGER, EAGER_SYNC, RDATA: len bytes */
 } weft__wire_chunk_t;
@@ -112,6 +122,8 @@ size_t weft__wire_put_ack(uint8_t *buf, uint64_t sreq);
 size_t weft__wire_put_credit(uint8_t *buf, uint64_t bytes);
 size_t weft__wire_put_coop(uint8_t *buf, uint64_t sreq, uint32_t cell, uint32_t gen, uint64_t len,
                            uint64_t piece, const weft_rkey_t *rkey);
+size_t weft__wire_put_cancel(uint8_t *buf, uint64_t sreq, uint32_t seq);
+size_t weft__wire_put_cancel_reply(uint8_t *buf, uint64_t sreq, bool taken);
 
 /* Check a packet's header against len received bytes and start iterating.
  * WEFT_OK or WEFT_EPROTO. */

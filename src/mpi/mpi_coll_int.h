@@ -79,6 +79,30 @@ typedef struct weft_coll_blocks {
     const MPI_Datatype *types;
 } weft_coll_blocks_t;
 
+/* The blocks a public function's arguments describe. */
+static inline weft_coll_blocks_t weft__coll_uniform(const void *buf, int count, MPI_Datatype t)
+{
+    return (weft_coll_blocks_t){
+        .mode = WEFT_COLL_BLK_UNIFORM, .buf = buf, .count = count, .type = t};
+}
+static inline weft_coll_blocks_t weft__coll_vector(const void *buf, const int *counts,
+                                                   const int *displs, MPI_Datatype t)
+{
+    return (weft_coll_blocks_t){
+        .mode = WEFT_COLL_BLK_V, .buf = buf, .counts = counts, .displs = displs, .type = t};
+}
+static inline weft_coll_blocks_t weft__coll_wblocks(const void *buf, const int *counts,
+                                                    const int *displs, const MPI_Aint *adispls,
+                                                    const MPI_Datatype *types)
+{
+    return (weft_coll_blocks_t){.mode = adispls ? WEFT_COLL_BLK_WA : WEFT_COLL_BLK_W,
+                                .buf = buf,
+                                .counts = counts,
+                                .displs = displs,
+                                .adispls = adispls,
+                                .types = types};
+}
+
 static inline void weft__coll_blk(const weft_coll_blocks_t *b, int i, char **p, size_t *count,
                                   MPI_Datatype *t)
 {
@@ -122,17 +146,68 @@ int weft__coll_b_reduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void 
  * recv.buf is MPI_IN_PLACE); the others receive into recv's block 0. */
 int weft__coll_b_scatter(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_blocks_t *b, void *rbuf,
                          size_t rcount, MPI_Datatype rtype, int root);
+/* Root receives block i of b from rank i; the others send (sbuf, scount, stype). */
+int weft__coll_b_gather(weft__mpi_sched_t *s, MPI_Comm c, const void *sbuf, size_t scount,
+                        MPI_Datatype stype, const weft_coll_blocks_t *b, int root);
+/* Everyone sends (sbuf...) to every other rank and receives block i from i.
+ * sbuf == MPI_IN_PLACE: our data is already our block of b. */
+int weft__coll_b_allgather(weft__mpi_sched_t *s, MPI_Comm c, const void *sbuf, size_t scount,
+                           MPI_Datatype stype, const weft_coll_blocks_t *b);
+/* Block i of sb goes to rank i, block i of rb comes from rank i. sb == NULL:
+ * in place (the data to send is rb's, taken now). */
+int weft__coll_b_alltoall(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_blocks_t *sb,
+                          const weft_coll_blocks_t *rb);
+/* Reduce to rank 0, then bcast. */
+int weft__coll_b_allreduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
+                           size_t count, MPI_Datatype t, MPI_Op op);
+/* Reduce everything to rank 0, then scatter counts[i] elements to rank i. */
+int weft__coll_b_reduce_scatter(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
+                                const int *counts, MPI_Datatype t, MPI_Op op);
+/* Prefix reduction by recursive doubling: inclusive (scan) or exclusive (exscan). */
+int weft__coll_b_scan(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst, size_t count,
+                      MPI_Datatype t, MPI_Op op, bool exclusive);
 
 /* ---------------------------------------------------------------- shared by the public functions
  */
 
+/* Argument checks (mpi_coll.c): each returns MPI_SUCCESS or an error class. */
 int weft__coll_check_op(MPI_Op op);
 /* count, type, and buffer (MPI_IN_PLACE passes) of count elements of t at buf. */
 int weft__coll_check_data(const void *buf, int count, MPI_Datatype t);
+/* n counts, none negative. */
+int weft__coll_check_counts(const int *counts, int n);
+/* The n blocks of b: counts, displacements, types (each of w-blocks). */
+int weft__coll_check_blocks(const weft_coll_blocks_t *b, int n);
+/* The root argument of a rooted collective on comm (intra or inter). */
+int weft__coll_check_root(MPI_Comm comm, int root);
+/* Send and receive buffers that are the same memory, where the standard asks
+ * for MPI_IN_PLACE instead. */
+int weft__coll_check_alias(const void *sbuf, const void *rbuf, int count);
 /* Run (request == NULL) or start s; err != MPI_SUCCESS: discard s. Reports
  * errors through comm's handler under name. */
 int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request *request,
                       const char *name);
+
+/* In the public functions: return through the error handler on a failed
+ * check, and take a new schedule. */
+#define COLL_CHECK_COMM(comm, name)                                                                \
+    do {                                                                                           \
+        int e_ = weft__mpi_check_comm(comm);                                                       \
+        if (e_ != MPI_SUCCESS)                                                                     \
+            return weft__mpi_err(NULL, e_, name);                                                  \
+    } while (0)
+
+#define COLL_CHECK(comm, expr, name)                                                               \
+    do {                                                                                           \
+        int e_ = (expr);                                                                           \
+        if (e_ != MPI_SUCCESS)                                                                     \
+            return weft__mpi_err(comm, e_, name);                                                  \
+    } while (0)
+
+#define COLL_NEW_SCHED(s, comm, name)                                                              \
+    weft__mpi_sched_t *s = weft__coll_new(comm);                                                   \
+    if (!s)                                                                                        \
+    return weft__mpi_err(comm, MPI_ERR_NO_MEM, name)
 
 /* Intercommunicator variants live in mpi_coll_inter.c. */
 int weft__coll_inter_barrier(weft__mpi_sched_t *s, MPI_Comm comm);

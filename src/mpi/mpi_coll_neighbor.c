@@ -115,35 +115,6 @@ static int build(weft__mpi_sched_t *s, MPI_Comm comm, const nbrs_t *n, const voi
     return MPI_SUCCESS;
 }
 
-static int check_counts(const int *counts, int n)
-{
-    if (n > 0 && !counts)
-        return MPI_ERR_ARG;
-    for (int i = 0; i < n; i++)
-        if (counts[i] < 0)
-            return MPI_ERR_COUNT;
-    return MPI_SUCCESS;
-}
-
-static int check_blocks(const weft_coll_blocks_t *b, int n)
-{
-    if (b->mode == WEFT_COLL_BLK_UNIFORM)
-        return weft__coll_check_data(b->buf, b->count, b->type);
-    int err = check_counts(b->counts, n);
-    if (err)
-        return err;
-    if (b->mode == WEFT_COLL_BLK_V)
-        return (n > 0 && !b->displs) ? MPI_ERR_ARG : weft__mpi_check_type(b->type);
-    if (n > 0 && (!b->types || !b->adispls))
-        return MPI_ERR_ARG;
-    for (int i = 0; i < n; i++) {
-        err = weft__mpi_check_type(b->types[i]);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
-}
-
 /* sb == NULL: an allgather of (sbuf, scount, stype). */
 static int neighbor(const void *sbuf, int scount, MPI_Datatype stype, const weft_coll_blocks_t *sb,
                     const weft_coll_blocks_t *rb, MPI_Comm comm, MPI_Request *req, const char *name)
@@ -157,33 +128,20 @@ static int neighbor(const void *sbuf, int scount, MPI_Datatype stype, const weft
     nbrs_t n;
     err = neighbours(s, comm, &n);
     if (err == MPI_SUCCESS)
-        err = sb ? check_blocks(sb, n.nout) : weft__coll_check_data(sbuf, scount, stype);
+        err = sb ? weft__coll_check_blocks(sb, n.nout) : weft__coll_check_data(sbuf, scount, stype);
     if (err == MPI_SUCCESS && (sbuf == MPI_IN_PLACE || (sb && sb->buf == MPI_IN_PLACE)))
         err = MPI_ERR_BUFFER;
     if (err == MPI_SUCCESS)
-        err = check_blocks(rb, n.nin);
+        err = weft__coll_check_blocks(rb, n.nin);
     if (err == MPI_SUCCESS)
         err = build(s, comm, &n, sbuf, scount, stype, sb, rb);
     return weft__coll_finish(s, err, comm, req, name);
 }
 
-#define BLK_U(b, buf_, count_, type_)                                                              \
-    weft_coll_blocks_t b = {                                                                       \
-        .mode = WEFT_COLL_BLK_UNIFORM, .buf = buf_, .count = count_, .type = type_}
-#define BLK_V(b, buf_, counts_, displs_, type_)                                                    \
-    weft_coll_blocks_t b = {                                                                       \
-        .mode = WEFT_COLL_BLK_V, .buf = buf_, .counts = counts_, .displs = displs_, .type = type_}
-#define BLK_WA(b, buf_, counts_, displs_, types_)                                                  \
-    weft_coll_blocks_t b = {.mode = WEFT_COLL_BLK_WA,                                              \
-                            .buf = buf_,                                                           \
-                            .counts = counts_,                                                     \
-                            .adispls = displs_,                                                    \
-                            .types = types_}
-
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, NULL, "MPI_Neighbor_allgather");
 }
 WEFT_MPI_ALIAS(Neighbor_allgather)
@@ -192,7 +150,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_allgather");
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, request,
@@ -204,7 +162,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_V(rb, recvbuf, recvcounts, displs, recvtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, NULL, "MPI_Neighbor_allgatherv");
 }
 WEFT_MPI_ALIAS(Neighbor_allgatherv)
@@ -213,7 +171,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    BLK_V(rb, recvbuf, recvcounts, displs, recvtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, displs, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_allgatherv");
     return neighbor(sendbuf, sendcount, sendtype, NULL, &rb, comm, request,
@@ -224,8 +182,8 @@ WEFT_MPI_ALIAS(Ineighbor_allgatherv)
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_U(sb, sendbuf, sendcount, sendtype);
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, NULL, "MPI_Neighbor_alltoall");
 }
 WEFT_MPI_ALIAS(Neighbor_alltoall)
@@ -234,8 +192,8 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    BLK_U(sb, sendbuf, sendcount, sendtype);
-    BLK_U(rb, recvbuf, recvcount, recvtype);
+    weft_coll_blocks_t sb = weft__coll_uniform(sendbuf, sendcount, sendtype);
+    weft_coll_blocks_t rb = weft__coll_uniform(recvbuf, recvcount, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_alltoall");
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, request, "MPI_Ineighbor_alltoall");
@@ -246,8 +204,8 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLK_V(sb, sendbuf, sendcounts, sdispls, sendtype);
-    BLK_V(rb, recvbuf, recvcounts, rdispls, recvtype);
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, sdispls, sendtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, rdispls, recvtype);
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, NULL, "MPI_Neighbor_alltoallv");
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallv)
@@ -257,8 +215,8 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    BLK_V(sb, sendbuf, sendcounts, sdispls, sendtype);
-    BLK_V(rb, recvbuf, recvcounts, rdispls, recvtype);
+    weft_coll_blocks_t sb = weft__coll_vector(sendbuf, sendcounts, sdispls, sendtype);
+    weft_coll_blocks_t rb = weft__coll_vector(recvbuf, recvcounts, rdispls, recvtype);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_alltoallv");
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, request, "MPI_Ineighbor_alltoallv");
@@ -269,8 +227,8 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    BLK_WA(sb, sendbuf, sendcounts, sdispls, sendtypes);
-    BLK_WA(rb, recvbuf, recvcounts, rdispls, recvtypes);
+    weft_coll_blocks_t sb = weft__coll_wblocks(sendbuf, sendcounts, NULL, sdispls, sendtypes);
+    weft_coll_blocks_t rb = weft__coll_wblocks(recvbuf, recvcounts, NULL, rdispls, recvtypes);
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, NULL, "MPI_Neighbor_alltoallw");
 }
 WEFT_MPI_ALIAS(Neighbor_alltoallw)
@@ -280,8 +238,8 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request *request)
 {
-    BLK_WA(sb, sendbuf, sendcounts, sdispls, sendtypes);
-    BLK_WA(rb, recvbuf, recvcounts, rdispls, recvtypes);
+    weft_coll_blocks_t sb = weft__coll_wblocks(sendbuf, sendcounts, NULL, sdispls, sendtypes);
+    weft_coll_blocks_t rb = weft__coll_wblocks(recvbuf, recvcounts, NULL, rdispls, recvtypes);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Ineighbor_alltoallw");
     return neighbor(NULL, 0, NULL, &sb, &rb, comm, request, "MPI_Ineighbor_alltoallw");

@@ -10,7 +10,8 @@
  *   mpi_err.c       error classes/codes/strings, error handlers, weft__mpi_err()
  *   mpi_p2p.c       sends, receives, probes (matched too), Sendrecv
  *   mpi_req.c       requests: wait/test families, persistent, generalized, cancel
- *   mpi_type*.c     datatypes: constructors, flattening, pack/unpack, envelope
+ *   mpi_type*.c     datatypes: predefined types and the builder (mpi_type.c),
+ *                   constructors (_create, _darray), queries (_query), pack (_pack)
  *   mpi_op.c        reduction operations on predefined and user types
  *   mpi_coll*.c     collectives as schedules (blocking = start + wait)
  *   mpi_comm.c      communicators (context ids), intercommunicators
@@ -304,8 +305,7 @@ struct weft_mpi_request {
     bool active;     /* persistent: started and not yet completed */
     bool complete;   /* the status below is final */
     bool freed;      /* Request_free'd while active: free on completion */
-    bool cancelled;
-    MPI_Comm comm; /* for error handlers and source translation */
+    MPI_Comm comm;   /* for error handlers and source translation */
     weft_request_t *wreq;
     MPI_Status status;
     /* Non-contiguous data that went through a staging buffer. */
@@ -369,7 +369,6 @@ typedef struct weft__mpi_state {
     /* Guards the layer's shared tables (free lists, keyvals, context ids,
      * active schedules); kind from the thread level. Never held while waiting. */
     weft_lock_t lock;
-    MPI_Request free_requests;
     /* Context ids in use (bit set = taken), agreed on by the members of a new
      * communicator with an all-reduce, like MPICH does. */
     uint64_t ctx_mask[64];

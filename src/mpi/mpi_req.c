@@ -6,6 +6,7 @@
  * MPI_Request_get_status can look without freeing, and a persistent request
  * keeps its arguments to start again.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +16,108 @@
 struct weft_mpi_request weft_mpi_request_null = {
     .magic = WEFT_MPI_MAGIC_REQ, .kind = WEFT_MPI_REQ_DONE, .complete = true};
 
+/* Free requests. Every Isend and Irecv takes one and every completion gives
+ * it back, so this is the hot path of a message-rate loop: each thread keeps a
+ * cache of its own (no lock, no atomic operation), a thread with CACHE_MAX
+ * cached gives the next ones to a shared stack, and a thread with none takes
+ * that stack whole. The shared stack is only pushed to and taken whole
+ * (exchange), so it has no ABA problem. A thread's cache goes back to the
+ * shared stack when the thread ends (a key destructor). */
+#define CACHE_MAX 256
+
+typedef struct req_cache {
+    MPI_Request head;
+    int count;
+    bool armed; /* the thread-exit destructor is set for this thread */
+} req_cache_t;
+
+static _Thread_local req_cache_t cache;
+static _Atomic(MPI_Request) shared_free;
+static pthread_key_t cache_key;
+static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
+static bool cache_key_ok;
+
+static void shared_push(MPI_Request first, MPI_Request last)
+{
+    MPI_Request head = atomic_load_explicit(&shared_free, memory_order_relaxed);
+    do
+        last->next_free = head;
+    while (!atomic_compare_exchange_weak_explicit(&shared_free, &head, first, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+/* Hand a cache's requests to the shared stack. */
+static void cache_flush(req_cache_t *c)
+{
+    if (!c->head)
+        return;
+    MPI_Request last = c->head;
+    while (last->next_free)
+        last = last->next_free;
+    shared_push(c->head, last);
+    c->head = NULL;
+    c->count = 0;
+}
+
+static void cache_thread_exit(void *arg)
+{
+    cache_flush(arg);
+}
+
+static void cache_key_create(void)
+{
+    cache_key_ok = pthread_key_create(&cache_key, cache_thread_exit) == 0;
+}
+
+/* A request goes into an empty cache. On the thread's first free, make sure
+ * its cache is flushed when it ends. Out of line: the hot path then computes
+ * the cache's address once. */
+static __attribute__((noinline)) void cache_first(req_cache_t *c, MPI_Request r)
+{
+    if (!c->armed) {
+        pthread_once(&cache_key_once, cache_key_create);
+        c->armed = !cache_key_ok || pthread_setspecific(cache_key, c) == 0;
+    }
+    r->next_free = NULL;
+    c->head = r;
+    c->count = 1;
+}
+
+/* The cache is empty: take the shared stack, or make a new request. */
+static MPI_Request cache_refill(req_cache_t *c)
+{
+    MPI_Request r = atomic_exchange_explicit(&shared_free, NULL, memory_order_acquire);
+    if (!r)
+        return malloc(sizeof *r);
+    c->head = r->next_free;
+    c->count = 0;
+    for (MPI_Request q = c->head; q; q = q->next_free)
+        c->count++;
+    return r;
+}
+
 MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
 {
-    weft_lock_acquire(&weft__mpi.lock);
-    MPI_Request r = weft__mpi.free_requests;
-    if (r)
-        weft__mpi.free_requests = r->next_free;
-    weft_lock_release(&weft__mpi.lock);
-    if (!r && !(r = malloc(sizeof *r)))
+    req_cache_t *c = &cache;
+    MPI_Request r = c->head;
+    if (r) {
+        c->head = r->next_free;
+        c->count--;
+    } else if (!(r = cache_refill(c))) {
         return NULL;
-    memset(r, 0, sizeof *r);
+    }
+    /* Only what every path reads; each kind's constructor sets the rest
+     * (p2p arguments, generalized-request callbacks, the staged buffer's
+     * user_buf and user_count along with staging). */
     r->magic = WEFT_MPI_MAGIC_REQ;
     r->kind = kind;
+    r->persistent = r->active = r->complete = r->freed = false;
     r->comm = comm;
+    r->wreq = NULL;
     weft__mpi_status_empty(&r->status);
+    r->staging = NULL;
+    r->user_type = NULL;
+    r->sched = NULL;
     return r;
 }
 
@@ -38,28 +127,40 @@ void weft__mpi_req_free(MPI_Request r)
         weft__mpi_sched_free(r->sched);
         r->sched = NULL;
     }
-    free(r->staging);
-    r->staging = NULL;
+    if (r->staging) {
+        free(r->staging);
+        r->staging = NULL;
+    }
     if (r->user_type) {
         weft__mpi_type_release(r->user_type);
         r->user_type = NULL;
     }
     r->magic = WEFT_MPI_MAGIC_DEAD;
-    weft_lock_acquire(&weft__mpi.lock);
-    r->next_free = weft__mpi.free_requests;
-    weft__mpi.free_requests = r;
-    weft_lock_release(&weft__mpi.lock);
+    req_cache_t *c = &cache;
+    if (c->count >= CACHE_MAX) {
+        shared_push(r, r);
+        return;
+    }
+    if (!c->head) {
+        cache_first(c, r);
+        return;
+    }
+    r->next_free = c->head;
+    c->head = r;
+    c->count++;
 }
 
+/* Finalize: free what this thread and the shared stack hold (caches of
+ * threads still running stay theirs; they reach the stack when they end). */
 void weft__mpi_req_fini(void)
 {
-    MPI_Request r = weft__mpi.free_requests;
+    cache_flush(&cache);
+    MPI_Request r = atomic_exchange_explicit(&shared_free, NULL, memory_order_acquire);
     while (r) {
         MPI_Request next = r->next_free;
         free(r);
         r = next;
     }
-    weft__mpi.free_requests = NULL;
 }
 
 /* Requests the application freed while their operation still ran
@@ -607,7 +708,12 @@ int PMPI_Cancel(MPI_Request *request)
         return MPI_SUCCESS;
     switch (r->kind) {
     case WEFT_MPI_REQ_RECV:
-        /* WEFT_ESTATE: it matched already and will complete normally. */
+    case WEFT_MPI_REQ_SEND:
+        /* A receive is canceled here and now unless it matched (WEFT_ESTATE:
+         * it completes normally). A send is asked of its receiver, which
+         * takes the message back if no receive matched it yet: the request
+         * then completes as canceled, else as sent (WEFT_INPROGRESS). MPI_Wait
+         * tells which, and MPI_Test_cancelled says so. */
         weft_sr_cancel(weft__mpi.ctx, r->wreq);
         break;
     case WEFT_MPI_REQ_GREQ:
@@ -618,9 +724,8 @@ int PMPI_Cancel(MPI_Request *request)
         }
         break;
     default:
-        /* Sends: the engine does not take a message back once submitted, so a
-         * send cancel does not succeed and MPI_Test_cancelled says so, as the
-         * standard allows (§3.8.4). */
+        /* A buffered send (its data copied, its request complete) or a
+         * collective: not canceled, as the standard allows (§3.8.4). */
         break;
     }
     return MPI_SUCCESS;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "weft/weft.h"
@@ -63,6 +64,14 @@ static inline long test_verify(const void *buf, size_t len, uint64_t key)
         if (p[i] != test_byte(key, i))
             return (long)i;
     return -1;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double test_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void test_watchdog_fired(int sig)

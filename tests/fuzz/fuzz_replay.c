@@ -13,6 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define NSEEDS 12
+
 static size_t seed(int kind, uint8_t *buf)
 {
     uint8_t *p = buf + WEFT_WIRE_PKT_HDR;
@@ -50,6 +52,13 @@ static size_t seed(int kind, uint8_t *buf)
         p += weft__wire_put_credit(p, 4096);
         p += weft__wire_put_ack(p, 12);
         break;
+    case 10:
+        p += weft__wire_put_cancel(p, (1ull << 32) | 0, 0);
+        break;
+    case 11:
+        p += weft__wire_put_cancel_reply(p, (1ull << 32) | 0, true);
+        p += weft__wire_put_cancel_reply(p, (1ull << 32) | 1, false);
+        break;
     default:
         /* As aggreg builds one: control chunks, then messages of several tags
          * and communicators in sequence order, then rendezvous data. */
@@ -67,7 +76,7 @@ static size_t seed(int kind, uint8_t *buf)
         break;
     }
     size_t len = (size_t)(p - buf);
-    weft__wire_put_packet(buf, kind == 8 ? 2 : kind == 9 ? 7 : 1, len);
+    weft__wire_put_packet(buf, kind == 8 || kind == 11 ? 2 : kind == 9 ? 7 : 1, len);
     return len;
 }
 
@@ -75,7 +84,7 @@ int main(int argc, char **argv)
 {
     static uint8_t buf[4096], mut[4096];
     if (argc > 2 && !strcmp(argv[1], "--write-corpus")) {
-        for (int k = 0; k < 10; k++) {
+        for (int k = 0; k < NSEEDS; k++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/seed%d", argv[2], k);
             FILE *f = fopen(path, "wb");
@@ -99,7 +108,7 @@ int main(int argc, char **argv)
     }
     uint64_t x = 0x243F6A8885A308D3ull;
     long runs = 0;
-    for (int k = 0; k < 10; k++) {
+    for (int k = 0; k < NSEEDS; k++) {
         size_t len = seed(k, buf);
         LLVMFuzzerTestOneInput(buf, len);
         runs++;

@@ -19,13 +19,6 @@ static size_t msg_len(long i)
     return 64 + (size_t)((i * 7919) % 961); /* 64 .. 1024 */
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
     test_watchdog(60);
@@ -39,7 +32,7 @@ int main(int argc, char **argv)
     uint8_t *data = malloc(off[n] + 1);
     if (!off || !data)
         return 1;
-    double t0 = now_s();
+    double t0 = test_now_s();
 
     if (test_rank == 0) {
         /* Each message starts with its number, the rest is its pattern. */
@@ -48,17 +41,17 @@ int main(int argc, char **argv)
             test_fill(data + off[i], msg_len(i), (uint64_t)i);
             memcpy(data + off[i], &i, sizeof i);
         }
-        double tp = now_s();
+        double tp = test_now_s();
         for (long i = 0; i < n; i++)
             MUST(weft_sr_isend(ctx, 1, 0, 3, data + off[i], msg_len(i), &reqs[i]));
-        double posted = now_s() - tp;
+        double posted = test_now_s() - tp;
         int rc = weft_sr_waitall(ctx, (int)n, reqs, NULL);
         CHECK(rc == WEFT_OK);
         weft_counters_t c;
         MUST(weft_counters_get(ctx, &c));
         printf("mp_flood: rank 0 posted %ld sends in %.3f s, all done after %.3f s; eager %llu, "
                "rendezvous %llu, credit stalls %llu\n",
-               n, posted, now_s() - t0, (unsigned long long)c.eager_sent,
+               n, posted, test_now_s() - t0, (unsigned long long)c.eager_sent,
                (unsigned long long)c.rdv_sent, (unsigned long long)c.credit_stalls);
         if (expect_stalls)
             CHECK(c.credit_stalls > 0);
@@ -72,13 +65,13 @@ int main(int argc, char **argv)
         /* Poll until the flood has started arriving (a slow sender, e.g. under
          * a sanitizer, may not have begun yet; 20 s bound), then 0.25 s more. */
         weft_counters_t c0;
-        double tp = now_s(), first = 0;
-        while (now_s() - tp < 20 && (!first || now_s() - first < 0.25)) {
+        double tp = test_now_s(), first = 0;
+        while (test_now_s() - tp < 20 && (!first || test_now_s() - first < 0.25)) {
             if (weft_progress(ctx) <= 0)
                 usleep(100);
             MUST(weft_counters_get(ctx, &c0));
             if (!first && c0.unexpected > 0)
-                first = now_s();
+                first = test_now_s();
         }
         MUST(weft_counters_get(ctx, &c0));
         CHECK(c0.unexpected > 0);
@@ -119,7 +112,7 @@ int main(int argc, char **argv)
         MUST(weft_counters_get(ctx, &c));
         printf("mp_flood: rank 1 received %ld messages in order after %.3f s; unexpected %llu, "
                "unexpected peak %llu\n",
-               n, now_s() - t0, (unsigned long long)c.unexpected,
+               n, test_now_s() - t0, (unsigned long long)c.unexpected,
                (unsigned long long)c.unexpected_max);
     }
     fflush(stdout);

@@ -15,13 +15,6 @@
 
 #include "../common/test_util.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
     /* "kill": rank 1 dies by SIGKILL instead of _exit(9). */
@@ -66,10 +59,10 @@ int main(int argc, char **argv)
      * published for a cooperative transfer on shm (coop.c), which must fail
      * too. */
     static uint8_t big3[1 << 20];
-    double t0 = now_s();
+    double t0 = test_now_s();
     MUST(weft_sr_irecv(ctx, 1, 0, 3, big3, sizeof big3, &rreq));
     int rc = weft_sr_wait(ctx, rreq, &st);
-    double took = now_s() - t0;
+    double took = test_now_s() - t0;
     printf("rank 0: wait on the dead peer returned %s after %.3f s\n", weft_status_name(rc), took);
     CHECK(rc == WEFT_EPEERDEAD && st.error == WEFT_EPEERDEAD);
     CHECK(took < 5.0);

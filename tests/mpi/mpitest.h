@@ -45,6 +45,21 @@ static inline int mt_class(int rc)
     return c;
 }
 
+/* A recognisable pattern of n ints for key, and whether b holds it. */
+static inline void mt_fill(int *b, int n, int key)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = key * 1000003 + i;
+}
+
+static inline int mt_verify(const int *b, int n, int key)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i] != key * 1000003 + i)
+            return 0;
+    return 1;
+}
+
 static inline void mt_init(int *argc, char ***argv)
 {
     MPI_Init(argc, argv);

@@ -7,20 +7,6 @@
 
 #define BIG (1 << 20) /* ints: 4 MiB, well past any eager threshold */
 
-static void fill(int *b, int n, int seed)
-{
-    for (int i = 0; i < n; i++)
-        b[i] = seed * 1000003 + i;
-}
-
-static int verify(const int *b, int n, int seed)
-{
-    for (int i = 0; i < n; i++)
-        if (b[i] != seed * 1000003 + i)
-            return 0;
-    return 1;
-}
-
 static void modes(int right, int left)
 {
     int out[64], in[64];
@@ -33,7 +19,7 @@ static void modes(int right, int left)
     MPI_MUST(MPI_Buffer_attach(bbuf, bufsize));
     for (int m = 0; m < 4; m++) {
         MPI_Request r;
-        fill(out, 64, mt_rank * 10 + m);
+        mt_fill(out, 64, mt_rank * 10 + m);
         MPI_MUST(MPI_Irecv(in, 64, MPI_INT, left, 100 + m, MPI_COMM_WORLD, &r));
         /* Everyone has posted before anyone sends, as a ready send needs. */
         MPI_MUST(MPI_Sendrecv(NULL, 0, MPI_INT, right, 99, NULL, 0, MPI_INT, left, 99,
@@ -41,7 +27,7 @@ static void modes(int right, int left)
         MPI_MUST(fns[m](out, 64, MPI_INT, right, 100 + m, MPI_COMM_WORLD));
         MPI_MUST(MPI_Wait(&r, &st));
         CHECK(r == MPI_REQUEST_NULL);
-        CHECK(verify(in, 64, left * 10 + m));
+        CHECK(mt_verify(in, 64, left * 10 + m));
         CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 100 + m);
         int count;
         MPI_MUST(MPI_Get_count(&st, MPI_INT, &count));
@@ -68,14 +54,14 @@ static void nonblocking_all(int right, int left)
     MPI_MUST(MPI_Sendrecv(NULL, 0, MPI_INT, right, 98, NULL, 0, MPI_INT, left, 98, MPI_COMM_WORLD,
                           MPI_STATUS_IGNORE));
     for (int k = 0; k < 4; k++)
-        fill(out[k], 32, mt_rank + 7 * k);
+        mt_fill(out[k], 32, mt_rank + 7 * k);
     MPI_MUST(MPI_Isend(out[0], 32, MPI_INT, right, 200, MPI_COMM_WORLD, &r[4]));
     MPI_MUST(MPI_Issend(out[1], 32, MPI_INT, right, 201, MPI_COMM_WORLD, &r[5]));
     MPI_MUST(MPI_Irsend(out[2], 32, MPI_INT, right, 202, MPI_COMM_WORLD, &r[6]));
     MPI_MUST(MPI_Ibsend(out[3], 32, MPI_INT, right, 203, MPI_COMM_WORLD, &r[7]));
     MPI_MUST(MPI_Waitall(8, r, st));
     for (int k = 0; k < 4; k++) {
-        CHECK(verify(in[k], 32, left + 7 * k));
+        CHECK(mt_verify(in[k], 32, left + 7 * k));
         CHECK(st[k].MPI_SOURCE == left && st[k].MPI_TAG == 200 + k);
         CHECK(st[k].MPI_ERROR == MPI_SUCCESS);
     }
@@ -90,18 +76,18 @@ static void nonblocking_all(int right, int left)
 static void big(int right, int left)
 {
     int *out = malloc(BIG * sizeof(int)), *in = malloc(BIG * sizeof(int));
-    fill(out, BIG, mt_rank);
+    mt_fill(out, BIG, mt_rank);
     MPI_Status st;
     MPI_MUST(MPI_Sendrecv(out, BIG, MPI_INT, right, 300, in, BIG, MPI_INT, left, 300,
                           MPI_COMM_WORLD, &st));
-    CHECK(verify(in, BIG, left));
+    CHECK(mt_verify(in, BIG, left));
     int count;
     MPI_MUST(MPI_Get_count(&st, MPI_INT, &count));
     CHECK(count == BIG);
     /* Sendrecv_replace with a large buffer: the data goes round the ring. */
-    fill(in, BIG, mt_rank + 50);
+    mt_fill(in, BIG, mt_rank + 50);
     MPI_MUST(MPI_Sendrecv_replace(in, BIG, MPI_INT, right, 301, left, 301, MPI_COMM_WORLD, &st));
-    CHECK(verify(in, BIG, left + 50));
+    CHECK(mt_verify(in, BIG, left + 50));
     free(out);
     free(in);
 }
@@ -113,11 +99,11 @@ static void persistent(int right, int left)
     MPI_MUST(MPI_Recv_init(in, 16, MPI_INT, left, 400, MPI_COMM_WORLD, &r[0]));
     MPI_MUST(MPI_Send_init(out, 16, MPI_INT, right, 400, MPI_COMM_WORLD, &r[1]));
     for (int it = 0; it < 5; it++) {
-        fill(out, 16, mt_rank * 100 + it);
+        mt_fill(out, 16, mt_rank * 100 + it);
         MPI_MUST(MPI_Startall(2, r));
         MPI_MUST(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
         CHECK(r[0] != MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL);
-        CHECK(verify(in, 16, left * 100 + it));
+        CHECK(mt_verify(in, 16, left * 100 + it));
     }
     /* An inactive persistent request completes at once with an empty status. */
     MPI_Status st;
@@ -276,13 +262,13 @@ static void generalized(void)
 static void free_active(int right, int left)
 {
     static int out[BIG], in[BIG]; /* the freed send may read out until it completes */
-    fill(out, BIG, mt_rank + 99);
+    mt_fill(out, BIG, mt_rank + 99);
     MPI_Request r;
     MPI_MUST(MPI_Isend(out, BIG, MPI_INT, right, 900, MPI_COMM_WORLD, &r));
     MPI_MUST(MPI_Request_free(&r));
     CHECK(r == MPI_REQUEST_NULL);
     MPI_MUST(MPI_Recv(in, BIG, MPI_INT, left, 900, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    CHECK(verify(in, BIG, left + 99));
+    CHECK(mt_verify(in, BIG, left + 99));
 }
 
 static void truncation(int right, int left)

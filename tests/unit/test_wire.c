@@ -97,6 +97,56 @@ static void test_roundtrip(void)
     n = weft__wire_put_credit(hdr, 65536);
     len = one_chunk(hdr, n, NULL, 0);
     CHECK(decode_all(pkt, len, &c, 1) == 1 && c.kind == WEFT_CHUNK_CREDIT && c.bytes == 65536);
+
+    n = weft__wire_put_cancel(hdr, 0x500000007ull, 0xfffffffe);
+    CHECK(n == WEFT_WIRE_CANCEL_HDR);
+    len = one_chunk(hdr, n, NULL, 0);
+    CHECK(decode_all(pkt, len, &c, 1) == 1);
+    CHECK(c.kind == WEFT_CHUNK_CANCEL && c.sreq == 0x500000007ull && c.seq == 0xfffffffe &&
+          !c.taken && !c.payload);
+    for (int taken = 0; taken < 2; taken++) {
+        n = weft__wire_put_cancel_reply(hdr, 42, taken);
+        CHECK(n == WEFT_WIRE_CANCEL_HDR);
+        len = one_chunk(hdr, n, NULL, 0);
+        CHECK(decode_all(pkt, len, &c, 1) == 1);
+        CHECK(c.kind == WEFT_CHUNK_CANCEL_REPLY && c.sreq == 42 && c.taken == taken && c.seq == 0);
+    }
+}
+
+/* CANCEL and CANCEL_REPLY: every field is checked on receipt. */
+static void test_cancel_malformed(void)
+{
+    uint8_t hdr[WEFT_WIRE_CHUNK_HDR_MAX];
+    weft__wire_chunk_t c;
+    for (int kind = 0; kind < 2; kind++) {
+        size_t n =
+            kind ? weft__wire_put_cancel_reply(hdr, 9, true) : weft__wire_put_cancel(hdr, 9, 3);
+        size_t len = one_chunk(hdr, n, NULL, 0);
+        CHECK(decode_all(pkt, len, &c, 1) == 1);
+        uint8_t save[128];
+        memcpy(save, pkt, sizeof save);
+        pkt[16 + 4] = 1; /* the reserved word after the kind */
+        CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+        memcpy(pkt, save, sizeof save);
+        pkt[16 + 20] = 1; /* the reserved word at the end */
+        CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+        memcpy(pkt, save, sizeof save);
+        weft__le64_put(pkt + 16 + 8, 0); /* no request to answer */
+        CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+        /* Cut short: the header does not fit what arrived. */
+        memcpy(pkt, save, sizeof save);
+        weft__le64_put(pkt + 8, len - 8);
+        CHECK(decode_all(pkt, len - 8, &c, 1) == WEFT_EPROTO);
+    }
+    /* A reply is yes or no. */
+    size_t n = weft__wire_put_cancel_reply(hdr, 9, false);
+    size_t len = one_chunk(hdr, n, NULL, 0);
+    weft__le32_put(pkt + 16 + 16, 2);
+    CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+    /* Any sequence number may be named (it wraps). */
+    n = weft__wire_put_cancel(hdr, 9, UINT32_MAX);
+    len = one_chunk(hdr, n, NULL, 0);
+    CHECK(decode_all(pkt, len, &c, 1) == 1 && c.seq == UINT32_MAX);
 }
 
 static void test_multi_chunk(void)
@@ -138,7 +188,7 @@ static void test_malformed(void)
         const char *what;
     } edits[] = {
         {0, 'X', "magic"},
-        {4, 1, "version (the previous one)"},
+        {4, WEFT_WIRE_VERSION - 1, "version (the previous one)"},
         {5, 1, "packet flags"},
         {16, 0, "chunk kind 0"},
         {16, 99, "unknown chunk kind"},
@@ -249,6 +299,7 @@ int main(void)
     test_roundtrip();
     test_multi_chunk();
     test_malformed();
+    test_cancel_malformed();
     test_seq_wrap();
     test_list();
     test_handles();

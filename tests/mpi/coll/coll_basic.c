@@ -548,6 +548,19 @@ static void test_errors(void)
     CHECK(MPI_Allreduce(&x, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
     CHECK(MPI_Reduce(&x, &y, 1, MPI_DATATYPE_NULL, MPI_SUM, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE);
     CHECK(MPI_Barrier(MPI_COMM_NULL) == MPI_ERR_COMM);
+    /* Missing count or displacement arrays where they are significant: every
+     * rank of an allgatherv, the root of a gatherv or scatterv (on
+     * MPI_COMM_SELF, so no other rank waits for it). */
+    int one = 1, zero = 0, z[64] = {0};
+    CHECK(MPI_Allgatherv(&x, 1, MPI_INT, z, NULL, z, MPI_INT, MPI_COMM_WORLD) == MPI_ERR_ARG);
+    CHECK(MPI_Allgatherv(&x, 1, MPI_INT, z, z, NULL, MPI_INT, MPI_COMM_WORLD) == MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK(MPI_Gatherv(&x, 1, MPI_INT, &y, NULL, &zero, MPI_INT, 0, MPI_COMM_SELF) == MPI_ERR_ARG);
+    CHECK(MPI_Gatherv(&x, 1, MPI_INT, &y, &one, NULL, MPI_INT, 0, MPI_COMM_SELF) == MPI_ERR_ARG);
+    CHECK(MPI_Scatterv(&x, NULL, &zero, MPI_INT, &y, 1, MPI_INT, 0, MPI_COMM_SELF) == MPI_ERR_ARG);
+    MUSTMPI(MPI_Gatherv(&x, 1, MPI_INT, &y, &one, &zero, MPI_INT, 0, MPI_COMM_SELF));
+    CHECK(y == x);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     /* Receivers that post less than the root sends: rank 1 (a child of the
      * root in every tree) gets MPI_ERR_TRUNCATE, nothing is written past its
      * buffer, and nobody hangs. */

@@ -1,0 +1,281 @@
+/* Collectives on intracommunicators: the algorithms, as schedule builders (the
+ * public functions are in mpi_coll.c and mpi_coll_reduce.c).
+ *
+ * Algorithms (simple first, O(log P) rounds where that is easy):
+ *   barrier      dissemination (Hensgen, Finkel, Manber 1988): ceil(log2 P) rounds
+ *   bcast        binomial tree from the root
+ *   reduce       binomial tree; operands are always combined as
+ *                (lower ranks) op (higher ranks), so non-commutative operations
+ *                are reduced in rank order: towards rank 0, then sent to the root
+ *   allreduce    reduce to rank 0 + bcast
+ *   gather(v), scatter(v), allgather(v), alltoall(v,w)
+ *                every message of the collective posted in one round
+ *   reduce_scatter(_block)  reduce to rank 0 + scatterv
+ *   scan, exscan recursive doubling, order kept for non-commutative operations
+ *                (as in MPICH's MPIR_Scan_intra_recursive_doubling)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_coll_int.h"
+
+int weft__coll_b_barrier(weft__mpi_sched_t *s, MPI_Comm c)
+{
+    int p = c->size, r = c->rank;
+    weft__coll_phase(s);
+    for (int dist = 1, k = 0; dist < p; dist <<= 1, k++) {
+        weft__coll_send(s, c, (r + dist) % p, NULL, 0, NULL, k);
+        weft__coll_recv(s, c, (r - dist + p) % p, NULL, 0, NULL, k);
+        weft__coll_round(s);
+    }
+    return MPI_SUCCESS;
+}
+
+int weft__coll_b_bcast(weft__mpi_sched_t *s, MPI_Comm c, void *buf, size_t count, MPI_Datatype t,
+                       int root)
+{
+    int p = c->size;
+    int vr = (c->rank - root + p) % p;
+    int mask = 1;
+    weft__coll_phase(s);
+    while (mask < p) {
+        if (vr & mask) {
+            weft__coll_recv(s, c, (vr - mask + root) % p, buf, count, t, 0);
+            weft__coll_round(s);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask < p)
+            weft__coll_send(s, c, (vr + mask + root) % p, buf, count, t, 0);
+    }
+    weft__coll_round(s);
+    return MPI_SUCCESS;
+}
+
+int weft__coll_b_reduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst, size_t count,
+                        MPI_Datatype t, MPI_Op op, int root)
+{
+    int p = c->size, r = c->rank;
+    /* Commutative: the tree is rooted at root. Otherwise at 0, so that the
+     * subtrees are rank intervals, and the result then travels to root. */
+    int top = op->commute ? root : 0;
+    int vr = (r - top + p) % p;
+    const void *acc = src;
+    weft__coll_phase(s);
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (vr & mask) {
+            weft__coll_send(s, c, (vr - mask + top) % p, acc, count, t, 0);
+            weft__coll_round(s);
+            break;
+        }
+        if (vr + mask < p) {
+            void *tmp = weft__coll_tmp_typed(s, count, t);
+            if (!tmp)
+                return MPI_ERR_NO_MEM;
+            weft__coll_recv(s, c, (vr + mask + top) % p, tmp, count, t, 0);
+            /* tmp holds ranks above ours: acc op tmp keeps the order. */
+            weft__coll_reduce(s, acc, tmp, count, t, op);
+            acc = tmp;
+            weft__coll_round(s);
+        }
+    }
+    if (r == top && r == root) {
+        if (acc != dst)
+            weft__coll_copy(s, acc, count, t, dst, count, t);
+    } else if (r == top) {
+        weft__coll_send(s, c, root, acc, count, t, 1);
+    } else if (r == root) {
+        weft__coll_recv(s, c, top, dst, count, t, 1);
+    }
+    weft__coll_round(s);
+    return MPI_SUCCESS;
+}
+
+int weft__coll_b_scatter(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_blocks_t *b, void *rbuf,
+                         size_t rcount, MPI_Datatype rtype, int root)
+{
+    weft__coll_phase(s);
+    if (c->rank != root) {
+        weft__coll_recv(s, c, root, rbuf, rcount, rtype, 0);
+        weft__coll_round(s);
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < c->size; i++) {
+        char *p;
+        size_t n;
+        MPI_Datatype t;
+        weft__coll_blk(b, i, &p, &n, &t);
+        if (i != root)
+            weft__coll_send(s, c, i, p, n, t, 0);
+        else if (rbuf != MPI_IN_PLACE)
+            weft__coll_copy(s, p, n, t, rbuf, rcount, rtype);
+    }
+    weft__coll_round(s);
+    return MPI_SUCCESS;
+}
+
+/* Root receives block i of b from rank i; the others send (sbuf, scount, stype). */
+int weft__coll_b_gather(weft__mpi_sched_t *s, MPI_Comm c, const void *sbuf, size_t scount,
+                        MPI_Datatype stype, const weft_coll_blocks_t *b, int root)
+{
+    weft__coll_phase(s);
+    if (c->rank != root) {
+        weft__coll_send(s, c, root, sbuf, scount, stype, 0);
+        weft__coll_round(s);
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < c->size; i++) {
+        char *p;
+        size_t n;
+        MPI_Datatype t;
+        weft__coll_blk(b, i, &p, &n, &t);
+        if (i != root)
+            weft__coll_recv(s, c, i, p, n, t, 0);
+        else if (sbuf != MPI_IN_PLACE)
+            weft__coll_copy(s, sbuf, scount, stype, p, n, t);
+    }
+    weft__coll_round(s);
+    return MPI_SUCCESS;
+}
+
+/* Everyone sends (sbuf...) to every other rank and receives block i from i.
+ * sbuf == MPI_IN_PLACE: our data is already our block of b. */
+int weft__coll_b_allgather(weft__mpi_sched_t *s, MPI_Comm c, const void *sbuf, size_t scount,
+                           MPI_Datatype stype, const weft_coll_blocks_t *b)
+{
+    int r = c->rank;
+    char *mine;
+    size_t mn;
+    MPI_Datatype mt;
+    weft__coll_blk(b, r, &mine, &mn, &mt);
+    if (sbuf == MPI_IN_PLACE) {
+        sbuf = mine;
+        scount = mn;
+        stype = mt;
+    }
+    weft__coll_phase(s);
+    for (int i = 0; i < c->size; i++) {
+        char *p;
+        size_t n;
+        MPI_Datatype t;
+        weft__coll_blk(b, i, &p, &n, &t);
+        if (i == r) {
+            if (sbuf != mine)
+                weft__coll_copy(s, sbuf, scount, stype, p, n, t);
+            continue;
+        }
+        weft__coll_recv(s, c, i, p, n, t, 0);
+        weft__coll_send(s, c, i, sbuf, scount, stype, 0);
+    }
+    weft__coll_round(s);
+    return MPI_SUCCESS;
+}
+
+/* Block i of sb goes to rank i, block i of rb comes from rank i. sb == NULL:
+ * in place (the data to send is rb's, taken now). */
+int weft__coll_b_alltoall(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_blocks_t *sb,
+                          const weft_coll_blocks_t *rb)
+{
+    int r = c->rank;
+    weft__coll_phase(s);
+    for (int i = 0; i < c->size; i++) {
+        char *rp, *sp;
+        size_t rn, sn;
+        MPI_Datatype rt, st;
+        weft__coll_blk(rb, i, &rp, &rn, &rt);
+        if (!sb) {
+            if (i == r)
+                continue;
+            void *snap = weft__coll_snapshot(s, rp, rn, rt);
+            if (!snap)
+                return MPI_ERR_NO_MEM;
+            weft__coll_recv(s, c, i, rp, rn, rt, 0);
+            weft__coll_send(s, c, i, snap, weft__coll_bytes(rn, rt), NULL, 0);
+            continue;
+        }
+        weft__coll_blk(sb, i, &sp, &sn, &st);
+        if (i == r) {
+            weft__coll_copy(s, sp, sn, st, rp, rn, rt);
+            continue;
+        }
+        weft__coll_recv(s, c, i, rp, rn, rt, 0);
+        weft__coll_send(s, c, i, sp, sn, st, 0);
+    }
+    weft__coll_round(s);
+    return MPI_SUCCESS;
+}
+
+int weft__coll_b_allreduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
+                           size_t count, MPI_Datatype t, MPI_Op op)
+{
+    int err = weft__coll_b_reduce(s, c, src, dst, count, t, op, 0);
+    if (err)
+        return err;
+    return weft__coll_b_bcast(s, c, dst, count, t, 0);
+}
+
+/* Reduce everything to rank 0, then scatter counts[i] elements to rank i. */
+int weft__coll_b_reduce_scatter(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
+                                const int *counts, MPI_Datatype t, MPI_Op op)
+{
+    int p = c->size;
+    int *displs = weft__coll_tmp(s, (size_t)p * sizeof(int));
+    if (!displs)
+        return MPI_ERR_NO_MEM;
+    size_t total = 0;
+    for (int i = 0; i < p; i++) {
+        displs[i] = (int)total;
+        total += (size_t)counts[i];
+    }
+    void *all = NULL;
+    if (c->rank == 0 && !(all = weft__coll_tmp_typed(s, total, t)))
+        return MPI_ERR_NO_MEM;
+    int err = weft__coll_b_reduce(s, c, src, all, total, t, op, 0);
+    if (err)
+        return err;
+    weft_coll_blocks_t b = {
+        .mode = WEFT_COLL_BLK_V, .buf = all, .type = t, .counts = counts, .displs = displs};
+    return weft__coll_b_scatter(s, c, &b, dst, (size_t)counts[c->rank], t, 0);
+}
+
+int weft__coll_b_scan(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst, size_t count,
+                      MPI_Datatype t, MPI_Op op, bool exclusive)
+{
+    int p = c->size, r = c->rank;
+    void *partial = weft__coll_tmp_typed(s, count, t);
+    if (!partial)
+        return MPI_ERR_NO_MEM;
+    weft__coll_phase(s);
+    weft__coll_copy(s, src, count, t, partial, count, t);
+    if (!exclusive && src != dst)
+        weft__coll_copy(s, src, count, t, dst, count, t);
+    weft__coll_round(s);
+    bool have = !exclusive; /* dst already holds something to combine with */
+    for (int mask = 1, k = 0; mask < p; mask <<= 1, k++) {
+        int peer = r ^ mask;
+        if (peer >= p)
+            continue;
+        void *tmp = weft__coll_tmp_typed(s, count, t);
+        if (!tmp)
+            return MPI_ERR_NO_MEM;
+        weft__coll_recv(s, c, peer, tmp, count, t, k);
+        weft__coll_send(s, c, peer, partial, count, t, k);
+        if (r > peer) {
+            /* tmp covers the ranks just below everything we hold. */
+            if (have) {
+                weft__coll_reduce(s, tmp, dst, count, t, op);
+            } else {
+                weft__coll_copy(s, tmp, count, t, dst, count, t);
+                have = true;
+            }
+            weft__coll_reduce(s, tmp, partial, count, t, op);
+        } else {
+            weft__coll_reduce(s, partial, tmp, count, t, op);
+            partial = tmp;
+        }
+        weft__coll_round(s);
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,110 @@
+/* MPI_Cancel of sends (MPI 3.1 §3.8.4), each rank sending to its right
+ * neighbour (to itself on one rank):
+ *  - a send no receive matched yet (MPI_Isend and MPI_Issend, eager and
+ *    rendezvous sizes, and a started persistent send) is canceled:
+ *    MPI_Test_cancelled says true, and the receiver's next receive on that
+ *    tag gets the next message, never the canceled one;
+ *  - a send whose receive matched before the cancel is not canceled:
+ *    MPI_Test_cancelled says false and the data arrived.
+ * (test_p2p cancels a receive.)
+ * Plain MPI: also builds against other implementations, where a send cancel
+ * may be refused; the checks then say so. */
+#include "mpitest.h"
+
+#define BIG (1 << 17) /* ints: 512 KiB, a rendezvous */
+
+enum { ISEND, ISSEND, PERSISTENT };
+
+static int *buf_out, *buf_in;
+
+/* The right neighbour posts its receive only after the note that follows the
+ * cancel's completion, so the first message is still unexpected when the
+ * cancel arrives. */
+static void unmatched(int right, int left, int how, int n, int tag)
+{
+    MPI_Request r;
+    MPI_Status st;
+    mt_fill(buf_out, n, tag);
+    if (how == ISSEND)
+        MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    else if (how == ISEND)
+        MPI_MUST(MPI_Isend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    else {
+        MPI_MUST(MPI_Send_init(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+        MPI_MUST(MPI_Start(&r));
+    }
+    MPI_MUST(MPI_Cancel(&r));
+    MPI_MUST(MPI_Wait(&r, &st));
+    int flag = 0;
+    MPI_MUST(MPI_Test_cancelled(&st, &flag));
+    if (!flag)
+        fprintf(stderr, "[rank %d] unmatched send (%d ints, mode %d) not canceled\n", mt_rank, n,
+                how);
+    CHECK(flag == 1);
+    /* The next message on the same tag: the one the receiver must get. */
+    int *next = malloc(sizeof(int) * (size_t)n + 1);
+    mt_fill(next, n, tag + 1);
+    if (how == PERSISTENT) {
+        memcpy(buf_out, next, sizeof(int) * (size_t)n);
+        MPI_MUST(MPI_Start(&r));
+    } else {
+        MPI_MUST(MPI_Isend(next, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    }
+    MPI_MUST(MPI_Send(NULL, 0, MPI_BYTE, right, tag + 50000, MPI_COMM_WORLD));
+    MPI_MUST(MPI_Recv(NULL, 0, MPI_BYTE, left, tag + 50000, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    memset(buf_in, 0, sizeof(int) * BIG);
+    MPI_MUST(MPI_Recv(buf_in, BIG, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
+    int count = -1;
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(count == n && mt_verify(buf_in, n, tag + 1));
+    MPI_MUST(MPI_Wait(&r, &st));
+    MPI_MUST(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == 0);
+    if (how == PERSISTENT)
+        MPI_MUST(MPI_Request_free(&r));
+    /* Nothing else is left for that tag. */
+    MPI_MUST(MPI_Iprobe(left, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag == 0);
+    free(next);
+}
+
+/* The receive matched (and completed) before the cancel: not canceled. */
+static void matched(int right, int left, int sync, int n, int tag)
+{
+    MPI_Request r;
+    MPI_Status st;
+    mt_fill(buf_out, n, tag);
+    if (sync)
+        MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    else
+        MPI_MUST(MPI_Isend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    MPI_MUST(MPI_Recv(buf_in, BIG, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
+    CHECK(mt_verify(buf_in, n, tag));
+    /* Tell the left neighbour its message arrived; learn that ours did. */
+    MPI_MUST(MPI_Send(NULL, 0, MPI_BYTE, left, tag + 50000, MPI_COMM_WORLD));
+    MPI_MUST(MPI_Recv(NULL, 0, MPI_BYTE, right, tag + 50000, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_MUST(MPI_Cancel(&r));
+    MPI_MUST(MPI_Wait(&r, &st));
+    int flag = 1;
+    MPI_MUST(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == 0);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    buf_out = malloc(sizeof(int) * BIG);
+    buf_in = malloc(sizeof(int) * BIG);
+    static const int sizes[] = {1, 100, BIG};
+    int tag = 10;
+    for (int how = ISEND; how <= PERSISTENT; how++)
+        for (int i = 0; i < 3; i++, tag += 2)
+            unmatched(right, left, how, sizes[i], tag);
+    for (int sync = 0; sync < 2; sync++)
+        for (int i = 0; i < 3; i++, tag += 2)
+            matched(right, left, sync, sizes[i], tag);
+    free(buf_out);
+    free(buf_in);
+    return mt_finish("cancel");
+}
