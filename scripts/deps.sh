@@ -3,10 +3,11 @@
 # exactly what to install. Usage: scripts/deps.sh [--fuzz]
 # (with CI=true also the peer MPIs and matplotlib for the benchmark smoke run)
 set -e
-pkgs="cmake ninja-build gcc make"
+# libfabric-dev: the ofi driver (weft also builds without it, then without ofi)
+pkgs="cmake ninja-build gcc make libfabric-dev"
 [ "$1" = "--fuzz" ] && pkgs="$pkgs clang libclang-rt-14-dev"
 # CI runs bench/weft-bench --smoke against the peer MPIs, and plots the report
-[ "${CI:-}" = true ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib"
+[ "${CI:-}" = true ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib libfabric-bin"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

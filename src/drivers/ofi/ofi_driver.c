@@ -473,9 +473,13 @@ static void send_back(weft_driver_t *d, ofi_buf_t *b, int status)
 static void sends_detach(weft_driver_t *d, weft_track_t *t, bool tell, int status)
 {
     weft_lock_acquire(&d->lock);
-    ofi_buf_t *list = t->tx_head;
+    ofi_buf_t *b = t->tx_head;
     t->tx_head = t->tx_tail = NULL;
-    for (ofi_buf_t *b = list; b; b = b->next_sent) {
+    weft_lock_release(&d->lock);
+    while (b) {
+        ofi_buf_t *next = b->next_sent;
+        void *cookie = b->cookie;
+        weft_lock_acquire(&d->lock);
         b->track = NULL;
         if (b->done) {
             /* Finished, but held behind an earlier one: free now. */
@@ -483,10 +487,11 @@ static void sends_detach(weft_driver_t *d, weft_track_t *t, bool tell, int statu
             d->tx_free = b;
             d->tx_inflight--;
         }
+        weft_lock_release(&d->lock);
+        if (tell)
+            d->up.send_done(d->up.owner, t->peer_cookie, cookie, status);
+        b = next;
     }
-    weft_lock_release(&d->lock);
-    for (ofi_buf_t *b = list; b && tell; b = b->next_sent)
-        d->up.send_done(d->up.owner, t->peer_cookie, b->cookie, status);
 }
 
 static void held_free(weft_track_t *t)
@@ -515,32 +520,14 @@ static void lose(weft_driver_t *d, weft_track_t *t, const char *why)
 /* Keepalive: each live peer gets a small message every WEFT_OFI_PING_MS. A
  * dead peer makes it fail (connection refused or reset), or never leave: a
  * provider may answer FI_EAGAIN for ever while it tries to reconnect. One
- * that cannot leave, or stays in flight, for WEFT_OFI_TIMEOUT_MS means a peer
- * that is gone; so does a peer on this node whose process has ended. (With manual progress a peer
- * that computes does not read its messages, but its kernel or NIC still takes them: a keepalive
- * waits only when the way to the peer is full.) */
+ * that cannot leave, or stays in flight, for WEFT_OFI_TIMEOUT_MS means a
+ * peer that is gone; so does a peer on this node whose process has ended.
+ * (With manual progress a peer that computes does not read its messages,
+ * but its kernel or NIC still takes them: a keepalive waits only when the
+ * way to the peer is full.) */
 static void ping_peers(weft_driver_t *d, uint64_t now)
 {
     d->next_ping = now + d->ping_ns;
-    if (getenv("OFI_DUMP")) {
-        for (int r = 0; r < d->size; r++) {
-            weft_track_t *t = d->tracks[r];
-            if (!t)
-                continue;
-            int nh = 0;
-            uint32_t first = 0;
-            for (ofi_held_t *h = t->held; h; h = h->next) {
-                if (!nh)
-                    first = h->seq;
-                nh++;
-            }
-            fprintf(
-                stderr,
-                "dump %d->%d: tx_seq %u rx_seq %u held %d first %u reads %d txinfl %d retry %d\n",
-                d->rank, r, t->tx_seq, t->rx_seq, nh, first, !weft_list_empty(&t->reads),
-                d->tx_inflight, d->nretry);
-        }
-    }
     for (int r = 0; r < d->size; r++) {
         weft_track_t *t = d->tracks[r];
         if (!t || t->lost || r == d->rank)
