@@ -187,12 +187,12 @@ static int cut(const weft_driver_t *d, const struct iovec *local, int iovcnt, of
 {
     size_t cap = max_read(d);
     int n = 0;
-    ofi_sub_t *s = NULL;
+    ofi_sub_t *s = NULL, scratch; /* counting only: every sub-read in scratch */
     for (int i = 0; i < iovcnt; i++) {
         size_t off = 0;
         while (off < local[i].iov_len) {
             if (!s || s->iovcnt == d->rma_iov_limit || s->len == cap) {
-                s = subs ? &subs[n] : &(ofi_sub_t){0};
+                s = subs ? &subs[n] : &scratch;
                 s->iovcnt = 0;
                 s->len = 0;
                 n++;
