@@ -48,7 +48,7 @@ fi_pp() { # provider size iters port
     srv=$!
     sleep 0.3
     line=$(timeout 120 fi_pingpong -p "$1" -e rdm -m tagged -S "$2" -I "$3" -P "$4" 127.0.0.1 2>/dev/null |
-        awk '$1 ~ /^[0-9]+$/ {print $7, $6}')
+        awk '$1 ~ /^[0-9]+[kmgKMG]?$/ {print $7, $6}')
     wait "$srv" 2>/dev/null || true
     echo "$line"
 }
@@ -70,7 +70,7 @@ while [ "$i" -le "$reps" ]; do
         lat=$(fi_pp "$prov" 8 20000 "$port" | cut -d' ' -f1)
         p64=$(fi_pp "$prov" 65536 2000 $((port + 1)) | cut -d' ' -f2)
         p4=$(fi_pp "$prov" 4194304 100 $((port + 2)) | cut -d' ' -f2)
-        echo "$prov fi_pingpong $lat $p64 $p4 -" | tee -a "$out" >&2
+        echo "$prov fi_pingpong ${lat:--} ${p64:--} ${p4:--} -" | tee -a "$out" >&2
         echo "$prov weft_ofi $(weft_pp WEFT_DRIVERS=ofi WEFT_OFI_PROVIDER="$prov")" | tee -a "$out" >&2
         if [ "$prov" = tcp ]; then
             echo "$prov weft_tcp $(weft_pp WEFT_DRIVERS=tcp)" | tee -a "$out" >&2

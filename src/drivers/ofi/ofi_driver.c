@@ -60,6 +60,17 @@ static bool provider_is_native(const char *prov)
     return true;
 }
 
+/* Providers that move data over the kernel's sockets. */
+static bool provider_on_sockets(const char *prov)
+{
+    static const char *const net[] = {"tcp", "sockets", "udp", "net"};
+    size_t n = strcspn(prov, ";");
+    for (size_t i = 0; i < WEFT_ARRAY_SIZE(net); i++)
+        if (strlen(net[i]) == n && !strncmp(prov, net[i], n))
+            return true;
+    return false;
+}
+
 static struct fi_info *make_hints(bool rma)
 {
     struct fi_info *h = fi_allocinfo();
@@ -261,6 +272,13 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
      * memory monitor) makes registering again cheap, and a registration of
      * ours must not outlive its use (the memory may be freed). */
     d->mr_pins = (mode & (FI_MR_ALLOCATED | FI_MR_LOCAL)) || provider_is_native(prov);
+    /* Injected packets leave no completion to wait for: only where the
+     * provider has them on their way when the call returns (shared memory
+     * written into the peer, a NIC's queue), not over kernel sockets, where
+     * a packet the socket cannot take yet waits in the provider for this
+     * process to poll again. */
+    if (!provider_on_sockets(prov))
+        d->inject_max = WEFT_MIN(d->info->tx_attr->inject_size, (size_t)OFI_INJECT_MAX);
     d->rma_iov_limit = (int)WEFT_MIN(WEFT_MAX(d->info->tx_attr->rma_iov_limit, 1ul), 4ul);
     d->max_packet = WEFT_MIN(WEFT_MAX(weft__param_size("WEFT_OFI_PACKET", OFI_MAX_PACKET), 4096ull),
                              d->info->ep_attr->max_msg_size);
@@ -398,6 +416,19 @@ static int ofi_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *
     if (WEFT_UNLIKELY(len > d->max_packet))
         return WEFT_EINVAL;
     weft_lock_acquire(&d->lock);
+    if (len <= d->inject_max) {
+        /* Small, on a provider that has it on its way when the call returns:
+         * no buffer, no completion. */
+        uint8_t small[OFI_INJECT_MAX];
+        put32(small, t->tx_seq);
+        gather(small + OFI_PKT_HDR, iov, iovcnt);
+        ssize_t rc =
+            fi_tinjectdata(d->ep, small, len, data_of(d, OFI_MSG_PACKET), t->addr, d->tag_mark);
+        if (rc == 0)
+            t->tx_seq++;
+        weft_lock_release(&d->lock);
+        return rc == 0 ? WEFT_OK : weft__ofi_status((int)rc);
+    }
     ofi_buf_t *b = d->tx_free;
     if (!b) {
         weft_lock_release(&d->lock);

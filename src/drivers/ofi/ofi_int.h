@@ -22,8 +22,9 @@
 #define OFI_RDV_DEFAULT (32u << 10)
 #define OFI_MAX_IOV     64 /* entries one send() gathers (it copies) */
 #define OFI_CQ_BATCH    16
-#define OFI_PKT_HDR     4 /* a packet's sequence number, before the engine's bytes */
-#define OFI_ADDR_HDR    8 /* rank and process id before the endpoint's name */
+#define OFI_PKT_HDR     4   /* a packet's sequence number, before the engine's bytes */
+#define OFI_INJECT_MAX  256 /* largest packet ever injected */
+#define OFI_ADDR_HDR    8   /* rank and process id before the endpoint's name */
 #define OFI_NAME_MAX    (WEFT_ADDR_MAX - OFI_ADDR_HDR)
 #define OFI_READ_MRS    16 /* local iovec entries of one rget (FI_MR_LOCAL providers) */
 
@@ -144,6 +145,7 @@ struct weft_driver {
     bool mr_local, mr_virt, mr_prov_key, mr_endpoint, mr_pins;
     bool rma;
     size_t max_packet, rdv_threshold;
+    size_t inject_max; /* packets up to this size go by fi_tinjectdata (0: none) */
     int rma_iov_limit;
     /* Buffers: receives posted at all times, send copies. */
     int rx_depth, tx_depth;
