@@ -93,9 +93,6 @@ static struct fi_info *make_hints(bool rma)
     const char *prov = weft__param_str("WEFT_OFI_PROVIDER", NULL);
     if (prov)
         h->fabric_attr->prov_name = strdup(prov);
-    const char *dom = weft__param_str("WEFT_OFI_DOMAIN", NULL);
-    if (dom)
-        h->domain_attr->name = strdup(dom);
     return h;
 }
 
@@ -112,7 +109,20 @@ static int pick_provider(weft_driver_t *d)
         int rc = fi_getinfo(OFI_API, NULL, NULL, 0, hints, &info);
         fi_freeinfo(hints);
         if (rc == 0 && info) {
-            d->info = fi_dupinfo(info);
+            /* A utility provider (ofi_rxm) may offer every domain whatever
+             * the hint: WEFT_OFI_DOMAIN picks among the offers. */
+            const char *dom = weft__param_str("WEFT_OFI_DOMAIN", NULL);
+            struct fi_info *pick = info;
+            for (struct fi_info *i = info; dom && i; i = i->next)
+                if (i->domain_attr->name && !strcmp(i->domain_attr->name, dom)) {
+                    pick = i;
+                    break;
+                }
+            if (dom && (!pick->domain_attr->name || strcmp(pick->domain_attr->name, dom))) {
+                fi_freeinfo(info);
+                continue;
+            }
+            d->info = fi_dupinfo(pick);
             fi_freeinfo(info);
             if (!d->info)
                 return WEFT_ENOMEM;
