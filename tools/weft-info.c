@@ -22,6 +22,11 @@ int main(int argc, char **argv)
     printf("  %-8s %s\n", weft__driver_tcp_ops.name,
            "between nodes: one authenticated connection per peer, rendezvous read straight "
            "into the receive buffer");
+#ifdef WEFT_HAVE_OFI
+    printf("  %-8s %s\n", weft__driver_ofi_ops.name,
+           "libfabric (InfiniBand, Omni-Path, Slingshot, EFA...): RDM endpoint, tagged packets, "
+           "rendezvous by fi_read");
+#endif
     printf("\nstrategies (WEFT_STRATEGY):\n");
     size_t n;
     const weft__strategy_ops_t *const *st = weft__strategy_list(&n);
