@@ -239,8 +239,13 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         params.only_native = !strcmp(ops->name, "ofi") && !weft__param_str("WEFT_DRIVERS", NULL);
         weft_driver_t *drv;
         int rc = ops->init(&params, &up, &drv);
-        if (rc == WEFT_EUNSUPPORTED && params.only_native)
+        if (rc && params.only_native) {
+            /* Not asked for by name: tcp does the job. */
+            if (rc != WEFT_EUNSUPPORTED)
+                weft_log_warn("driver %s failed to start (%s); using tcp", ops->name,
+                              weft_strerror(rc));
             continue;
+        }
         if (rc) {
             weft_log_error("driver %s failed to start: %s", ops->name, weft_strerror(rc));
             return rc;
