@@ -88,7 +88,7 @@ typedef struct weft_driver_params {
      * WEFT_EUNSUPPORTED instead. Set when the driver was not asked for by
      * name (WEFT_DRIVERS). */
     bool only_native;
-    int instance;              /* 0, or which rail this instance is (several of one driver) */
+    int instance; /* 0, or which rail this instance is (several of one driver) */
 } weft_driver_params_t;
 
 /* A remote memory descriptor produced by expose() and consumed by rget(). */
