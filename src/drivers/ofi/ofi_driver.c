@@ -47,28 +47,25 @@ int weft__ofi_status(int fi_rc)
     }
 }
 
-/* Providers that emulate a fabric over the kernel's own sockets or shared
- * memory: weft's tcp and shm drivers do that job, so these are used only
- * when WEFT_DRIVERS names ofi. */
-static bool provider_is_native(const char *prov)
+/* Is prov's core provider (before any ";ofi_rxm") one of list? */
+static bool core_provider_in(const char *prov, const char *const *list, size_t n)
 {
-    static const char *const soft[] = {"tcp", "sockets", "udp", "shm", "net", "sm2"};
-    size_t n = strcspn(prov, ";");
-    for (size_t i = 0; i < WEFT_ARRAY_SIZE(soft); i++)
-        if (strlen(soft[i]) == n && !strncmp(prov, soft[i], n))
-            return false;
-    return true;
+    size_t len = strcspn(prov, ";");
+    for (size_t i = 0; i < n; i++)
+        if (strlen(list[i]) == len && !strncmp(prov, list[i], len))
+            return true;
+    return false;
 }
 
 /* Providers that move data over the kernel's sockets. */
-static bool provider_on_sockets(const char *prov)
+static const char *const on_sockets[] = {"tcp", "sockets", "udp", "net"};
+/* Those and the ones over shared memory emulate a fabric: weft's tcp and shm
+ * drivers do that job, so these are used only when WEFT_DRIVERS names ofi. */
+static const char *const emulated[] = {"tcp", "sockets", "udp", "net", "shm", "sm2"};
+
+static bool provider_is_native(const char *prov)
 {
-    static const char *const net[] = {"tcp", "sockets", "udp", "net"};
-    size_t n = strcspn(prov, ";");
-    for (size_t i = 0; i < WEFT_ARRAY_SIZE(net); i++)
-        if (strlen(net[i]) == n && !strncmp(prov, net[i], n))
-            return true;
-    return false;
+    return !core_provider_in(prov, emulated, WEFT_ARRAY_SIZE(emulated));
 }
 
 static struct fi_info *make_hints(bool rma)
@@ -112,13 +109,11 @@ static int pick_provider(weft_driver_t *d)
             /* A utility provider (ofi_rxm) may offer every domain whatever
              * the hint: WEFT_OFI_DOMAIN picks among the offers. */
             const char *dom = weft__param_str("WEFT_OFI_DOMAIN", NULL);
-            struct fi_info *pick = info;
-            for (struct fi_info *i = info; dom && i; i = i->next)
-                if (i->domain_attr->name && !strcmp(i->domain_attr->name, dom)) {
+            struct fi_info *pick = dom ? NULL : info;
+            for (struct fi_info *i = info; !pick && i; i = i->next)
+                if (i->domain_attr->name && !strcmp(i->domain_attr->name, dom))
                     pick = i;
-                    break;
-                }
-            if (dom && (!pick->domain_attr->name || strcmp(pick->domain_attr->name, dom))) {
+            if (!pick) {
                 fi_freeinfo(info);
                 continue;
             }
@@ -287,7 +282,7 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
      * written into the peer, a NIC's queue), not over kernel sockets, where
      * a packet the socket cannot take yet waits in the provider for this
      * process to poll again. */
-    if (!provider_on_sockets(prov))
+    if (!core_provider_in(prov, on_sockets, WEFT_ARRAY_SIZE(on_sockets)))
         d->inject_max = WEFT_MIN(d->info->tx_attr->inject_size, (size_t)OFI_INJECT_MAX);
     d->rma_iov_limit = (int)WEFT_MIN(WEFT_MAX(d->info->tx_attr->rma_iov_limit, 1ul), 4ul);
     d->max_packet = WEFT_MIN(WEFT_MAX(weft__param_size("WEFT_OFI_PACKET", OFI_MAX_PACKET), 4096ull),
@@ -453,7 +448,6 @@ static int ofi_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *
                               d->tag_mark, &b->c);
     if (rc == 0) {
         d->tx_free = b->next_free;
-        d->tx_inflight++;
         t->tx_seq++;
         b->next_sent = NULL;
         if (t->tx_tail)
@@ -464,6 +458,14 @@ static int ofi_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *
     }
     weft_lock_release(&d->lock);
     return rc == 0 ? WEFT_INPROGRESS : weft__ofi_status((int)rc);
+}
+
+/* Back to the pool. Called with d->lock. */
+static void tx_put(weft_driver_t *d, ofi_buf_t *b)
+{
+    b->track = NULL;
+    b->next_free = d->tx_free;
+    d->tx_free = b;
 }
 
 /* A send buffer came back from libfabric. Providers may finish sends out of
@@ -478,9 +480,7 @@ static void send_back(weft_driver_t *d, ofi_buf_t *b, int status)
     b->status = status;
     ofi_buf_t *ready = NULL, **tail = &ready;
     if (!t) {
-        b->next_free = d->tx_free;
-        d->tx_free = b;
-        d->tx_inflight--;
+        tx_put(d, b);
     } else {
         while (t->tx_head && t->tx_head->done) {
             ofi_buf_t *h = t->tx_head;
@@ -499,10 +499,7 @@ static void send_back(weft_driver_t *d, ofi_buf_t *b, int status)
         void *cookie = h->cookie;
         int st = h->status;
         weft_lock_acquire(&d->lock);
-        h->track = NULL;
-        h->next_free = d->tx_free;
-        d->tx_free = h;
-        d->tx_inflight--;
+        tx_put(d, h);
         weft_lock_release(&d->lock);
         d->up.send_done(d->up.owner, t->peer_cookie, cookie, st);
     }
@@ -521,13 +518,10 @@ static void sends_detach(weft_driver_t *d, weft_track_t *t, bool tell, int statu
         ofi_buf_t *next = b->next_sent;
         void *cookie = b->cookie;
         weft_lock_acquire(&d->lock);
-        b->track = NULL;
-        if (b->done) {
-            /* Finished, but held behind an earlier one: free now. */
-            b->next_free = d->tx_free;
-            d->tx_free = b;
-            d->tx_inflight--;
-        }
+        if (b->done)
+            tx_put(d, b); /* finished, but held behind an earlier one */
+        else
+            b->track = NULL; /* freed when libfabric gives it back */
         weft_lock_release(&d->lock);
         if (tell)
             d->up.send_done(d->up.owner, t->peer_cookie, cookie, status);

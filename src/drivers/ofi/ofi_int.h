@@ -154,7 +154,6 @@ struct weft_driver {
     void *rx_desc, *tx_desc;
     ofi_buf_t *rx, *tx;
     ofi_buf_t *tx_free;
-    int tx_inflight;
     /* Registration cache. */
     ofi_mr_t *mrs;
     int nmr_slots;
