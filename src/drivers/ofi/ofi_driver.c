@@ -602,13 +602,30 @@ static weft_track_t *track_of(weft_driver_t *d, uint64_t data)
     return r < (uint32_t)d->size ? d->tracks[r] : NULL;
 }
 
+static void repost_locked(weft_driver_t *d, ofi_buf_t *b)
+{
+    int rc = post_recv(d, b);
+    if (rc)
+        weft_log_error("ofi: cannot post a receive again: %s", fi_strerror(-rc));
+}
+
 static void repost(weft_driver_t *d, ofi_buf_t *b)
 {
     weft_lock_acquire(&d->lock);
-    int rc = post_recv(d, b);
+    repost_locked(d, b);
     weft_lock_release(&d->lock);
-    if (rc)
-        weft_log_error("ofi: cannot post a receive again: %s", fi_strerror(-rc));
+}
+
+/* A receive buffer whose packet was handed on: posted again at the next
+ * poll, so that the application hears of the packet (and may answer it)
+ * without waiting for libfabric to take the buffer back. At most two
+ * batches wait; rx_depth keeps the rest posted. */
+static void repost_later(weft_driver_t *d, ofi_buf_t *b)
+{
+    if (WEFT_UNLIKELY(d->nrx_done == (int)WEFT_ARRAY_SIZE(d->rx_done)))
+        repost(d, b);
+    else
+        d->rx_done[d->nrx_done++] = b;
 }
 
 /* Hand a packet on; a malformed one loses its peer. */
@@ -676,7 +693,7 @@ static int handle(weft_driver_t *d, const struct fi_cq_tagged_entry *e)
         int n = 0;
         if (t && !t->lost && (e->data & 0xFF) == OFI_MSG_PACKET)
             n = on_packet(d, t, b, e->len);
-        repost(d, b);
+        repost_later(d, b);
         return n;
     }
     case OFI_OP_SEND:
@@ -745,6 +762,8 @@ static int ofi_poll(weft_driver_t *d)
         weft__ofi_retry(d);
     for (;;) {
         weft_lock_acquire(&d->lock);
+        while (d->nrx_done)
+            repost_locked(d, d->rx_done[--d->nrx_done]);
         ssize_t n = fi_cq_read(d->cq, ev, OFI_CQ_BATCH);
         struct fi_cq_err_entry err;
         if (n == -FI_EAVAIL) {

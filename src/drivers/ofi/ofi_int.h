@@ -154,6 +154,11 @@ struct weft_driver {
     void *rx_desc, *tx_desc;
     ofi_buf_t *rx, *tx;
     ofi_buf_t *tx_free;
+    /* Receive buffers whose packet was handed on, posted again at the next
+     * poll rather than before the application hears of the packet (poll
+     * runs under the engine's lock, so this needs no lock of its own). */
+    ofi_buf_t *rx_done[2 * OFI_CQ_BATCH];
+    int nrx_done;
     /* Registration cache. */
     ofi_mr_t *mrs;
     int nmr_slots;
