@@ -10,7 +10,9 @@
  * may be called from any thread, except where the standard says otherwise
  * (MPI_Init*, MPI_Finalize from the main thread). See README.md ("MPI") for what
  * is implemented; one-sided (MPI_Win_*), I/O (MPI_File_*), process creation and
- * ports return MPI_ERR_UNSUPPORTED_OPERATION through the error handler.
+ * ports return MPI_ERR_UNSUPPORTED_OPERATION through the error handler. The
+ * MPI_T functions follow the function list (mpi_functions.h), documented
+ * there and in src/mpi/mpi_t.c.
  */
 #ifndef WEFT_MPI_H
 #define WEFT_MPI_H
@@ -552,6 +554,67 @@ WEFT_MPI_API int weft_mpi_conversion_fn_null(void *, MPI_Datatype, int, void *, 
 #define MPI_WIN_DUP_FN          weft_mpi_win_dup_fn
 #define MPI_WIN_NULL_DELETE_FN  weft_mpi_win_null_delete_fn
 #define MPI_CONVERSION_FN_NULL  weft_mpi_conversion_fn_null
+
+/* ---- the tools information interface (MPI_T, MPI 3.1 §14.3) ----
+ * Control variables are weft's WEFT_* parameters (strings, MPI_CHAR); a
+ * write before MPI_Init takes effect at MPI_Init, later ones answer
+ * MPI_T_ERR_CVAR_SET_NOT_NOW. Performance variables are the engine's
+ * counters (MPI_UNSIGNED_LONG_LONG), continuous. See README.md ("MPI_T"). */
+typedef struct weft_mpi_t_enum *MPI_T_enum;
+typedef struct weft_mpi_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct weft_mpi_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct weft_mpi_t_pvar_session *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL          ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL   ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL   ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL  ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES   ((MPI_T_pvar_handle)(intptr_t)-1)
+
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 221,
+    MPI_T_VERBOSITY_USER_DETAIL,
+    MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC,
+    MPI_T_VERBOSITY_TUNER_DETAIL,
+    MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL,
+    MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 9700,
+    MPI_T_BIND_MPI_COMM,
+    MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER,
+    MPI_T_BIND_MPI_FILE,
+    MPI_T_BIND_MPI_GROUP,
+    MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST,
+    MPI_T_BIND_MPI_WIN,
+    MPI_T_BIND_MPI_MESSAGE,
+    MPI_T_BIND_MPI_INFO
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 60438,
+    MPI_T_SCOPE_READONLY,
+    MPI_T_SCOPE_LOCAL,
+    MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ,
+    MPI_T_SCOPE_ALL,
+    MPI_T_SCOPE_ALL_EQ
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 240,
+    MPI_T_PVAR_CLASS_LEVEL,
+    MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK,
+    MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER,
+    MPI_T_PVAR_CLASS_AGGREGATE,
+    MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
 
 /* ---- functions: each declared as MPI_X and PMPI_X ---- */
 #define WEFT_MPI_FN(ret, name, args)                                                               \

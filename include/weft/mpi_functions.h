@@ -631,3 +631,50 @@ WEFT_MPI_FN(MPI_Fint, Message_c2f, (MPI_Message message))
 WEFT_MPI_FN(MPI_Message, Message_f2c, (MPI_Fint message))
 WEFT_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
 WEFT_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+
+/* The tools information interface (14.3): callable before MPI_Init and after
+ * MPI_Finalize; errors are returned, never given to an error handler. */
+WEFT_MPI_FN(int, T_init_thread, (int required, int *provided))
+WEFT_MPI_FN(int, T_finalize, (void))
+WEFT_MPI_FN(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+WEFT_MPI_FN(int, T_enum_get_item,
+            (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len))
+WEFT_MPI_FN(int, T_cvar_get_num, (int *num_cvar))
+WEFT_MPI_FN(int, T_cvar_get_info,
+            (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+             MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope))
+WEFT_MPI_FN(int, T_cvar_get_index, (const char *name, int *cvar_index))
+WEFT_MPI_FN(int, T_cvar_handle_alloc,
+            (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+WEFT_MPI_FN(int, T_cvar_handle_free, (MPI_T_cvar_handle * handle))
+WEFT_MPI_FN(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+WEFT_MPI_FN(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+WEFT_MPI_FN(int, T_pvar_get_num, (int *num_pvar))
+WEFT_MPI_FN(int, T_pvar_get_info,
+            (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+             int *readonly, int *continuous, int *atomic))
+WEFT_MPI_FN(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+WEFT_MPI_FN(int, T_pvar_session_create, (MPI_T_pvar_session * session))
+WEFT_MPI_FN(int, T_pvar_session_free, (MPI_T_pvar_session * session))
+WEFT_MPI_FN(int, T_pvar_handle_alloc,
+            (MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+             MPI_T_pvar_handle *handle, int *count))
+WEFT_MPI_FN(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+WEFT_MPI_FN(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+WEFT_MPI_FN(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+WEFT_MPI_FN(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+WEFT_MPI_FN(int, T_pvar_write,
+            (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+WEFT_MPI_FN(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+WEFT_MPI_FN(int, T_pvar_readreset,
+            (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+WEFT_MPI_FN(int, T_category_get_num, (int *num_cat))
+WEFT_MPI_FN(int, T_category_get_info,
+            (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
+             int *num_pvars, int *num_categories))
+WEFT_MPI_FN(int, T_category_get_index, (const char *name, int *cat_index))
+WEFT_MPI_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+WEFT_MPI_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+WEFT_MPI_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+WEFT_MPI_FN(int, T_category_changed, (int *stamp))

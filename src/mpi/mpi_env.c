@@ -52,6 +52,7 @@ static int init_common(int required, int *provided, const char *fn)
         weft__mpi.ctx = NULL;
         return rc;
     }
+    weft__mpi_t_engine(weft__mpi.ctx);
     atomic_store_explicit(&weft__mpi.initialized, 1, memory_order_release);
     if (provided)
         *provided = weft__mpi.thread_level;
@@ -86,6 +87,7 @@ int PMPI_Finalize(void)
     weft__mpi_req_drain();
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();
+    weft__mpi_t_engine(NULL);
     int wrc = weft_finalize(weft__mpi.ctx);
     weft__mpi.ctx = NULL;
     weft__mpi_req_fini();

@@ -408,6 +408,9 @@ int weft__mpi_check_type(MPI_Datatype t); /* committed, valid */
 int weft__mpi_check_count(int count);
 int weft__mpi_check_buf(const void *buf, int count, MPI_Datatype t);
 int weft__mpi_check_init(void); /* MPI_ERR_OTHER before Init / after Finalize */
+/* MPI_T's view of the engine (mpi_t.c): the context after MPI_Init, NULL when
+ * MPI_Finalize begins (the counters are kept as they were then). */
+void weft__mpi_t_engine(weft_ctx_t *ctx);
 
 /* Convert an engine status into an MPI status of comm. */
 void weft__mpi_status_set(MPI_Status *st, MPI_Comm comm, const weft_status_t *ws, int err);

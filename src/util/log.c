@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/param.h"
 
 /* The level plus 2, so that 0 means "not read yet" and 1 means "off". */
 static atomic_int log_level;
@@ -18,7 +19,7 @@ int weft__log_level(void)
     int level = atomic_load_explicit(&log_level, memory_order_relaxed);
     if (level)
         return level - 2;
-    const char *v = getenv("WEFT_LOG");
+    const char *v = weft__param_str("WEFT_LOG", NULL);
     level = WEFT_LOG_WARN;
     if (v) {
         if (!strcmp(v, "off"))
@@ -32,6 +33,11 @@ int weft__log_level(void)
     }
     atomic_store_explicit(&log_level, level + 2, memory_order_relaxed);
     return level;
+}
+
+void weft__log_reread(void)
+{
+    atomic_store_explicit(&log_level, 0, memory_order_relaxed);
 }
 
 void weft__log_set_rank(int rank)

@@ -13,6 +13,9 @@ enum {
 
 /* The level in force (read once from WEFT_LOG). */
 int weft__log_level(void);
+/* Forget the level read, so the next message reads WEFT_LOG again (after an
+ * override of it, see param.h). */
+void weft__log_reread(void);
 /* Rank shown in the prefix; -1 until the bootstrap knows it. */
 void weft__log_set_rank(int rank);
 void weft__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -88,9 +88,46 @@ const weft_param_desc_t *weft__param_table(size_t *count)
     return params;
 }
 
+/* Overrides, one slot per table entry; noverrides spares the lookup when
+ * there are none (the usual case). */
+static char *overrides[WEFT_ARRAY_SIZE(params)];
+static size_t noverrides;
+
+int weft__param_set(size_t index, const char *value)
+{
+    if (index >= WEFT_ARRAY_SIZE(params))
+        return -1;
+    char *copy = NULL;
+    if (value && !(copy = strdup(value)))
+        return -2;
+    if (overrides[index])
+        noverrides--;
+    free(overrides[index]);
+    overrides[index] = copy;
+    if (copy)
+        noverrides++;
+    return 0;
+}
+
+const char *weft__param_get(size_t index)
+{
+    if (index >= WEFT_ARRAY_SIZE(params))
+        return NULL;
+    return overrides[index] ? overrides[index] : getenv(params[index].name);
+}
+
+static const char *lookup(const char *name)
+{
+    if (noverrides)
+        for (size_t i = 0; i < WEFT_ARRAY_SIZE(params); i++)
+            if (overrides[i] && !strcmp(params[i].name, name))
+                return overrides[i];
+    return getenv(name);
+}
+
 uint64_t weft__param_size(const char *name, uint64_t deflt)
 {
-    const char *v = getenv(name);
+    const char *v = lookup(name);
     if (!v || !*v)
         return deflt;
     errno = 0;
@@ -127,6 +164,6 @@ bad:
 
 const char *weft__param_str(const char *name, const char *deflt)
 {
-    const char *v = getenv(name);
+    const char *v = lookup(name);
     return (v && *v) ? v : deflt;
 }

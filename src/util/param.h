@@ -21,4 +21,13 @@ uint64_t weft__param_size(const char *name, uint64_t deflt);
 /* Read a string, or deflt when unset. */
 const char *weft__param_str(const char *name, const char *deflt);
 
+/* Overrides (the MPI tools interface writes them): a value set here wins over
+ * the environment for every later read. Index in weft__param_table; value
+ * NULL removes the override. Not for a process whose engine is running: a
+ * read may hold the string an override replaces. Returns 0, -1 for a bad
+ * index, -2 without memory. */
+int weft__param_set(size_t index, const char *value);
+/* The value in effect: the override, else the environment, else NULL. */
+const char *weft__param_get(size_t index);
+
 #endif
