@@ -3,24 +3,33 @@
 # noisy machine's drift hits both alike), and print per point the median over
 # the repetitions, the range, and aggreg/default.
 #
-#   bench/run_aggreg.sh [--build DIR] [--reps N] [--tcp] [-- weft_aggreg options]
+#   bench/run_aggreg.sh [--build DIR] [--reps N] [--tcp | --ofi PROVIDER] [-- weft_aggreg options]
 #
-# --tcp runs over tcp (WEFT_DRIVERS=self,tcp) instead of shm. Raw lines go to
-# bench/results/aggreg_<shm|tcp>.txt (not committed).
+# --tcp runs over tcp (WEFT_DRIVERS=self,tcp) instead of shm; --ofi over the
+# ofi driver on that libfabric provider (WEFT_DRIVERS=self,ofi, e.g. tcp or
+# shm; the tcp provider on loopback). Raw lines go to
+# bench/results/aggreg_<shm|tcp|ofi-PROVIDER>.txt (not committed).
 set -e
 cd "$(dirname "$0")/.."
-build=build reps=5 net=shm
+build=build reps=5 net=shm prov=
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --tcp) net=tcp; shift ;;
+    --ofi) net=ofi-$2; prov=$2; shift 2 ;;
     --) shift; break ;;
-    *) echo "usage: bench/run_aggreg.sh [--build DIR] [--reps N] [--tcp] [-- options]" >&2; exit 2 ;;
+    *) echo "usage: bench/run_aggreg.sh [--build DIR] [--reps N] [--tcp | --ofi PROVIDER] [-- options]" >&2; exit 2 ;;
     esac
 done
 drivers=self,shm
 [ $net = tcp ] && drivers=self,tcp
+case $net in ofi-*)
+    drivers=self,ofi
+    export WEFT_OFI_PROVIDER="$prov"
+    [ "$prov" = tcp ] && export WEFT_OFI_DOMAIN=lo
+    ;;
+esac
 mkdir -p bench/results
 out=bench/results/aggreg_$net.txt
 : >"$out"

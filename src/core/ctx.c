@@ -278,7 +278,8 @@ static int driver_index(weft_ctx_t *ctx, const char *name)
 }
 
 /* What a gate may send, from its track's caps; its strategy, unless
- * WEFT_STRATEGY chose one for every gate, is its driver's default. */
+ * WEFT_STRATEGY chose one for every gate, is the one its track asks for, else
+ * its driver's default. */
 static void gate_limits(weft__gate_t *g)
 {
     /* The largest payloads that fit a packet with their header and padding. */
@@ -287,6 +288,8 @@ static void gate_limits(weft__gate_t *g)
     g->eager_max = WEFT_MIN(thr, room - WEFT_WIRE_EAGER_SYNC_HDR);
     g->eager_max_iov = WEFT_MIN(g->caps.max_iov, WEFT_PKT_MAX_IOV) - 3;
     g->rdata_max = room - WEFT_WIRE_RDATA_HDR;
+    if (!g->strategy && g->caps.strategy)
+        g->strategy = weft__strategy_find(g->caps.strategy);
     if (!g->strategy)
         g->strategy = weft__strategy_for_driver(g->drv_ops->name);
 }

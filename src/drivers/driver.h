@@ -50,6 +50,10 @@ typedef struct weft_track_caps {
     size_t rdv_threshold; /* payloads above this go by rendezvous */
     double latency_us;    /* rough one-way latency, for strategies */
     double bandwidth_mbs; /* rough bandwidth in MB/s, for strategies */
+    /* The packet strategy that suits this track when WEFT_STRATEGY is unset
+     * ("aggreg" where each packet costs system calls); NULL: the default for
+     * the driver's name. */
+    const char *strategy;
 } weft_track_caps_t;
 
 /* How the engine is called back. owner is the engine's context. */

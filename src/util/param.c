@@ -19,7 +19,8 @@ static const weft_param_desc_t params[] = {
      "packet scheduling strategy of every gate: default (one chunk per packet) or aggreg (control "
      "chunks, then every pending message that fits, in one packet) or split_balance (aggreg's "
      "packets on rail 0, and large messages read in parts over the rails of a multi-rail gate, "
-     "WEFT_TCP_RAILS); unset: aggreg on tcp, default on shm and self"},
+     "WEFT_TCP_RAILS); unset: aggreg on tcp and on ofi over a sockets provider (tcp, sockets, "
+     "udp), default on shm, self and ofi's other providers"},
     {"WEFT_STATS", "0",
      "1: at finalize, print one line per gate with traffic to stderr (packets, chunks per "
      "packet, bytes, rendezvous)"},

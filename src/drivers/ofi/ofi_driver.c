@@ -282,7 +282,8 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
      * written into the peer, a NIC's queue), not over kernel sockets, where
      * a packet the socket cannot take yet waits in the provider for this
      * process to poll again. */
-    if (!core_provider_in(prov, on_sockets, WEFT_ARRAY_SIZE(on_sockets)))
+    d->on_sockets = core_provider_in(prov, on_sockets, WEFT_ARRAY_SIZE(on_sockets));
+    if (!d->on_sockets)
         d->inject_max = WEFT_MIN(d->info->tx_attr->inject_size, (size_t)OFI_INJECT_MAX);
     d->rma_iov_limit = (int)WEFT_MIN(WEFT_MAX(d->info->tx_attr->rma_iov_limit, 1ul), 4ul);
     d->max_packet = WEFT_MIN(WEFT_MAX(weft__param_size("WEFT_OFI_PACKET", OFI_MAX_PACKET), 4096ull),
@@ -378,6 +379,10 @@ static int ofi_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     caps->rdv_threshold = d->rdv_threshold;
     caps->latency_us = 2;
     caps->bandwidth_mbs = 10000;
+    /* Over kernel sockets every packet costs system calls on both sides, as
+     * with weft's tcp driver: a burst of small messages goes faster packed
+     * (bench/README.md, "Aggregation"). */
+    caps->strategy = d->on_sockets ? "aggreg" : NULL;
     *track_out = t;
     return WEFT_OK;
 }
