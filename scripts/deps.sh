@@ -3,8 +3,9 @@
 # exactly what to install. Usage: scripts/deps.sh [--fuzz]
 # (with CI=true also the peer MPIs and matplotlib for the benchmark smoke run)
 set -e
-# libfabric-dev: the ofi driver (weft also builds without it, then without ofi)
-pkgs="cmake ninja-build gcc make libfabric-dev"
+# libfabric-dev: the ofi driver; libhwloc-dev: progress-thread placement (weft
+# also builds without either, then without ofi, or counting each cpu as a core)
+pkgs="cmake ninja-build gcc make libfabric-dev libhwloc-dev"
 [ "$1" = "--fuzz" ] && pkgs="$pkgs clang libclang-rt-14-dev"
 # CI runs bench/weft-bench --smoke against the peer MPIs, and plots the report
 [ "${CI:-}" = true ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib libfabric-bin"

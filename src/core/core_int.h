@@ -10,6 +10,7 @@
 #ifndef WEFT_CORE_INT_H
 #define WEFT_CORE_INT_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -320,6 +321,8 @@ struct weft_ctx {
     bool self_pending;      /* packets may wait in the self driver's queue */
     int self_driver;        /* index of the self driver in drivers[] */
     int node_leader;        /* lowest rank on this process's node */
+    int node_size;          /* ranks on this node */
+    int node_index;         /* this rank's place among them */
     uint64_t spin_ns;       /* how long a waiting thread polls before yielding */
     uint64_t eager_credits; /* window granted to each peer */
     uint64_t rdv_split;     /* rendezvous this large move cooperatively (coop.c) */
@@ -336,6 +339,8 @@ struct weft_ctx {
     weft_list_t sleepers;
     pthread_t progress_thread;
     bool progress_running;
+    bool progress_pinned; /* the progress thread runs on progress_cpus */
+    cpu_set_t progress_cpus;
     atomic_int progress_stop;
 };
 
@@ -438,6 +443,9 @@ void weft__wait(struct weft_ctx *ctx, struct weft_request *req);
 /* req was just marked done (WEFT_THREAD_MULTIPLE): count it, wake its thread if it sleeps. */
 void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req);
 int weft__progress_thread_start(struct weft_ctx *ctx);
+/* Where the progress thread goes (place.c): true with *out set to pin it
+ * there, false to leave it unpinned. Called by the initializing thread. */
+bool weft__progress_place(const struct weft_ctx *ctx, cpu_set_t *out);
 void weft__progress_thread_stop(struct weft_ctx *ctx);
 
 /* Strategies (strategy/). */

@@ -493,6 +493,8 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     if ((rc = find_node(ctx, &node_ranks, &node_size, &node_index)))
         goto err;
     ctx->node_leader = node_ranks[0];
+    ctx->node_size = node_size;
+    ctx->node_index = node_index;
     if ((rc = open_drivers(ctx, node_ranks, node_size, node_index)))
         goto err;
     if ((rc = weft__boot_fence(ctx->boot)))

@@ -30,8 +30,9 @@
  *
  * Background progress. WEFT_PROGRESS_THREAD=1 starts a thread that polls
  * whenever the engine lock is free. It runs at SCHED_IDLE, so it takes only
- * cycles no application thread wants (a core the application leaves free),
- * and WEFT_PROGRESS_CPU pins it to one core. With it, rendezvous handshakes and
+ * cycles no application thread wants, and it is placed on a core the
+ * application leaves free, or beside the application's core (place.c,
+ * WEFT_PROGRESS_CPU). With it, rendezvous handshakes and
  * cooperative transfers (coop.c) advance while every application thread
  * computes. The engine lock is then a mutex at every thread level.
  */
@@ -211,14 +212,10 @@ static void *progress_main(void *arg)
     struct sched_param sp = {0};
     if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
         weft_log_info("progress thread: SCHED_IDLE refused; it runs at normal priority");
-    long cpu = (long)weft__param_size("WEFT_PROGRESS_CPU", (size_t)-1);
-    if (cpu >= 0 && cpu < CPU_SETSIZE) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET((int)cpu, &set);
-        if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
-            weft_log_warn("progress thread: cannot pin to cpu %ld", cpu);
-    }
+    pthread_setname_np(pthread_self(), "weft-progress");
+    if (ctx->progress_pinned &&
+        pthread_setaffinity_np(pthread_self(), sizeof ctx->progress_cpus, &ctx->progress_cpus))
+        weft_log_warn("progress thread: cannot pin it where WEFT_PROGRESS_CPU says");
     unsigned idle = 0;
     while (!atomic_load_explicit(&ctx->progress_stop, memory_order_acquire)) {
         if (try_progress(ctx) > 0) {
@@ -236,6 +233,8 @@ static void *progress_main(void *arg)
 int weft__progress_thread_start(weft_ctx_t *ctx)
 {
     atomic_store(&ctx->progress_stop, 0);
+    /* Placed from here, the application's thread (place.c). */
+    ctx->progress_pinned = weft__progress_place(ctx, &ctx->progress_cpus);
     int rc = pthread_create(&ctx->progress_thread, NULL, progress_main, ctx);
     if (rc) {
         weft_log_error("cannot start the progress thread: %s", strerror(rc));

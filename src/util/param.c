@@ -45,7 +45,11 @@ static const weft_param_desc_t params[] = {
     {"WEFT_PROGRESS_THREAD", "0",
      "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
      "transfers advance while every application thread computes"},
-    {"WEFT_PROGRESS_CPU", "unset", "pin the progress thread to this cpu"},
+    {"WEFT_PROGRESS_CPU", "auto",
+     "where the progress thread runs: a cpu number; none (anywhere the process may run); auto: "
+     "a rank bound within one core gets it on that core's other hardware threads (else on the "
+     "core itself, at idle priority), an unbound rank on a core left over by the ranks of its "
+     "node, if any (cores found with hwloc)"},
     {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
     {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
     {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},

@@ -1,0 +1,146 @@
+/* Where the progress thread runs (WEFT_PROGRESS_THREAD=1).
+ *
+ * WEFT_PROGRESS_CPU picks: a cpu number pins the thread there, "none" leaves
+ * it wherever the process may run, and "auto" (the default) places it where
+ * it takes nothing from the application:
+ *   - the thread that initialized weft is bound within one core (a rank
+ *     bound to its core, the usual HPC launch): on that core's other
+ *     hardware threads if it has some (they share its caches and are idle
+ *     otherwise), else on that core itself, where SCHED_IDLE gives it only
+ *     the cycles the application leaves while it waits;
+ *   - it may run on several cores: if they are more than the ranks of this
+ *     node, on one of the cores left over (the last ones, one per rank in
+ *     turn); else nowhere in particular (SCHED_IDLE alone).
+ * Cores come from hwloc (WEFT_HAVE_HWLOC); without it each cpu counts as a
+ * core. The choice is logged at info level (WEFT_LOG=info). */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef WEFT_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+#include "core/core_int.h"
+#include "util/log.h"
+#include "util/param.h"
+
+#define MAX_CORES 1024
+
+/* The cores that meet `allowed`, each as the set of its cpus within it, in
+ * the machine's order; their number. */
+static int cores_of(const cpu_set_t *allowed, cpu_set_t *cores, int max)
+{
+    int n = 0;
+#ifdef WEFT_HAVE_HWLOC
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+        int depth = hwloc_get_type_or_below_depth(topo, HWLOC_OBJ_CORE);
+        for (unsigned i = 0; n < max && i < hwloc_get_nbobjs_by_depth(topo, depth); i++) {
+            hwloc_obj_t core = hwloc_get_obj_by_depth(topo, depth, i);
+            CPU_ZERO(&cores[n]);
+            int cpu;
+            hwloc_bitmap_foreach_begin(cpu, core->cpuset)
+            {
+                if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, allowed))
+                    CPU_SET(cpu, &cores[n]);
+            }
+            hwloc_bitmap_foreach_end();
+            n += CPU_COUNT(&cores[n]) > 0;
+        }
+        hwloc_topology_destroy(topo);
+        return n;
+    }
+    weft_log_info("progress thread: hwloc cannot read the topology; each cpu counts as a core");
+#endif
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++) {
+        if (CPU_ISSET(cpu, allowed)) {
+            CPU_ZERO(&cores[n]);
+            CPU_SET(cpu, &cores[n]);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void describe(const cpu_set_t *set, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int cpu = 0; cpu < CPU_SETSIZE && at + 8 < len; cpu++)
+        if (CPU_ISSET(cpu, set))
+            at += (size_t)snprintf(buf + at, len - at, "%s%d", at ? "," : "", cpu);
+}
+
+/* WEFT_PROGRESS_CPU=auto, for the application's thread allowed on mine;
+ * cores is room for MAX_CORES sets. */
+static bool place_auto(const weft_ctx_t *ctx, const cpu_set_t *mine, cpu_set_t *cores,
+                       cpu_set_t *out)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        CPU_SET(cpu, &all);
+    int ncores = cores_of(&all, cores, MAX_CORES), used = -1, nused = 0;
+    for (int i = 0; i < ncores; i++) {
+        cpu_set_t both;
+        CPU_AND(&both, &cores[i], mine);
+        if (CPU_COUNT(&both)) {
+            used = i;
+            nused++;
+        }
+    }
+    char text[256];
+    if (nused == 1) {
+        /* Bound within one core: its other hardware threads, else the core. */
+        cpu_set_t rest;
+        CPU_XOR(&rest, &cores[used], mine);
+        CPU_AND(&rest, &rest, &cores[used]);
+        *out = CPU_COUNT(&rest) ? rest : cores[used];
+        describe(out, text, sizeof text);
+        weft_log_info("progress thread on cpu %s: %s of the application's core", text,
+                      CPU_COUNT(&rest) ? "the other hardware threads" : "idle time");
+        return true;
+    }
+    /* Several cores: one the ranks of this node leave over, if any. */
+    int mycores = cores_of(mine, cores, MAX_CORES);
+    if (mycores <= ctx->node_size) {
+        weft_log_info("progress thread not pinned: %d cores for %d ranks on this node", mycores,
+                      ctx->node_size);
+        return false;
+    }
+    int spare = mycores - ctx->node_size;
+    *out = cores[mycores - 1 - ctx->node_index % spare];
+    describe(out, text, sizeof text);
+    weft_log_info("progress thread on cpu %s: a core left over (%d cores, %d ranks on this node)",
+                  text, mycores, ctx->node_size);
+    return true;
+}
+
+bool weft__progress_place(const weft_ctx_t *ctx, cpu_set_t *out)
+{
+    const char *how = weft__param_str("WEFT_PROGRESS_CPU", "auto");
+    if (!strcmp(how, "none"))
+        return false;
+    if (strcmp(how, "auto") != 0) {
+        long cpu = (long)weft__param_size("WEFT_PROGRESS_CPU", (uint64_t)-1);
+        if (cpu < 0 || cpu >= CPU_SETSIZE) {
+            weft_log_warn("progress thread: WEFT_PROGRESS_CPU=%s is no cpu; not pinned", how);
+            return false;
+        }
+        CPU_ZERO(out);
+        CPU_SET((int)cpu, out);
+        return true;
+    }
+    /* The calling thread is the one that initializes weft: the application's. */
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        return false;
+    cpu_set_t *cores = malloc(sizeof *cores * MAX_CORES);
+    if (!cores)
+        return false;
+    bool placed = place_auto(ctx, &mine, cores, out);
+    free(cores);
+    return placed;
+}
