@@ -97,16 +97,11 @@ if [ -n "${RUN_RAILS_INNER:-}" ]; then
                     grep '^bandwidth_MBps') ;;
             ompi_*)
                 # --bind-to none: every "host" here has the same two cores, and
-                # Open MPI would bind the rank of each to the first one. rtc
-                # ^hwloc: the daemons of the two "hosts" share one /tmp and one
-                # host name, and the hwloc topology each writes to a shared
-                # file for its ranks made one of them crash now and then
-                # (hwloc_shmem_topology_write); nothing is bound, so it is not
-                # needed.
+                # Open MPI would bind the rank of each to the first one.
                 # shellcheck disable=SC2086 # ompi_bw is empty or a list of options
                 line=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                     timeout -k 10 300 mpirun.openmpi -np "$np" --host "$hosts" --bind-to none \
-                    --mca rtc ^hwloc --mca plm_rsh_agent "$here/scripts/netns_rsh.sh" \
+                    --mca plm_rsh_agent "$here/scripts/netns_rsh.sh" \
                     --mca oob_tcp_if_include "$oob_net" --mca pml ob1 --mca btl tcp,self \
                     --mca btl_tcp_if_include "$ompi_if" $ompi_bw \
                     "$RUN_RAILS_MPI_OMPI" --size "$RUN_RAILS_SIZE" </dev/null |
