@@ -71,7 +71,7 @@ if [ -n "${RUN_RAILS_INNER:-}" ]; then
             ip netns exec "$ns" cat "/sys/class/net/$1/statistics/tx_bytes"
         done | awk '{ s += $1 } END { printf "%.0f", s }'
     }
-    i=1
+    i=1 failed=0
     while [ "$i" -le "$RUN_RAILS_REPS" ]; do
         for cfg in $cfgs; do
             ompi_if=
@@ -110,13 +110,20 @@ if [ -n "${RUN_RAILS_INNER:-}" ]; then
                 # shellcheck disable=SC2086 # env is a list of assignments
                 line=$(env $env "$RUN_RAILS_WEFTRUN" -n "$np" --hosts "$hosts" --rsh "$rsh" \
                     --boot-addr "$boot" "$@" | grep '^bandwidth_MBps') ;;
-            esac || { echo "run_rails: $cfg failed" >&2; exit 1; }
+            esac || {
+                # One failed run costs its configuration one repetition (the
+                # reps column shows it), not the whole cluster's results.
+                echo "run_rails: $cfg failed (repetition $i)" >&2
+                failed=$((failed + 1))
+                continue
+            }
             share=$(awk -v a=$(($(sent eth0) - s0)) -v b=$(($(sent eth1) - s1)) \
                 'BEGIN { printf "%.3f", (a + b > 0 ? b / (a + b) : 0) }')
             echo "cluster $cfg $line eth1_share $share" | tee -a "$RUN_RAILS_OUT" >&2
         done
         i=$((i + 1))
     done
+    [ $failed = 0 ] || { echo "run_rails: $failed run(s) failed" >&2; exit 1; }
     exit 0
 fi
 
@@ -200,7 +207,8 @@ if [ $cluster = 1 ]; then
     status=$?
     set -e
     [ $status = 77 ] && echo "run_rails: cluster part skipped (see above)"
-    [ $status = 0 ] || [ $status = 77 ] || exit $status
+    # 1: some runs failed; what the others measured is still summed up below
+    [ $status = 0 ] || [ $status = 77 ] || [ $status = 1 ] || exit $status
 fi
 
 if [ $loopback = 1 ]; then
@@ -262,3 +270,4 @@ END {
     if (("loopback rails1" in m) && ("loopback rails2" in m))
         printf "loopback: 2 rails / 1 rail = %.3f\n", m["loopback rails2"] / m["loopback rails1"]
 }' "$out"
+[ $cluster = 0 ] || [ $status != 1 ] || exit 1
