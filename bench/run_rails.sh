@@ -45,7 +45,7 @@ here=$(pwd)
 # address; Open MPI's mpirun takes the namespaces as host names and reaches
 # them through scripts/netns_rsh.sh.
 if [ -n "${RUN_RAILS_INNER:-}" ]; then
-    np= hosts= rsh= boot=
+    np='' hosts='' rsh='' boot=''
     while [ $# -gt 0 ]; do
         case $1 in
         -n) np=$2; shift 2 ;;
@@ -55,8 +55,10 @@ if [ -n "${RUN_RAILS_INNER:-}" ]; then
         *) break ;;
         esac
     done
-    [ -n "$np" ] && [ -n "$hosts" ] && [ -n "$rsh" ] && [ -n "$boot" ] ||
-        { echo "run_rails: unexpected command line from cluster.sh" >&2; exit 2; }
+    if [ -z "$np" ] || [ -z "$hosts" ] || [ -z "$rsh" ] || [ -z "$boot" ]; then
+        echo "run_rails: unexpected command line from cluster.sh" >&2
+        exit 2
+    fi
     # Open MPI's out-of-band channel (mpirun to its daemons) goes over the
     # launcher's bridge, the only network this namespace shares with the hosts.
     oob_net=${boot%.*}.0/24
@@ -80,14 +82,14 @@ if [ -n "${RUN_RAILS_INNER:-}" ]; then
             rail2) env="WEFT_TCP_RAILS=1 WEFT_TCP_IF=eth1" ;;
             both | mpi_both) env="WEFT_TCP_RAILS=2 WEFT_TCP_IF=eth0,eth1 WEFT_STRATEGY=split_balance WEFT_RAIL_BW=$RUN_RAILS_BW" ;;
             both_meas | mpi_both_meas) env="WEFT_TCP_RAILS=2 WEFT_TCP_IF=eth0,eth1 WEFT_STRATEGY=split_balance" ;;
-            ompi_eth0) env= ompi_if=eth0 ;;
-            ompi_both | ompi_both_bw) env= ompi_if=eth0,eth1 ;;
+            ompi_eth0) env='' ompi_if=eth0 ;;
+            ompi_both | ompi_both_bw) env='' ompi_if=eth0,eth1 ;;
             esac
             # Open MPI's own share knob, as WEFT_RAIL_BW is weft's: the
             # bandwidth of each tcp btl module in Mbit/s (by default, the
             # speed ethtool reports, the same 10000 for both veths here).
             ompi_bw=
-            [ $cfg = ompi_both_bw ] && ompi_bw="--mca btl_tcp_bandwidth_eth0 ${RUN_RAILS_OMPI_BW%,*} --mca btl_tcp_bandwidth_eth1 ${RUN_RAILS_OMPI_BW#*,}"
+            [ "$cfg" = ompi_both_bw ] && ompi_bw="--mca btl_tcp_bandwidth_eth0 ${RUN_RAILS_OMPI_BW%,*} --mca btl_tcp_bandwidth_eth1 ${RUN_RAILS_OMPI_BW#*,}"
             s0=$(sent eth0) s1=$(sent eth1)
             case $cfg in
             mpi_*)
@@ -183,7 +185,7 @@ if [ $cluster = 1 ]; then
         shaping="--rate $rate"
         ompi_bw="$(($(mbs "$r1") * 8)),$(($(mbs "$r2") * 8))"
     fi
-    mpi_weft= mpi_ompi=
+    mpi_weft='' mpi_ompi=''
     if [ $mpi = 1 ]; then
         if [ -x "$build/bin/mpicc" ]; then
             mpi_weft=$(mpi_build weft "$build/bin/mpicc")
@@ -270,4 +272,4 @@ END {
     if (("loopback rails1" in m) && ("loopback rails2" in m))
         printf "loopback: 2 rails / 1 rail = %.3f\n", m["loopback rails2"] / m["loopback rails1"]
 }' "$out"
-[ $cluster = 0 ] || [ $status != 1 ] || exit 1
+[ $cluster = 0 ] || [ "$status" != 1 ] || exit 1
