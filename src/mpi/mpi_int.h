@@ -445,6 +445,12 @@ uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm); /* next tag of comm's own exchan
 MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
 void weft__mpi_comm_inherit_errh(MPI_Comm c, MPI_Comm parent);
 void weft__mpi_ctx_give(int k);
+/* Take context ids k and k2 (k2 < 0: k alone) on this process, both or neither:
+ * false when another thread of it holds either. */
+bool weft__mpi_ctx_try_take(int k, int k2);
+/* The tag of one phase (0 or 1) of one round of an id agreement made under
+ * `tag`: above any tag of the caller, so that retries never mix. */
+uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase);
 void weft__mpi_comm_release(MPI_Comm comm);
 int weft__mpi_comms_init(void);
 void weft__mpi_comms_fini(void);
