@@ -291,9 +291,10 @@ struct weft_mpi_message {
 typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_SEND,
     WEFT_MPI_REQ_RECV,
-    WEFT_MPI_REQ_DONE, /* complete at creation (MPI_PROC_NULL, buffered send) */
-    WEFT_MPI_REQ_GREQ, /* generalized request */
-    WEFT_MPI_REQ_COLL, /* non-blocking collective schedule */
+    WEFT_MPI_REQ_DONE,  /* complete at creation (MPI_PROC_NULL) */
+    WEFT_MPI_REQ_BSEND, /* MPI_Ibsend: complete at creation, cancellable */
+    WEFT_MPI_REQ_GREQ,  /* generalized request */
+    WEFT_MPI_REQ_COLL,  /* non-blocking collective schedule */
 } weft_mpi_req_kind_t;
 
 typedef struct weft__mpi_sched weft__mpi_sched_t;
@@ -327,6 +328,10 @@ struct weft_mpi_request {
     atomic_int greq_done;
     /* Collectives. */
     weft__mpi_sched_t *sched;
+    /* MPI_Ibsend: the copy's entry while it lives (under the buffered sends'
+     * lock), and whether a cancel waits for its send's outcome. */
+    struct weft__mpi_bsend *bsend;
+    bool bsend_cancel;
     struct weft_mpi_request *next_free;
 };
 
@@ -344,6 +349,12 @@ void weft__mpi_req_free(MPI_Request r);
 int weft__mpi_req_poll(MPI_Request r);
 /* Wait for r (progressing everything meanwhile) without freeing it. */
 int weft__mpi_req_wait_complete(MPI_Request r);
+/* Buffered send requests (mpi_p2p.c): MPI_Cancel asks the copy's send to be
+ * canceled (the request then completes once the answer is in); poll collects
+ * that answer; forget unlinks a request being freed from its copy. */
+void weft__mpi_bsend_cancel(MPI_Request r);
+void weft__mpi_bsend_poll(MPI_Request r);
+void weft__mpi_bsend_forget(MPI_Request r);
 
 /* ---------------------------------------------------------------- collectives */
 
