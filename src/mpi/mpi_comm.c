@@ -175,19 +175,25 @@ static int lowest_free(const uint64_t *used)
     return -1;
 }
 
-/* Take bit k for this process unless another thread of it took k meanwhile. */
-static bool try_take(int k)
+static bool ctx_used(int k)
+{
+    return weft__mpi.ctx_mask[k / 64] & (1ull << (k % 64));
+}
+
+bool weft__mpi_ctx_try_take(int k, int k2)
 {
     weft_lock_acquire(&weft__mpi.lock);
-    bool free_here = !(weft__mpi.ctx_mask[k / 64] & (1ull << (k % 64)));
-    if (free_here)
+    bool free_here = !ctx_used(k) && (k2 < 0 || !ctx_used(k2));
+    if (free_here) {
         ctx_take((unsigned)k);
+        if (k2 >= 0)
+            ctx_take((unsigned)k2);
+    }
     weft_lock_release(&weft__mpi.lock);
     return free_here;
 }
 
-/* Each round of an agreement has its own tag, above any tag of the caller. */
-static uint64_t round_tag(uint64_t tag, int round, int phase)
+uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase)
 {
     return tag | ((uint64_t)(2 * round + phase + 1) << 48);
 }
@@ -213,7 +219,7 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
         weft_lock_acquire(&weft__mpi.lock);
         memcpy(mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
         weft_lock_release(&weft__mpi.lock);
-        int wrc = exchange(id, round_tag(tag, round, 0), members, n, me, mine, len, all);
+        int wrc = exchange(id, weft__mpi_round_tag(tag, round, 0), members, n, me, mine, len, all);
         if (wrc < 0) {
             *rc = weft__mpi_err_from_weft(wrc);
             goto out;
@@ -231,10 +237,10 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
             *rc = MPI_ERR_INTERN; /* 4096 communicators live at once */
             goto out;
         }
-        uint8_t ok = try_take(k);
+        uint8_t ok = weft__mpi_ctx_try_take(k, -1);
         if (!threads)
             break; /* one thread: nobody can have taken it */
-        wrc = exchange(id, round_tag(tag, round, 1), members, n, me, &ok, 1, oks);
+        wrc = exchange(id, weft__mpi_round_tag(tag, round, 1), members, n, me, &ok, 1, oks);
         if (wrc < 0) {
             if (ok)
                 weft__mpi_ctx_give(k);

@@ -291,9 +291,10 @@ struct weft_mpi_message {
 typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_SEND,
     WEFT_MPI_REQ_RECV,
-    WEFT_MPI_REQ_DONE, /* complete at creation (MPI_PROC_NULL, buffered send) */
-    WEFT_MPI_REQ_GREQ, /* generalized request */
-    WEFT_MPI_REQ_COLL, /* non-blocking collective schedule */
+    WEFT_MPI_REQ_DONE,  /* complete at creation (MPI_PROC_NULL) */
+    WEFT_MPI_REQ_BSEND, /* MPI_Ibsend: complete at creation, cancellable */
+    WEFT_MPI_REQ_GREQ,  /* generalized request */
+    WEFT_MPI_REQ_COLL,  /* non-blocking collective schedule */
 } weft_mpi_req_kind_t;
 
 typedef struct weft__mpi_sched weft__mpi_sched_t;
@@ -327,6 +328,10 @@ struct weft_mpi_request {
     atomic_int greq_done;
     /* Collectives. */
     weft__mpi_sched_t *sched;
+    /* MPI_Ibsend: the copy's entry while it lives (under the buffered sends'
+     * lock), and whether a cancel waits for its send's outcome. */
+    struct weft__mpi_bsend *bsend;
+    bool bsend_cancel;
     struct weft_mpi_request *next_free;
 };
 
@@ -344,6 +349,12 @@ void weft__mpi_req_free(MPI_Request r);
 int weft__mpi_req_poll(MPI_Request r);
 /* Wait for r (progressing everything meanwhile) without freeing it. */
 int weft__mpi_req_wait_complete(MPI_Request r);
+/* Buffered send requests (mpi_p2p.c): MPI_Cancel asks the copy's send to be
+ * canceled (the request then completes once the answer is in); poll collects
+ * that answer; forget unlinks a request being freed from its copy. */
+void weft__mpi_bsend_cancel(MPI_Request r);
+void weft__mpi_bsend_poll(MPI_Request r);
+void weft__mpi_bsend_forget(MPI_Request r);
 
 /* ---------------------------------------------------------------- collectives */
 
@@ -448,6 +459,12 @@ uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm); /* next tag of comm's own exchan
 MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
 void weft__mpi_comm_inherit_errh(MPI_Comm c, MPI_Comm parent);
 void weft__mpi_ctx_give(int k);
+/* Take context ids k and k2 (k2 < 0: k alone) on this process, both or neither:
+ * false when another thread of it holds either. */
+bool weft__mpi_ctx_try_take(int k, int k2);
+/* The tag of one phase (0 or 1) of one round of an id agreement made under
+ * `tag`: above any tag of the caller, so that retries never mix. */
+uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase);
 void weft__mpi_comm_release(MPI_Comm comm);
 int weft__mpi_comms_init(void);
 void weft__mpi_comms_fini(void);

@@ -12,7 +12,12 @@
  * the union of its bitmaps over peer_comm's third id with the user's tag (in a
  * tag range of its own), pick the two lowest ids free in both unions (the same
  * pair on both sides: the same bits) and send each member the pair and the
- * remote group.
+ * remote group. Under MPI_THREAD_MULTIPLE another thread of a member may take
+ * one of the pair meanwhile (its own creation saw the same free bits), so
+ * every member then takes both or neither and says which; the leaders combine
+ * their group's answers, swap them and tell the members, and unless all took
+ * the pair everybody gives it back and starts again from fresh bitmaps (as
+ * weft__mpi_comm_agree does for the other creations).
  *
  * Once an intercommunicator exists, its members all share its third engine id,
  * so merge, dup, split and create agree with weft__mpi_comm_agree over the
@@ -29,14 +34,6 @@
 #define CTX_WORDS     64
 #define CTX_BITS      (64 * CTX_WORDS)
 
-/* Take context id k on this process (agree() does it for the ids it picks). */
-static void ctx_take(int k)
-{
-    weft_lock_acquire(&weft__mpi.lock);
-    weft__mpi.ctx_mask[k / 64] |= 1ull << (k % 64);
-    weft_lock_release(&weft__mpi.lock);
-}
-
 static int wrc_to_mpi(int wrc)
 {
     return wrc < 0 ? weft__mpi_err_from_weft(wrc) : MPI_SUCCESS;
@@ -46,6 +43,15 @@ static int send_wait(int dest, uint32_t id, uint64_t tag, const void *buf, size_
 {
     weft_request_t *r;
     int wrc = weft_sr_isend(weft__mpi.ctx, dest, id, tag, buf, len, &r);
+    if (wrc >= 0)
+        wrc = weft_sr_wait(weft__mpi.ctx, r, NULL);
+    return wrc_to_mpi(wrc);
+}
+
+static int recv_wait(int src, uint32_t id, uint64_t tag, void *buf, size_t len)
+{
+    weft_request_t *r;
+    int wrc = weft_sr_irecv(weft__mpi.ctx, src, id, tag, buf, len, &r);
     if (wrc >= 0)
         wrc = weft_sr_wait(weft__mpi.ctx, r, NULL);
     return wrc_to_mpi(wrc);
@@ -123,8 +129,9 @@ static int build(MPI_Group local, MPI_Group remote, int k, int k_local, MPI_Comm
 }
 
 /* The leader's part of MPI_Intercomm_create: gather bitmaps, swap with the
- * remote leader, choose the ids, tell the members. */
-static int create_leader(MPI_Comm local_comm, MPI_Comm peer_comm, int remote_leader, int tag,
+ * remote leader (world rank peer, on peer_comm's id peer_id, tag ptag), choose
+ * the ids, tell the members. */
+static int create_leader(MPI_Comm local_comm, int peer, uint32_t peer_id, uint64_t ptag,
                          uint64_t ltag, member_msg_t **mm_out)
 {
     int n = local_comm->size, me = local_comm->rank, rc;
@@ -153,14 +160,12 @@ static int create_leader(MPI_Comm local_comm, MPI_Comm peer_comm, int remote_lea
             lm->mask[w] |= mask[w];
     }
     /* Swap with the remote leader: send first (non-blocking), then receive. */
-    int peer = weft__mpi_comm_peer(peer_comm, remote_leader);
-    uint64_t ptag = INTERCOMM_TAG | (uint64_t)tag;
     weft_request_t *sreq;
-    int wrc = weft_sr_isend(weft__mpi.ctx, peer, AUX_ID(peer_comm), ptag, lm, lm_len, &sreq);
+    int wrc = weft_sr_isend(weft__mpi.ctx, peer, peer_id, ptag, lm, lm_len, &sreq);
     if ((rc = wrc_to_mpi(wrc)))
         goto out;
     size_t rm_len = 0;
-    rc = recv_alloc(peer, AUX_ID(peer_comm), ptag, (void **)&rm, &rm_len);
+    rc = recv_alloc(peer, peer_id, ptag, (void **)&rm, &rm_len);
     wrc = weft_sr_wait(weft__mpi.ctx, sreq, NULL);
     if (!rc)
         rc = wrc_to_mpi(wrc);
@@ -212,6 +217,49 @@ out:
     return MPI_SUCCESS;
 }
 
+/* After a round chose (k, k_local), with threads: take both here or neither,
+ * and learn whether every member of both groups took them (*all_ok). The
+ * members answer their leader on ltag; the leaders swap their group's answer
+ * on ptag and tell the members. Ids taken here are given back unless all_ok. */
+static int confirm(MPI_Comm local_comm, int local_leader, int peer, uint32_t peer_id, uint64_t ptag,
+                   uint64_t ltag, int k, int k_local, bool *all_ok)
+{
+    uint8_t ok = weft__mpi_ctx_try_take(k, k_local), verdict = ok;
+    uint32_t id = AUX_ID(local_comm);
+    const int *ranks = local_comm->group->ranks;
+    int rc = MPI_SUCCESS;
+    if (local_comm->rank != local_leader) {
+        rc = send_wait(ranks[local_leader], id, ltag, &ok, 1);
+        if (!rc)
+            rc = recv_wait(ranks[local_leader], id, ltag, &verdict, 1);
+    } else {
+        for (int i = 0; i < local_comm->size && !rc; i++) {
+            uint8_t theirs = 0;
+            if (i != local_comm->rank && !(rc = recv_wait(ranks[i], id, ltag, &theirs, 1)))
+                verdict = verdict && theirs;
+        }
+        uint8_t ours = verdict, remote = 0;
+        weft_request_t *sreq;
+        if (!rc && !(rc = wrc_to_mpi(
+                         weft_sr_isend(weft__mpi.ctx, peer, peer_id, ptag, &ours, 1, &sreq)))) {
+            rc = recv_wait(peer, peer_id, ptag, &remote, 1);
+            int src = wrc_to_mpi(weft_sr_wait(weft__mpi.ctx, sreq, NULL));
+            if (!rc)
+                rc = src;
+        }
+        verdict = ours && remote;
+        for (int i = 0; i < local_comm->size && !rc; i++)
+            if (i != local_comm->rank)
+                rc = send_wait(ranks[i], id, ltag, &verdict, 1);
+    }
+    if (ok && (rc || !verdict)) {
+        weft__mpi_ctx_give(k);
+        weft__mpi_ctx_give(k_local);
+    }
+    *all_ok = !rc && verdict;
+    return rc;
+}
+
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -236,38 +284,58 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
             return weft__mpi_err(local_comm, MPI_ERR_RANK, fn);
     }
     uint64_t ltag = weft__mpi_comm_aux_tag(local_comm);
+    uint64_t ptag = INTERCOMM_TAG | (uint64_t)tag;
+    int peer = leader ? weft__mpi_comm_peer(peer_comm, remote_leader) : -1;
+    uint32_t peer_id = leader ? AUX_ID(peer_comm) : 0;
+    bool threads = weft__mpi.thread_level == MPI_THREAD_MULTIPLE;
     member_msg_t *mm = NULL;
-    if (leader) {
-        rc = create_leader(local_comm, peer_comm, remote_leader, tag, ltag, &mm);
-    } else {
-        uint64_t mask[CTX_WORDS];
-        int lw = local_comm->group->ranks[local_leader];
-        weft_lock_acquire(&weft__mpi.lock);
-        memcpy(mask, weft__mpi.ctx_mask, sizeof mask);
-        weft_lock_release(&weft__mpi.lock);
-        size_t len = 0;
-        rc = send_wait(lw, AUX_ID(local_comm), ltag, mask, sizeof mask);
-        if (!rc)
-            rc = recv_alloc(lw, AUX_ID(local_comm), ltag, (void **)&mm, &len);
-        if (!rc && (len < sizeof *mm || mm->size < 0 ||
-                    len != sizeof *mm + (size_t)mm->size * sizeof(int)))
-            rc = MPI_ERR_INTERN;
-    }
-    if (rc) {
+    for (int round = 0;; round++) {
+        uint64_t lt = weft__mpi_round_tag(ltag, round, 0), pt = weft__mpi_round_tag(ptag, round, 0);
+        if (leader) {
+            rc = create_leader(local_comm, peer, peer_id, pt, lt, &mm);
+        } else {
+            uint64_t mask[CTX_WORDS];
+            int lw = local_comm->group->ranks[local_leader];
+            weft_lock_acquire(&weft__mpi.lock);
+            memcpy(mask, weft__mpi.ctx_mask, sizeof mask);
+            weft_lock_release(&weft__mpi.lock);
+            size_t len = 0;
+            rc = send_wait(lw, AUX_ID(local_comm), lt, mask, sizeof mask);
+            if (!rc)
+                rc = recv_alloc(lw, AUX_ID(local_comm), lt, (void **)&mm, &len);
+            if (!rc && (len < sizeof *mm || mm->size < 0 ||
+                        len != sizeof *mm + (size_t)mm->size * sizeof(int)))
+                rc = MPI_ERR_INTERN;
+        }
+        if (!rc && mm->k < 0)
+            rc = MPI_ERR_INTERN; /* every id in use */
+        if (rc) {
+            free(mm);
+            return weft__mpi_err(local_comm, rc, fn);
+        }
+        if (!threads) { /* one thread: nobody can have taken the pair */
+            weft__mpi_ctx_try_take(mm->k, mm->k_local);
+            break;
+        }
+        bool all_ok;
+        rc = confirm(local_comm, local_leader, peer, peer_id, weft__mpi_round_tag(ptag, round, 1),
+                     weft__mpi_round_tag(ltag, round, 1), mm->k, mm->k_local, &all_ok);
+        if (rc) {
+            free(mm);
+            return weft__mpi_err(local_comm, rc, fn);
+        }
+        if (all_ok)
+            break;
         free(mm);
-        return weft__mpi_err(local_comm, rc, fn);
-    }
-    if (mm->k < 0) {
-        free(mm);
-        return weft__mpi_err(local_comm, MPI_ERR_INTERN, fn); /* every id in use */
+        mm = NULL;
     }
     MPI_Group remote = weft__mpi_group_new(mm->size, mm->ranks);
     if (!remote) {
+        weft__mpi_ctx_give(mm->k);
+        weft__mpi_ctx_give(mm->k_local);
         free(mm);
         return weft__mpi_err(local_comm, MPI_ERR_NO_MEM, fn);
     }
-    ctx_take(mm->k);
-    ctx_take(mm->k_local);
     rc = build(local_comm->group, remote, mm->k, mm->k_local, newintercomm);
     if (!rc)
         weft__mpi_comm_inherit_errh(*newintercomm, local_comm);

@@ -115,18 +115,37 @@ int weft__mpi_recv_start(MPI_Request r)
 
 /* Buffered sends (MPI 3.1 §3.6): the message is copied into the attached
  * buffer's budget at once and sent from the copy, so the call never waits for
- * the receiver. The copies are tracked and released as their sends complete. */
-typedef struct bsend {
-    struct bsend *next;
-    MPI_Request req;
+ * the receiver. The copies are tracked and released as their sends complete.
+ *
+ * MPI_Ibsend's request completes at once but stays linked to its copy (user),
+ * so that MPI_Cancel can still take the message back while no receive matched
+ * it: the copy's send is canceled like any send, and the request reopens until
+ * the receiver's answer, which reaping or polling the request hands over. */
+typedef struct weft__mpi_bsend {
+    struct weft__mpi_bsend *next;
+    MPI_Request req;  /* the send from the copy */
+    MPI_Request user; /* MPI_Ibsend's request, until it is freed */
     size_t bytes;
 } bsend_t;
 
 static bsend_t *bsends;
 static size_t bsend_used;
-/* Guards the list and the budget; taken before weft__mpi.lock (which request
- * allocation takes), never after it. */
+/* Guards the list, the budget and the links between copies and MPI_Ibsend's
+ * requests; taken before weft__mpi.lock (which request allocation takes), never
+ * after it. */
 static pthread_mutex_t bsend_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The copy's send ended: tell a request waiting on a cancel how, and unlink. */
+static void bsend_unlink(bsend_t *b)
+{
+    MPI_Request u = b->user;
+    if (!u)
+        return;
+    if (u->bsend_cancel)
+        u->status.weft_cancelled = b->req->status.weft_cancelled;
+    u->bsend = NULL;
+    b->user = NULL;
+}
 
 static void bsend_reap(bool wait)
 {
@@ -138,6 +157,7 @@ static void bsend_reap(bool wait)
         else
             weft__mpi_req_poll(b->req);
         if (b->req->complete) {
+            bsend_unlink(b);
             *pp = b->next;
             bsend_used -= b->bytes + MPI_BSEND_OVERHEAD;
             weft__mpi_req_free(b->req);
@@ -148,8 +168,46 @@ static void bsend_reap(bool wait)
     }
 }
 
+void weft__mpi_bsend_cancel(MPI_Request r)
+{
+    pthread_mutex_lock(&bsend_lock);
+    bsend_t *b = r->bsend;
+    /* Once its send was collected (an eager one leaves at once, and the next
+     * buffered send reaps it), the copy is gone and the message is on its own:
+     * not canceled then, as the standard allows. */
+    if (b && !r->bsend_cancel && !b->req->complete &&
+        weft_sr_cancel(weft__mpi.ctx, b->req->wreq) >= 0) { /* asked the receiver */
+        r->bsend_cancel = true;
+        r->complete = false;
+    }
+    pthread_mutex_unlock(&bsend_lock);
+}
+
+void weft__mpi_bsend_poll(MPI_Request r)
+{
+    pthread_mutex_lock(&bsend_lock);
+    /* Reaping collects the answer, releases the copy's space (and that of
+     * every other send that ended) and unlinks; without a link it is in. */
+    if (r->bsend)
+        bsend_reap(false);
+    if (!r->bsend)
+        r->complete = true;
+    pthread_mutex_unlock(&bsend_lock);
+}
+
+void weft__mpi_bsend_forget(MPI_Request r)
+{
+    pthread_mutex_lock(&bsend_lock);
+    if (r->bsend)
+        r->bsend->user = NULL;
+    r->bsend = NULL;
+    pthread_mutex_unlock(&bsend_lock);
+}
+
+/* Copy and start one buffered send; user, if given, is MPI_Ibsend's request,
+ * to be linked to the copy. */
 static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
-                       const char *fn)
+                       MPI_Request user, const char *fn)
 {
     size_t len = t->size * (size_t)count;
     pthread_mutex_lock(&bsend_lock);
@@ -187,6 +245,9 @@ static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int
     }
     b->req = r;
     b->bytes = len;
+    b->user = user;
+    if (user)
+        user->bsend = b;
     b->next = bsends;
     bsends = b;
     bsend_used += len + MPI_BSEND_OVERHEAD;
@@ -236,17 +297,26 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
         return weft__mpi_err(comm, rc, fn);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
-    if (peer == MPI_PROC_NULL || mode == WEFT_MPI_MODE_BUF) {
-        if (peer != MPI_PROC_NULL && (rc = bsend_start(buf, count, type, peer, tag, comm, fn)))
-            return rc;
+    if (peer == MPI_PROC_NULL) {
         MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
         if (!r)
             return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
         r->complete = true;
-        if (peer == MPI_PROC_NULL)
-            weft__mpi_status_proc_null(&r->status);
-        else
-            weft__mpi_status_empty(&r->status);
+        weft__mpi_status_proc_null(&r->status);
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    if (mode == WEFT_MPI_MODE_BUF) {
+        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_BSEND, comm);
+        if (!r)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+        r->complete = true;
+        r->bsend = NULL;
+        r->bsend_cancel = false;
+        if ((rc = bsend_start(buf, count, type, peer, tag, comm, r, fn))) {
+            weft__mpi_req_free(r);
+            return rc;
+        }
         *request = r;
         return MPI_SUCCESS;
     }

@@ -123,6 +123,8 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
 
 void weft__mpi_req_free(MPI_Request r)
 {
+    if (r->kind == WEFT_MPI_REQ_BSEND)
+        weft__mpi_bsend_forget(r);
     if (r->sched) {
         weft__mpi_sched_free(r->sched);
         r->sched = NULL;
@@ -306,6 +308,9 @@ int weft__mpi_req_poll(MPI_Request r)
     }
     case WEFT_MPI_REQ_DONE:
         r->complete = true;
+        return MPI_SUCCESS;
+    case WEFT_MPI_REQ_BSEND:
+        weft__mpi_bsend_poll(r);
         return MPI_SUCCESS;
     }
     return MPI_ERR_INTERN;
@@ -704,7 +709,17 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request || !valid_req(*request) || *request == MPI_REQUEST_NULL)
         return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
     MPI_Request r = *request;
-    if (inactive(r) || r->complete)
+    if (inactive(r))
+        return MPI_SUCCESS;
+    if (r->kind == WEFT_MPI_REQ_BSEND) {
+        /* Complete since its data was copied, but the message may still wait
+         * for its receive: then it is taken back like any send, and its space
+         * in the attached buffer is released (§3.8.4). The request stays open
+         * until the receiver's answer. */
+        weft__mpi_bsend_cancel(r);
+        return MPI_SUCCESS;
+    }
+    if (r->complete)
         return MPI_SUCCESS;
     switch (r->kind) {
     case WEFT_MPI_REQ_RECV:
@@ -724,8 +739,8 @@ int PMPI_Cancel(MPI_Request *request)
         }
         break;
     default:
-        /* A buffered send (its data copied, its request complete) or a
-         * collective: not canceled, as the standard allows (§3.8.4). */
+        /* A send to MPI_PROC_NULL (nothing to take back) or a collective:
+         * not canceled, as the standard allows (§3.8.4). */
         break;
     }
     return MPI_SUCCESS;

@@ -56,7 +56,10 @@ alive() {
     [ -n "$state" ] && [ "$state" != Z ]
 }
 
-# wait_lines FILE N: wait (at most 10 s) until FILE has N lines.
+# wait_lines FILE N: wait (at most 10 s) until FILE has N lines. A job started
+# in the background opens its output only once the shell's child runs, which
+# under load can be after the first look: empty FILE before starting the job,
+# or the look counts the previous job's lines.
 wait_lines() {
     i=0
     while [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -lt "$2" ]; do
@@ -155,6 +158,7 @@ fi
 
 # --- signals to weftrun reach the ranks; ranks die if weftrun dies
 for sig in TERM KILL; do
+    : >"$out" # see wait_lines
     "$WEFTRUN" -n 2 "$HELPER" sleep >"$out" 2>"$err" &
     wpid=$!
     if ! wait_lines "$out" 2; then
@@ -168,6 +172,7 @@ for sig in TERM KILL; do
     wait $wpid
     status=$?
     pids=$(sed -n 's/^sleeping rank [0-9]* pid //p' "$out")
+    [ -n "$pids" ] || bad "SIG$sig: no rank pids in: $(cat "$out")"
     i=0
     for pid in $pids; do
         while alive "$pid" && [ $i -lt 100 ]; do

@@ -67,6 +67,9 @@ alive() {
 }
 
 # wait_lines FILE N [PATTERN]: up to 10 s for N lines (matching PATTERN) in FILE.
+# A job started in the background opens its output only once the shell's child
+# runs, which under load can be after the first look: remove FILE before
+# starting the job, or the look finds the previous job's lines in it.
 wait_lines() {
     i=0
     while :; do
@@ -160,7 +163,7 @@ run 0 30 --hosts h0,h1 $REMOTE -n 2 "$BADCLIENT" &&
         "bad clients over TCP refused and logged"
 
 # --- a stranger on the TCP port: refused, logged, and the job ends as it would have
-rm -f "$tmp/go"
+rm -f "$tmp/go" "$out" "$err" "$tmp/stranger"
 "$WEFTRUN" --hosts h0,h1 $REMOTE -n 2 "$HELPER" wait-file "$tmp/go" >"$out" 2>"$err" &
 wpid=$!
 if wait_lines "$out" 2; then
@@ -197,6 +200,7 @@ if run 137 15 --hosts h0,h1 $REMOTE -n 3 "$HELPER" kill-self 2; then
     all_dead "$out" "the other remote ranks died with the job (lifeline, not the remote shell)"
 fi
 for sig in TERM KILL; do
+    rm -f "$out" "$err"
     "$WEFTRUN" --hosts h0,h1 $REMOTE -n 2 "$HELPER" boot-sleep >"$out" 2>"$err" &
     wpid=$!
     if ! wait_lines "$out" 2 "^sleeping rank"; then

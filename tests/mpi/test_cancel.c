@@ -1,9 +1,11 @@
 /* MPI_Cancel of sends (MPI 3.1 §3.8.4), each rank sending to its right
  * neighbour (to itself on one rank):
- *  - a send no receive matched yet (MPI_Isend and MPI_Issend, eager and
- *    rendezvous sizes, and a started persistent send) is canceled:
+ *  - a send no receive matched yet (MPI_Isend, MPI_Issend and MPI_Ibsend,
+ *    eager and rendezvous sizes, and a started persistent send) is canceled:
  *    MPI_Test_cancelled says true, and the receiver's next receive on that
- *    tag gets the next message, never the canceled one;
+ *    tag gets the next message, never the canceled one; a canceled buffered
+ *    send gives its space in the attached buffer back (the buffer holds one
+ *    message, and the next one goes through it);
  *  - a send whose receive matched before the cancel is not canceled:
  *    MPI_Test_cancelled says false and the data arrived.
  * (test_p2p cancels a receive.)
@@ -13,9 +15,27 @@
 
 #define BIG (1 << 17) /* ints: 512 KiB, a rendezvous */
 
-enum { ISEND, ISSEND, PERSISTENT };
+enum { ISEND, ISSEND, PERSISTENT, IBSEND };
 
 static int *buf_out, *buf_in;
+
+/* Attach a buffer with room for one buffered message of n ints. */
+static void *attach_one(int n)
+{
+    int size = (int)(sizeof(int) * (size_t)n) + MPI_BSEND_OVERHEAD;
+    void *b = malloc((size_t)size);
+    MPI_MUST(MPI_Buffer_attach(b, size));
+    return b;
+}
+
+static void detach(void *b)
+{
+    void *got;
+    int size;
+    MPI_MUST(MPI_Buffer_detach(&got, &size));
+    CHECK(got == b);
+    free(b);
+}
 
 /* The right neighbour posts its receive only after the note that follows the
  * cancel's completion, so the first message is still unexpected when the
@@ -24,11 +44,14 @@ static void unmatched(int right, int left, int how, int n, int tag)
 {
     MPI_Request r;
     MPI_Status st;
+    void *attached = how == IBSEND ? attach_one(n) : NULL;
     mt_fill(buf_out, n, tag);
     if (how == ISSEND)
         MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     else if (how == ISEND)
         MPI_MUST(MPI_Isend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    else if (how == IBSEND)
+        MPI_MUST(MPI_Ibsend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     else {
         MPI_MUST(MPI_Send_init(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
         MPI_MUST(MPI_Start(&r));
@@ -47,6 +70,9 @@ static void unmatched(int right, int left, int how, int n, int tag)
     if (how == PERSISTENT) {
         memcpy(buf_out, next, sizeof(int) * (size_t)n);
         MPI_MUST(MPI_Start(&r));
+    } else if (how == IBSEND) {
+        /* Only if the canceled copy gave its room back. */
+        MPI_MUST(MPI_Ibsend(next, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     } else {
         MPI_MUST(MPI_Isend(next, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     }
@@ -65,17 +91,22 @@ static void unmatched(int right, int left, int how, int n, int tag)
     /* Nothing else is left for that tag. */
     MPI_MUST(MPI_Iprobe(left, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
     CHECK(flag == 0);
+    if (attached)
+        detach(attached);
     free(next);
 }
 
 /* The receive matched (and completed) before the cancel: not canceled. */
-static void matched(int right, int left, int sync, int n, int tag)
+static void matched(int right, int left, int how, int n, int tag)
 {
     MPI_Request r;
     MPI_Status st;
+    void *attached = how == IBSEND ? attach_one(n) : NULL;
     mt_fill(buf_out, n, tag);
-    if (sync)
+    if (how == ISSEND)
         MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    else if (how == IBSEND)
+        MPI_MUST(MPI_Ibsend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     else
         MPI_MUST(MPI_Isend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     MPI_MUST(MPI_Recv(buf_in, BIG, MPI_INT, left, tag, MPI_COMM_WORLD, &st));
@@ -88,6 +119,8 @@ static void matched(int right, int left, int sync, int n, int tag)
     int flag = 1;
     MPI_MUST(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0);
+    if (attached)
+        detach(attached);
 }
 
 int main(int argc, char **argv)
@@ -98,12 +131,13 @@ int main(int argc, char **argv)
     buf_in = malloc(sizeof(int) * BIG);
     static const int sizes[] = {1, 100, BIG};
     int tag = 10;
-    for (int how = ISEND; how <= PERSISTENT; how++)
+    for (int how = ISEND; how <= IBSEND; how++)
         for (int i = 0; i < 3; i++, tag += 2)
             unmatched(right, left, how, sizes[i], tag);
-    for (int sync = 0; sync < 2; sync++)
+    static const int matched_modes[] = {ISEND, ISSEND, IBSEND};
+    for (int m = 0; m < 3; m++)
         for (int i = 0; i < 3; i++, tag += 2)
-            matched(right, left, sync, sizes[i], tag);
+            matched(right, left, matched_modes[m], sizes[i], tag);
     free(buf_out);
     free(buf_in);
     return mt_finish("cancel");
