@@ -9,7 +9,7 @@
  *    (comm, source), as the text of the seed says;
  *  - every key includes the communicator, the wildcard table included, so a
  *    receive never matches a message of another communicator;
- *  - an entry is freed (or kept on a small free list) as soon as both its FIFOs
+ *  - an entry goes back to its slab as soon as both its FIFOs
  *    are empty. NewMadeleine kept them for ever, so an application that used
  *    many distinct tags grew the tables without bound;
  *  - the tables grow and shrink with the number of live entries.
@@ -19,6 +19,7 @@
 #include "util/util.h" /* before match.h: list.h uses weft_container_of */
 #include "core/match.h"
 #include "core/match_int.h"
+#include "util/slab.h"
 #include "weft/weft.h"
 
 /* Smallest bucket array; a power of two, as are all sizes (index = hash & mask). */
@@ -30,21 +31,26 @@
 /* Entries kept for reuse instead of freed: an unexpected message with a new tag
  * needs two (its (comm, source, tag) and (comm, tag) keys), so bursts of tens of
  * thousands of distinct tags cost no malloc/free pair per message once warm.
- * At most 4 MiB stays held after the largest burst. */
-#define FREE_LIST_MAX 65536
+ * At most 4 MiB of empty slabs stays held after the largest burst. */
+#define ENTRIES_KEPT 65536
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
- * class does not use hold the wildcard value, so one comparison serves all. */
+ * class does not use hold the wildcard value, so one comparison serves all.
+ * Exactly one cache line, from a cache-line-aligned slab: a lookup that finds
+ * its entry touches one line, and entries made in one burst lie together.
+ * The hash is not stored: the key compares as fast, and only a resize needs
+ * the hash again. */
 struct weft__match_entry {
     weft__match_entry_t *next;   /* next in the bucket chain */
     weft__match_entry_t **pprev; /* the pointer that points to this entry: O(1) unlink */
-    uint64_t hash;
     uint32_t comm;
     int32_t source;
     uint64_t tag;
     weft_list_t recvs; /* posted receives (recv->link), in posting order */
     weft_list_t msgs;  /* unexpected messages (msg->link[class]), in arrival order */
 };
+
+_Static_assert(sizeof(weft__match_entry_t) == WEFT_CACHELINE, "an entry is one cache line");
 
 /* Chained hashing: entries never move when the table is resized, so receives
  * and messages can keep a pointer to their entry and leave it in O(1). */
@@ -60,8 +66,7 @@ struct weft__match {
     size_t posted_class[WEFT_MATCH_NIDX]; /* lets arrive skip empty classes */
     size_t posted;
     size_t unexpected;
-    weft__match_entry_t *free_list; /* chained through next */
-    size_t free_count;
+    weft_slab_cache_t entries;
     long fail_after; /* test hook, < 0 when off */
 };
 
@@ -144,7 +149,7 @@ static void table_resize(table_t *t, size_t nbuckets)
         weft__match_entry_t *e = t->buckets[i];
         while (e) {
             weft__match_entry_t *next = e->next;
-            bucket_insert(&buckets[e->hash & (nbuckets - 1)], e);
+            bucket_insert(&buckets[key_hash(e->comm, e->source, e->tag) & (nbuckets - 1)], e);
             e = next;
         }
     }
@@ -157,7 +162,7 @@ static inline weft__match_entry_t *table_lookup(const table_t *t, uint64_t hash,
                                                 int32_t source, uint64_t tag)
 {
     for (weft__match_entry_t *e = t->buckets[hash & t->mask]; e; e = e->next)
-        if (e->hash == hash && e->tag == tag && e->source == source && e->comm == comm)
+        if (e->tag == tag && e->source == source && e->comm == comm)
             return e;
     return NULL;
 }
@@ -169,24 +174,12 @@ static weft__match_entry_t *entry_alloc(weft__match_t *m)
             return NULL;
         m->fail_after--;
     }
-    weft__match_entry_t *e = m->free_list;
-    if (e) {
-        m->free_list = e->next;
-        m->free_count--;
-        return e;
-    }
-    return malloc(sizeof(*e));
+    return weft_slab_alloc(&m->entries);
 }
 
 static void entry_free(weft__match_t *m, weft__match_entry_t *e)
 {
-    if (m->free_count < FREE_LIST_MAX) {
-        e->next = m->free_list;
-        m->free_list = e;
-        m->free_count++;
-        return;
-    }
-    free(e);
+    weft_slab_free(&m->entries, e);
 }
 
 /* The entry for a key in table idx, created if absent. */
@@ -202,7 +195,6 @@ static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, in
     e = entry_alloc(m);
     if (!e)
         return WEFT_ENOMEM;
-    e->hash = hash;
     e->comm = comm;
     e->source = source;
     e->tag = tag;
@@ -250,6 +242,10 @@ int weft__match_create(weft__match_t **out)
     weft__match_t *m = calloc(1, sizeof(*m));
     if (!m)
         return WEFT_ENOMEM;
+    if (weft_slab_init(&m->entries, sizeof(weft__match_entry_t), ENTRIES_KEPT) != WEFT_OK) {
+        free(m);
+        return WEFT_ENOMEM;
+    }
     int idx;
     for (idx = 0; idx < WEFT_MATCH_NIDX; idx++)
         if (table_init(&m->tables[idx]) != WEFT_OK)
@@ -261,6 +257,7 @@ int weft__match_create(weft__match_t **out)
 err_free_tables:
     while (idx-- > 0)
         free(m->tables[idx].buckets);
+    weft_slab_fini(&m->entries);
     free(m);
     return WEFT_ENOMEM;
 }
@@ -269,23 +266,9 @@ void weft__match_destroy(weft__match_t *m)
 {
     if (!m)
         return;
-    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
-        table_t *t = &m->tables[idx];
-        for (size_t i = 0; i <= t->mask; i++) {
-            weft__match_entry_t *e = t->buckets[i];
-            while (e) {
-                weft__match_entry_t *next = e->next;
-                free(e);
-                e = next;
-            }
-        }
-        free(t->buckets);
-    }
-    while (m->free_list) {
-        weft__match_entry_t *next = m->free_list->next;
-        free(m->free_list);
-        m->free_list = next;
-    }
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+        free(m->tables[idx].buckets);
+    weft_slab_fini(&m->entries); /* every entry, live or not */
     free(m);
 }
 
@@ -342,10 +325,8 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
         if (rc != WEFT_OK)
             goto err_release_entries;
     }
-    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++)
         weft_list_push_back(&entries[idx]->msgs, &msg->link[idx]);
-        msg->entry[idx] = entries[idx];
-    }
     m->unexpected++;
     return WEFT_OK;
 
@@ -401,12 +382,17 @@ weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t sou
 
 void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
-    if (!msg->entry[0])
+    if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
     for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
-        weft_list_remove(&msg->link[idx]);
-        entry_release(m, idx, msg->entry[idx]);
-        msg->entry[idx] = NULL;
+        weft_list_t *l = &msg->link[idx], *prev = l->prev, *next = l->next;
+        prev->next = next;
+        next->prev = prev;
+        l->next = l->prev = NULL;
+        /* Alone in its FIFO: both neighbours are the entry's list head, and the
+         * entry may go. Otherwise the FIFO still holds a message. */
+        if (prev == next)
+            entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, msgs));
     }
     m->unexpected--;
 }

@@ -44,24 +44,31 @@ typedef struct weft__match_recv {
     weft__match_entry_t *entry;
 } weft__match_recv_t;
 
+/* The four classes, in the order of a message's links: the two links whose
+ * FIFOs hold many messages of one peer (so whose neighbours are other
+ * messages) come first and share the first cache line of every descriptor,
+ * so taking a message out of them touches one line of each neighbour. */
 enum {
-    WEFT_MATCH_IDX_SPEC = 0, /* (comm, source, tag) */
-    WEFT_MATCH_IDX_TAG,      /* (comm, tag): for any-source receives */
-    WEFT_MATCH_IDX_SRC,      /* (comm, source): for any-tag receives */
-    WEFT_MATCH_IDX_ALL,      /* (comm): for full wildcards */
+    WEFT_MATCH_IDX_SRC = 0, /* (comm, source): for any-tag receives */
+    WEFT_MATCH_IDX_ALL,     /* (comm): for full wildcards */
+    WEFT_MATCH_IDX_SPEC,    /* (comm, source, tag) */
+    WEFT_MATCH_IDX_TAG,     /* (comm, tag): for any-source receives */
     WEFT_MATCH_NIDX
 };
 
 /* Embedded in an unexpected-message descriptor. Zero-initialise it (remove_msg
- * reads entry), then fill comm, source (a rank, >= 0) and tag (never
- * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. */
+ * reads link), then fill comm, source (a rank, >= 0) and tag (never
+ * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. 80 bytes: the
+ * key and the links share the descriptor's first cache line and a quarter of
+ * its second. A message keeps no pointer to its entries: it needs one only
+ * when it leaves a FIFO it was alone in, and then both its neighbours are
+ * that entry's list head. */
 typedef struct weft__match_msg {
     uint32_t comm;
     int32_t source;
     uint64_t tag;
     /* private: */
-    weft_list_t link[WEFT_MATCH_NIDX];
-    weft__match_entry_t *entry[WEFT_MATCH_NIDX];
+    weft_list_t link[WEFT_MATCH_NIDX]; /* next == NULL while not inside */
 } weft__match_msg_t;
 
 typedef struct weft__match weft__match_t;
@@ -99,7 +106,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg);
  * by post nor removed). */
 static inline bool weft__match_msg_inside(const weft__match_msg_t *msg)
 {
-    return msg->entry[0] != NULL;
+    return msg->link[0].next != NULL;
 }
 /* Remove a posted receive that has not matched (cancel). Returns true if it was
  * posted, false if it was not (already matched or never posted). */
