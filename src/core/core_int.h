@@ -21,6 +21,7 @@
 #include "drivers/driver.h"
 #include "util/list.h"
 #include "util/lock.h"
+#include "util/slab.h"
 #include "util/util.h"
 #include "weft/weft.h"
 
@@ -133,29 +134,47 @@ struct weft_request {
     uint8_t rail_key_len;
 };
 
-/* An unexpected message: arrived before its receive was posted. Eager data is
- * copied into data[]; a rendezvous keeps only its descriptor (the data stays in
- * the sender's memory, so a flood of large sends costs the receiver nothing). */
+/* Eager data up to this size is copied into the unexpected descriptor itself. */
+#define WEFT_UNEXP_SMALL 64
+
+/* An unexpected message: arrived before its receive was posted. Eager data up
+ * to WEFT_UNEXP_SMALL bytes is copied into data[], larger eager data into a
+ * buffer of its own; a rendezvous keeps only its descriptor (the data stays in
+ * the sender's memory, so a flood of large sends costs the receiver nothing).
+ *
+ * Descriptors come from a slab (ctx->unexpected, util/slab.h): 192 bytes,
+ * cache-line aligned, allocated lowest address first, so a burst's messages
+ * lie in arrival order, next to their neighbours in the matching FIFOs. What a
+ * receive reads to take a small message (key, links, gate, length, and up to
+ * 16 bytes of data) lies in the first two cache lines. The slab is also the
+ * list of every descriptor that finalize frees and a cancel searches. */
 typedef struct weft__unexpected {
-    weft__match_msg_t match;
-    struct weft__unexpected *next_free;
-    bool pooled;      /* from ctx->free_unexpected (small eager data) */
-    weft_list_t link; /* in ctx->unexpected, so finalize can free it */
+    weft__match_msg_t match; /* 80 bytes */
     weft__gate_t *gate;
-    uint8_t kind;    /* EAGER, EAGER_SYNC or RDV */
-    uint32_t seq;    /* the sender's sequence number: what a CANCEL names */
     uint64_t length; /* message length */
     uint64_t sreq;
-    uint64_t credit; /* eager credit to return once consumed */
-    uint8_t nkeys;   /* rail keys in rkey (RDV) */
-    weft_rkey_t rkey;
-    uint8_t data[];
+    uint32_t seq;  /* the sender's sequence number: what a CANCEL names */
+    uint8_t kind;  /* EAGER, EAGER_SYNC or RDV */
+    uint8_t nkeys; /* rail keys in rkey (RDV) */
+    union {
+        uint8_t data[WEFT_UNEXP_SMALL]; /* eager data up to WEFT_UNEXP_SMALL bytes */
+        uint8_t *data_heap;             /* larger eager data */
+        weft_rkey_t rkey;               /* RDV */
+    };
 } weft__unexpected_t;
 
-/* Unexpected eager messages up to this size take a recycled descriptor; a burst
- * of small unexpected messages costs no malloc once the pool is warm. */
-#define WEFT_UNEXP_SMALL    64
-#define WEFT_UNEXP_POOL_MAX 4096
+_Static_assert(sizeof(weft__unexpected_t) <= 3 * WEFT_CACHELINE, "a descriptor is 3 cache lines");
+_Static_assert(offsetof(weft__unexpected_t, data) <= 2 * WEFT_CACHELINE - 16,
+               "16 bytes of data share the second cache line");
+
+/* Empty descriptor slabs kept after a burst (about 768 KiB at most). */
+#define WEFT_UNEXP_KEPT 4096
+
+/* The eager data of an unexpected message. */
+static inline const uint8_t *weft__unexpected_data(const weft__unexpected_t *u)
+{
+    return u->length <= WEFT_UNEXP_SMALL ? u->data : u->data_heap;
+}
 
 /* The packet being built or in flight on a track: its iovec points at the
  * headers in hdrs[] and at user payloads. */
@@ -305,9 +324,9 @@ struct weft_ctx {
     int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
     int rail_driver[WEFT_MAX_RAILS - 1];
     weft__handles_t handles;
-    weft_list_t pending_gates; /* gates with a backlog and an idle track */
-    weft_list_t live_requests; /* posted receives and unfinished sends */
-    weft_list_t unexpected;    /* every unexpected message */
+    weft_list_t pending_gates;    /* gates with a backlog and an idle track */
+    weft_list_t live_requests;    /* posted receives and unfinished sends */
+    weft_slab_cache_t unexpected; /* every unexpected message's descriptor */
     struct weft_request *free_requests;
     /* Lock-free hand-over at WEFT_THREAD_MULTIPLE: requests a thread submitted
      * while another held the engine (drained in order by the next holder), and
@@ -315,8 +334,6 @@ struct weft_ctx {
     _Atomic(struct weft_request *) submitted;
     _Atomic(struct weft_request *) returned;
     weft__chunk_t *free_chunks;
-    weft__unexpected_t *free_unexpected; /* descriptors with WEFT_UNEXP_SMALL bytes of room */
-    size_t free_unexpected_count;
     bool self_pending;      /* packets may wait in the self driver's queue */
     int self_driver;        /* index of the self driver in drivers[] */
     int node_leader;        /* lowest rank on this process's node */
@@ -394,7 +411,7 @@ void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status);
 void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err);
 /* A packet's chunks have left (the driver accepted them). */
 void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status);
-/* Return an unexpected-message descriptor to the pool (or free it). */
+/* Free an unexpected-message descriptor and its data. */
 void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
