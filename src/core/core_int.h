@@ -145,13 +145,13 @@ struct weft_request {
  * Descriptors come from a slab (ctx->unexpected, util/slab.h): 192 bytes,
  * cache-line aligned, allocated lowest address first, so a burst's messages
  * lie in arrival order, next to their neighbours in the matching FIFOs. What a
- * receive reads to take a small message (key, links, gate, length, and up to
- * 16 bytes of data) lies in the first two cache lines. The slab is also the
- * list of every descriptor that finalize frees and a cancel searches. */
+ * receive reads to take a small message (key, exact-key link, length, kind
+ * and up to 16 bytes of data) lies in the first two cache lines. The peer is
+ * the match key's source (its gate is ctx->gates[source]). The slab is also
+ * the list of every descriptor that finalize frees and a cancel searches. */
 typedef struct weft__unexpected {
-    weft__match_msg_t match; /* 80 bytes */
-    weft__gate_t *gate;
-    uint64_t length; /* message length */
+    weft__match_msg_t match;
+    uint64_t length;         /* message length */
     uint64_t sreq;
     uint32_t seq;  /* the sender's sequence number: what a CANCEL names */
     uint8_t kind;  /* EAGER, EAGER_SYNC or RDV */

@@ -238,7 +238,7 @@ static int on_cancel(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chu
         weft_slab_cursor_t cur = {0, 0};
         weft__unexpected_t *u;
         while ((u = weft_slab_next(&ctx->unexpected, &cur))) {
-            if (u->gate != g || u->seq != c->seq)
+            if (u->match.source != g->peer || u->seq != c->seq)
                 continue;
             if (weft__match_msg_inside(&u->match)) {
                 weft__match_remove_msg(ctx->match, &u->match);
@@ -436,7 +436,7 @@ void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u)
 
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u)
 {
-    weft__gate_t *g = u->gate;
+    weft__gate_t *g = &ctx->gates[u->match.source];
     req->status.source = g->peer;
     req->status.tag = u->match.tag;
     req->status.comm = u->match.comm;
@@ -542,7 +542,6 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     u->match.comm = c->comm;
     u->match.source = g->peer;
     u->match.tag = c->tag;
-    u->gate = g;
     u->kind = c->kind;
     u->seq = c->seq;
     u->length = c->len;
