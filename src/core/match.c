@@ -12,7 +12,18 @@
  *  - an entry goes back to its slab as soon as both its FIFOs
  *    are empty. NewMadeleine kept them for ever, so an application that used
  *    many distinct tags grew the tables without bound;
- *  - the tables grow and shrink with the number of live entries.
+ *  - the tables grow and shrink with the number of live entries;
+ *  - unexpected messages enter the three wildcard FIFOs lazily. Keeping them
+ *    costs every message three more entries to find or make and, when it is
+ *    taken, three unlinks that write into its neighbours: random cache lines
+ *    that a job naming source and tag never reads. So while no wildcard
+ *    receive or probe has looked since the unexpected queue was last empty,
+ *    messages go into their exact-key FIFO only. The first wildcard post or
+ *    peek indexes the waiting messages in arrival order (they carry an
+ *    arrival number: a sort, O(U log U)), and from then on every message goes
+ *    into all four FIFOs as the seed has it, until the queue is empty again.
+ *    A message is indexed at most once, so this costs O(log U) per message
+ *    amortised, and nothing for jobs without wildcards.
  */
 #include <stdlib.h>
 
@@ -66,6 +77,8 @@ struct weft__match {
     size_t posted_class[WEFT_MATCH_NIDX]; /* lets arrive skip empty classes */
     size_t posted;
     size_t unexpected;
+    uint64_t next_arrival; /* arrival order of unexpected messages */
+    bool wild_msgs;        /* messages are in the wildcard FIFOs too (see above) */
     weft_slab_cache_t entries;
     long fail_after; /* test hook, < 0 when off */
 };
@@ -306,17 +319,14 @@ weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t 
     return best;
 }
 
-/* Seed 000, Algorithm 1, last step: the message goes at the tail of all four
- * unexpected FIFOs, so a receive of any class finds it at its own key. */
-int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
+/* Put a message at the tail of its three wildcard FIFOs. Finds or creates the
+ * three entries before linking anything, so a failure leaves the structure
+ * exactly as it was. */
+static int link_wild(weft__match_t *m, weft__match_msg_t *msg)
 {
-    if (msg->source < 0 || msg->tag == WEFT_MATCH_ANY_TAG)
-        return WEFT_EINVAL;
     weft__match_entry_t *entries[WEFT_MATCH_NIDX];
     int idx, rc = WEFT_OK;
-    /* Find or create all four entries before linking anything, so a failure
-     * leaves the structure exactly as it was. */
-    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+    for (idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++) {
         int32_t key_source = msg->source;
         uint64_t key_tag = msg->tag;
         message_key(idx, &key_source, &key_tag);
@@ -325,15 +335,97 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
         if (rc != WEFT_OK)
             goto err_release_entries;
     }
-    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+    for (idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++)
         weft_list_push_back(&entries[idx]->msgs, &msg->link[idx]);
-    m->unexpected++;
     return WEFT_OK;
 
 err_release_entries:
-    while (idx-- > 0)
+    while (--idx > WEFT_MATCH_IDX_SPEC)
         entry_release(m, idx, entries[idx]); /* frees only those just created */
     return rc;
+}
+
+/* Take a message out of one FIFO. */
+static void unlink_msg(weft__match_t *m, weft__match_msg_t *msg, int idx)
+{
+    weft_list_t *l = &msg->link[idx], *prev = l->prev, *next = l->next;
+    prev->next = next;
+    next->prev = prev;
+    l->next = l->prev = NULL;
+    /* Alone in its FIFO: both neighbours are the entry's list head, and the
+     * entry may go. Otherwise the FIFO still holds a message. */
+    if (prev == next)
+        entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, msgs));
+}
+
+static void unlink_wild(weft__match_t *m, weft__match_msg_t *msg)
+{
+    for (int idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++)
+        unlink_msg(m, msg, idx);
+}
+
+static int by_arrival(const void *a, const void *b)
+{
+    uint64_t x = (*(weft__match_msg_t *const *)a)->arrival;
+    uint64_t y = (*(weft__match_msg_t *const *)b)->arrival;
+    return (x > y) - (x < y);
+}
+
+/* A wildcard receive or probe is about to read the wildcard FIFOs: fill them
+ * with the messages waiting, in arrival order, if they are not kept yet. The
+ * exact-key FIFOs hold every message, so the exact-key table lists them. */
+static int wild_index(weft__match_t *m)
+{
+    if (m->wild_msgs)
+        return WEFT_OK;
+    if (m->unexpected == 0) {
+        m->wild_msgs = true;
+        return WEFT_OK;
+    }
+    weft__match_msg_t **msgs = malloc(m->unexpected * sizeof(*msgs));
+    if (!msgs)
+        return WEFT_ENOMEM;
+    size_t n = 0;
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    for (size_t i = 0; i <= t->mask; i++)
+        for (weft__match_entry_t *e = t->buckets[i]; e; e = e->next)
+            for (weft_list_t *pos = e->msgs.next; pos != &e->msgs; pos = pos->next)
+                msgs[n++] = msg_of_link(pos, WEFT_MATCH_IDX_SPEC);
+    qsort(msgs, n, sizeof(*msgs), by_arrival);
+    for (size_t i = 0; i < n; i++) {
+        int rc = link_wild(m, msgs[i]);
+        if (rc != WEFT_OK) {
+            while (i-- > 0)
+                unlink_wild(m, msgs[i]);
+            free(msgs);
+            return rc;
+        }
+    }
+    free(msgs);
+    m->wild_msgs = true;
+    return WEFT_OK;
+}
+
+/* Seed 000, Algorithm 1, last step: the message goes at the tail of its
+ * exact-key FIFO, and of the three wildcard FIFOs while they are kept, so a
+ * receive of any class finds it at its own key. */
+int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
+{
+    if (msg->source < 0 || msg->tag == WEFT_MATCH_ANY_TAG)
+        return WEFT_EINVAL;
+    weft__match_entry_t *e;
+    int rc = entry_get(m, WEFT_MATCH_IDX_SPEC, key_hash(msg->comm, msg->source, msg->tag),
+                       msg->comm, msg->source, msg->tag, &e);
+    if (rc != WEFT_OK)
+        return rc;
+    if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
+        entry_release(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if just created */
+        return rc;
+    }
+    weft_list_push_back(&e->msgs, &msg->link[WEFT_MATCH_IDX_SPEC]);
+    msg->arrival = m->next_arrival++;
+    m->unexpected++;
+    return WEFT_OK;
 }
 
 /* Seed 000, Algorithm 2: a receive looks only at the unexpected FIFO of its own
@@ -343,6 +435,13 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
     int idx = class_of(recv->source, recv->tag);
     uint64_t hash = key_hash(recv->comm, recv->source, recv->tag);
     if (m->unexpected > 0) {
+        if (idx != WEFT_MATCH_IDX_SPEC) {
+            int rc = wild_index(m);
+            if (rc != WEFT_OK) {
+                *err = rc;
+                return NULL;
+            }
+        }
         weft__match_entry_t *e =
             table_lookup(&m->tables[idx], hash, recv->comm, recv->source, recv->tag);
         if (e && !weft_list_empty(&e->msgs)) {
@@ -368,11 +467,33 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
     return NULL;
 }
 
+/* The oldest waiting message a wildcard (comm, source, tag) matches, found by
+ * walking every exact-key FIFO: what peek falls back on when the wildcard
+ * FIFOs cannot be built for want of memory. */
+static weft__match_msg_t *peek_walk(const weft__match_t *m, uint32_t comm, int32_t source,
+                                    uint64_t tag)
+{
+    weft__match_msg_t *best = NULL;
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    for (size_t i = 0; i <= t->mask; i++)
+        for (weft__match_entry_t *e = t->buckets[i]; e; e = e->next) {
+            if (e->comm != comm || (source >= 0 && e->source != source) ||
+                (tag != WEFT_MATCH_ANY_TAG && e->tag != tag) || weft_list_empty(&e->msgs))
+                continue;
+            weft__match_msg_t *head = msg_of_link(e->msgs.next, WEFT_MATCH_IDX_SPEC);
+            if (!best || head->arrival < best->arrival)
+                best = head;
+        }
+    return best;
+}
+
 weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t source, uint64_t tag)
 {
     if (m->unexpected == 0)
         return NULL;
     int idx = class_of(source, tag);
+    if (idx != WEFT_MATCH_IDX_SPEC && wild_index(m) != WEFT_OK)
+        return peek_walk(m, comm, source, tag);
     weft__match_entry_t *e =
         table_lookup(&m->tables[idx], key_hash(comm, source, tag), comm, source, tag);
     if (!e || weft_list_empty(&e->msgs))
@@ -384,17 +505,13 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
     if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
-    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
-        weft_list_t *l = &msg->link[idx], *prev = l->prev, *next = l->next;
-        prev->next = next;
-        next->prev = prev;
-        l->next = l->prev = NULL;
-        /* Alone in its FIFO: both neighbours are the entry's list head, and the
-         * entry may go. Otherwise the FIFO still holds a message. */
-        if (prev == next)
-            entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, msgs));
-    }
-    m->unexpected--;
+    unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC);
+    if (msg->link[WEFT_MATCH_IDX_TAG].next)
+        unlink_wild(m, msg);
+    /* An empty queue needs no wildcard FIFOs: the next wildcard post or peek
+     * starts them again, with nothing to index. */
+    if (--m->unexpected == 0)
+        m->wild_msgs = false;
 }
 
 bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv)

@@ -10,9 +10,11 @@
  * at most four FIFOs and takes the oldest: O(1) whatever the number posted.
  *
  * Unexpected messages (arrived before their receive) are linked into four FIFOs
- * at once — (comm, source, tag), (comm, tag), (comm, source), (comm) — through
- * four intrusive links, so a receive of any class finds the oldest matching
- * message at the head of one FIFO and removal from all four is O(1).
+ * — (comm, source, tag), (comm, tag), (comm, source), (comm) — through four
+ * intrusive links, so a receive of any class finds the oldest matching message
+ * at the head of one FIFO and removal from all four is O(1). The three
+ * wildcard FIFOs are filled only while some wildcard receive or probe may
+ * read them (see match.c): a job that names source and tag pays for one.
  *
  * The caller feeds arrivals in each peer's send order; that is what keeps MPI's
  * non-overtaking rule. The structure does no locking and no allocation of the
@@ -44,23 +46,23 @@ typedef struct weft__match_recv {
     weft__match_entry_t *entry;
 } weft__match_recv_t;
 
-/* The four classes, in the order of a message's links: the two links whose
- * FIFOs hold many messages of one peer (so whose neighbours are other
- * messages) come first and share the first cache line of every descriptor,
- * so taking a message out of them touches one line of each neighbour. */
+/* The four classes, in the order of a message's links: the exact key first
+ * (the only one of a message whose FIFO a receive with source and tag reads),
+ * then the two whose FIFOs hold many messages of one peer, so that taking a
+ * message out of them touches one cache line of each neighbour. */
 enum {
-    WEFT_MATCH_IDX_SRC = 0, /* (comm, source): for any-tag receives */
-    WEFT_MATCH_IDX_ALL,     /* (comm): for full wildcards */
-    WEFT_MATCH_IDX_SPEC,    /* (comm, source, tag) */
-    WEFT_MATCH_IDX_TAG,     /* (comm, tag): for any-source receives */
+    WEFT_MATCH_IDX_SPEC = 0, /* (comm, source, tag) */
+    WEFT_MATCH_IDX_SRC,      /* (comm, source): for any-tag receives */
+    WEFT_MATCH_IDX_ALL,      /* (comm): for full wildcards */
+    WEFT_MATCH_IDX_TAG,      /* (comm, tag): for any-source receives */
     WEFT_MATCH_NIDX
 };
 
 /* Embedded in an unexpected-message descriptor. Zero-initialise it (remove_msg
  * reads link), then fill comm, source (a rank, >= 0) and tag (never
- * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. 80 bytes: the
- * key and the links share the descriptor's first cache line and a quarter of
- * its second. A message keeps no pointer to its entries: it needs one only
+ * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. 88 bytes: the
+ * key, the exact-key link and two wildcard links share the descriptor's first
+ * cache line. A message keeps no pointer to its entries: it needs one only
  * when it leaves a FIFO it was alone in, and then both its neighbours are
  * that entry's list head. */
 typedef struct weft__match_msg {
@@ -68,7 +70,8 @@ typedef struct weft__match_msg {
     int32_t source;
     uint64_t tag;
     /* private: */
-    weft_list_t link[WEFT_MATCH_NIDX]; /* next == NULL while not inside */
+    weft_list_t link[WEFT_MATCH_NIDX]; /* next == NULL while not in that FIFO */
+    uint64_t arrival;                  /* arrival order, for the wildcard FIFOs */
 } weft__match_msg_t;
 
 typedef struct weft__match weft__match_t;
@@ -106,7 +109,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg);
  * by post nor removed). */
 static inline bool weft__match_msg_inside(const weft__match_msg_t *msg)
 {
-    return msg->link[0].next != NULL;
+    return msg->link[WEFT_MATCH_IDX_SPEC].next != NULL;
 }
 /* Remove a posted receive that has not matched (cancel). Returns true if it was
  * posted, false if it was not (already matched or never posted). */
