@@ -83,9 +83,15 @@ struct weft_request {
     uint8_t state;
     bool exposed; /* rkey must be unexposed at completion */
     /* Cooperative rendezvous (coop.c), read by every completion, so here. */
-    bool coop_listed;   /* in ctx->coop */
-    int8_t coop_cell;   /* the shared cell, -1 when none */
-    bool coop_watch;    /* send: a rendezvous that may claim a published receive */
+    bool coop_listed; /* in ctx->coop */
+    int8_t coop_cell; /* the shared cell, -1 when none */
+    bool coop_watch;  /* send: a rendezvous that may claim a published receive */
+    /* A multi-rail send: rkey holds one key per rail, rail_key_len bytes each
+     * (rail 0's first); each is unexposed on its rail's driver. Here, not
+     * with rkey, because every request resets rail_keys: a posted receive
+     * then writes four cache lines of its request, not five. */
+    uint8_t rail_keys;
+    uint8_t rail_key_len;
     int peer;           /* destination, or requested source (may be ANY) */
     int error;          /* result once done */
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
@@ -128,10 +134,6 @@ struct weft_request {
     uint64_t coop_piece;
     uint64_t coop_len;
     weft_rkey_t coop_rkey;
-    /* A multi-rail send: rkey holds one key per rail, rail_key_len bytes each
-     * (rail 0's first); each is unexposed on its rail's driver. */
-    uint8_t rail_keys;
-    uint8_t rail_key_len;
 };
 
 /* Eager data up to this size is copied into the unexpected descriptor itself. */
