@@ -147,17 +147,19 @@ struct weft_request {
  * Descriptors come from a slab (ctx->unexpected, util/slab.h): 192 bytes,
  * cache-line aligned, allocated lowest address first, so a burst's messages
  * lie in arrival order, next to their neighbours in the matching FIFOs. What a
- * receive reads to take a small message (key, exact-key link, length, kind
- * and up to 16 bytes of data) lies in the first two cache lines. The peer is
- * the match key's source (its gate is ctx->gates[source]). The slab is also
- * the list of every descriptor that finalize frees and a cancel searches. */
+ * receive naming source and tag reads to take a small message (key,
+ * exact-key link, length, kind and up to 16 bytes of data) is the second cache
+ * line; the first holds what only wildcard receives and rare paths read. The
+ * peer is the match key's source (its gate is ctx->gates[source]). The slab is
+ * also the list of every descriptor that finalize frees and a cancel
+ * searches. */
 typedef struct weft__unexpected {
-    weft__match_msg_t match;
+    uint64_t sreq;           /* EAGER_SYNC and RDV: the sender's request id */
+    weft__match_msg_t match; /* its key starts the second cache line */
     uint64_t length;         /* message length */
-    uint64_t sreq;
-    uint32_t seq;  /* the sender's sequence number: what a CANCEL names */
-    uint8_t kind;  /* EAGER, EAGER_SYNC or RDV */
-    uint8_t nkeys; /* rail keys in rkey (RDV) */
+    uint32_t seq;            /* the sender's sequence number: what a CANCEL names */
+    uint8_t kind;            /* EAGER, EAGER_SYNC or RDV */
+    uint8_t nkeys;           /* rail keys in rkey (RDV) */
     union {
         uint8_t data[WEFT_UNEXP_SMALL]; /* eager data up to WEFT_UNEXP_SMALL bytes */
         uint8_t *data_heap;             /* larger eager data */
@@ -166,8 +168,9 @@ typedef struct weft__unexpected {
 } weft__unexpected_t;
 
 _Static_assert(sizeof(weft__unexpected_t) <= 3 * WEFT_CACHELINE, "a descriptor is 3 cache lines");
-_Static_assert(offsetof(weft__unexpected_t, data) <= 2 * WEFT_CACHELINE - 16,
-               "16 bytes of data share the second cache line");
+_Static_assert(offsetof(weft__unexpected_t, match.comm) == WEFT_CACHELINE &&
+                   offsetof(weft__unexpected_t, data) <= 2 * WEFT_CACHELINE - 16,
+               "key, link, length, kind and 16 bytes of data share the second cache line");
 
 /* Empty descriptor slabs kept after a burst (about 768 KiB at most). */
 #define WEFT_UNEXP_KEPT 4096

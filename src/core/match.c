@@ -58,7 +58,7 @@ struct weft__match_entry {
     int32_t source;
     uint64_t tag;
     weft_list_t recvs; /* posted receives (recv->link), in posting order */
-    weft_list_t msgs;  /* unexpected messages (msg->link[class]), in arrival order */
+    weft_list_t msgs;  /* unexpected messages (their link of this class), in arrival order */
 };
 
 _Static_assert(sizeof(weft__match_entry_t) == WEFT_CACHELINE, "an entry is one cache line");
@@ -118,10 +118,17 @@ static inline void message_key(int idx, int32_t *source, uint64_t *tag)
         *tag = WEFT_MATCH_ANY_TAG;
 }
 
-/* msg->link[idx] back to its message: offsetof needs a constant index. */
+/* A message's link in the FIFO of class idx, and back. */
+static inline weft_list_t *msg_link(weft__match_msg_t *msg, int idx)
+{
+    return idx == WEFT_MATCH_IDX_SPEC ? &msg->link : &msg->wild[idx - 1];
+}
+
 static inline weft__match_msg_t *msg_of_link(weft_list_t *link, int idx)
 {
-    return weft_container_of(link - idx, weft__match_msg_t, link);
+    if (idx == WEFT_MATCH_IDX_SPEC)
+        return weft_container_of(link, weft__match_msg_t, link);
+    return weft_container_of(link - (idx - 1), weft__match_msg_t, wild); /* wild[0] */
 }
 
 static int table_init(table_t *t)
@@ -336,7 +343,7 @@ static int link_wild(weft__match_t *m, weft__match_msg_t *msg)
             goto err_release_entries;
     }
     for (idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++)
-        weft_list_push_back(&entries[idx]->msgs, &msg->link[idx]);
+        weft_list_push_back(&entries[idx]->msgs, msg_link(msg, idx));
     return WEFT_OK;
 
 err_release_entries:
@@ -348,7 +355,7 @@ err_release_entries:
 /* Take a message out of one FIFO. */
 static void unlink_msg(weft__match_t *m, weft__match_msg_t *msg, int idx)
 {
-    weft_list_t *l = &msg->link[idx], *prev = l->prev, *next = l->next;
+    weft_list_t *l = msg_link(msg, idx), *prev = l->prev, *next = l->next;
     prev->next = next;
     next->prev = prev;
     l->next = l->prev = NULL;
@@ -422,7 +429,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
         entry_release(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if just created */
         return rc;
     }
-    weft_list_push_back(&e->msgs, &msg->link[WEFT_MATCH_IDX_SPEC]);
+    weft_list_push_back(&e->msgs, &msg->link);
     msg->arrival = m->next_arrival++;
     m->unexpected++;
     return WEFT_OK;
@@ -506,7 +513,10 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
     if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
     unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC);
-    if (msg->link[WEFT_MATCH_IDX_TAG].next)
+    /* Every message inside is in the wildcard FIFOs exactly while they are
+     * kept, so the flag says it without reading the message's wildcard links
+     * (a cache line a receive naming source and tag would not read). */
+    if (m->wild_msgs)
         unlink_wild(m, msg);
     /* An empty queue needs no wildcard FIFOs: the next wildcard post or peek
      * starts them again, with nothing to index. */

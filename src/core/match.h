@@ -46,10 +46,10 @@ typedef struct weft__match_recv {
     weft__match_entry_t *entry;
 } weft__match_recv_t;
 
-/* The four classes, in the order of a message's links: the exact key first
- * (the only one of a message whose FIFO a receive with source and tag reads),
- * then the two whose FIFOs hold many messages of one peer, so that taking a
- * message out of them touches one cache line of each neighbour. */
+/* The four classes. A message's wildcard links are in class order, so the two
+ * whose FIFOs hold many messages of one peer (whose neighbours are other
+ * messages) share a cache line of every descriptor: taking a message out of
+ * them touches one line of each neighbour. */
 enum {
     WEFT_MATCH_IDX_SPEC = 0, /* (comm, source, tag) */
     WEFT_MATCH_IDX_SRC,      /* (comm, source): for any-tag receives */
@@ -61,17 +61,23 @@ enum {
 /* Embedded in an unexpected-message descriptor. Zero-initialise it (remove_msg
  * reads link), then fill comm, source (a rank, >= 0) and tag (never
  * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. 88 bytes: the
- * key, the exact-key link and two wildcard links share the descriptor's first
- * cache line. A message keeps no pointer to its entries: it needs one only
- * when it leaves a FIFO it was alone in, and then both its neighbours are
- * that entry's list head. */
+ * links of the wildcard FIFOs and the arrival order (read only while wildcard
+ * receives look) come first, the key and the exact-key link last, so an owner
+ * that places the structure 24 bytes into a cache line gets the key, the link
+ * and 24 bytes of its own in one line, and a receive naming source and tag
+ * reads that line only. A message keeps no pointer to its entries: it needs
+ * one only when it leaves a FIFO it was alone in, and then both its
+ * neighbours are that entry's list head. */
 typedef struct weft__match_msg {
+    /* private: */
+    weft_list_t wild[WEFT_MATCH_NIDX - 1]; /* in the SRC, ALL and TAG FIFOs, while kept */
+    uint64_t arrival;                      /* arrival order, for the wildcard FIFOs */
+    /* public: */
     uint32_t comm;
     int32_t source;
     uint64_t tag;
     /* private: */
-    weft_list_t link[WEFT_MATCH_NIDX]; /* next == NULL while not in that FIFO */
-    uint64_t arrival;                  /* arrival order, for the wildcard FIFOs */
+    weft_list_t link; /* in the exact-key FIFO; next == NULL while not inside */
 } weft__match_msg_t;
 
 typedef struct weft__match weft__match_t;
@@ -109,7 +115,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg);
  * by post nor removed). */
 static inline bool weft__match_msg_inside(const weft__match_msg_t *msg)
 {
-    return msg->link[WEFT_MATCH_IDX_SPEC].next != NULL;
+    return msg->link.next != NULL;
 }
 /* Remove a posted receive that has not matched (cancel). Returns true if it was
  * posted, false if it was not (already matched or never posted). */
