@@ -39,21 +39,24 @@
  * that posts thousands of receives in bursts would otherwise rehash down and up
  * again on every burst. */
 #define TABLE_SHRINK_FLOOR WEFT_MATCH_SHRINK_FLOOR
-/* Entries kept for reuse instead of freed: an unexpected message with a new tag
- * needs two (its (comm, source, tag) and (comm, tag) keys), so bursts of tens of
- * thousands of distinct tags cost no malloc/free pair per message once warm.
- * At most 4 MiB of empty slabs stays held after the largest burst. */
-#define ENTRIES_KEPT 65536
+/* Entries kept for reuse on a free list in front of their slab: a receive or an
+ * unexpected message with a new key needs one (four while wildcard receives
+ * look), so bursts of tens of thousands of distinct tags cost no call into
+ * the slab once warm, and a ping-pong reuses one hot entry. At most 4 MiB
+ * stays held after the largest burst. */
+#define FREE_LIST_MAX 65536
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
  * class does not use hold the wildcard value, so one comparison serves all.
  * Exactly one cache line, from a cache-line-aligned slab: a lookup that finds
  * its entry touches one line, and entries made in one burst lie together.
- * The hash is not stored: the key compares as fast, and only a resize needs
- * the hash again. */
+ * Bucket chains are singly linked: unlinking walks the entry's chain from its
+ * bucket (O(1) at the tables' load), which writes the bucket's line as a back
+ * pointer would, but never the next entry's; the room saved keeps the hash,
+ * so a resize need not recompute it. */
 struct weft__match_entry {
-    weft__match_entry_t *next;   /* next in the bucket chain */
-    weft__match_entry_t **pprev; /* the pointer that points to this entry: O(1) unlink */
+    weft__match_entry_t *next; /* next in the bucket chain */
+    uint32_t hash;             /* key_hash of the key */
     uint32_t comm;
     int32_t source;
     uint64_t tag;
@@ -77,9 +80,11 @@ struct weft__match {
     size_t posted_class[WEFT_MATCH_NIDX]; /* lets arrive skip empty classes */
     size_t posted;
     size_t unexpected;
-    uint64_t next_arrival; /* arrival order of unexpected messages */
-    bool wild_msgs;        /* messages are in the wildcard FIFOs too (see above) */
-    weft_slab_cache_t entries;
+    uint64_t next_arrival;          /* arrival order of unexpected messages */
+    bool wild_msgs;                 /* messages are in the wildcard FIFOs too (see above) */
+    weft_slab_cache_t entries;      /* where entries live (one cache line each) */
+    weft__match_entry_t *free_list; /* chained through next */
+    size_t free_count;
     long fail_after; /* test hook, < 0 when off */
 };
 
@@ -96,10 +101,11 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-static inline uint64_t key_hash(uint32_t comm, int32_t source, uint64_t tag)
+/* 32 bits: plenty for any table, and an entry keeps them in 4 bytes. */
+static inline uint32_t key_hash(uint32_t comm, int32_t source, uint64_t tag)
 {
     uint64_t comm_source = ((uint64_t)comm << 32) | (uint32_t)source;
-    return mix64(tag ^ mix64(comm_source + 0x9e3779b97f4a7c15ULL));
+    return (uint32_t)mix64(tag ^ mix64(comm_source + 0x9e3779b97f4a7c15ULL));
 }
 
 static inline int class_of(int32_t source, uint64_t tag)
@@ -144,17 +150,15 @@ static int table_init(table_t *t)
 static inline void bucket_insert(weft__match_entry_t **head, weft__match_entry_t *e)
 {
     e->next = *head;
-    if (e->next)
-        e->next->pprev = &e->next;
-    e->pprev = head;
     *head = e;
 }
 
-static inline void bucket_unlink(weft__match_entry_t *e)
+static inline void bucket_unlink(table_t *t, weft__match_entry_t *e)
 {
-    *e->pprev = e->next;
-    if (e->next)
-        e->next->pprev = e->pprev;
+    weft__match_entry_t **pos = &t->buckets[e->hash & t->mask];
+    while (*pos != e)
+        pos = &(*pos)->next;
+    *pos = e->next;
 }
 
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
@@ -169,7 +173,7 @@ static void table_resize(table_t *t, size_t nbuckets)
         weft__match_entry_t *e = t->buckets[i];
         while (e) {
             weft__match_entry_t *next = e->next;
-            bucket_insert(&buckets[key_hash(e->comm, e->source, e->tag) & (nbuckets - 1)], e);
+            bucket_insert(&buckets[e->hash & (nbuckets - 1)], e);
             e = next;
         }
     }
@@ -178,11 +182,11 @@ static void table_resize(table_t *t, size_t nbuckets)
     t->mask = nbuckets - 1;
 }
 
-static inline weft__match_entry_t *table_lookup(const table_t *t, uint64_t hash, uint32_t comm,
+static inline weft__match_entry_t *table_lookup(const table_t *t, uint32_t hash, uint32_t comm,
                                                 int32_t source, uint64_t tag)
 {
     for (weft__match_entry_t *e = t->buckets[hash & t->mask]; e; e = e->next)
-        if (e->tag == tag && e->source == source && e->comm == comm)
+        if (e->hash == hash && e->tag == tag && e->source == source && e->comm == comm)
             return e;
     return NULL;
 }
@@ -194,16 +198,28 @@ static weft__match_entry_t *entry_alloc(weft__match_t *m)
             return NULL;
         m->fail_after--;
     }
+    weft__match_entry_t *e = m->free_list;
+    if (e) {
+        m->free_list = e->next;
+        m->free_count--;
+        return e;
+    }
     return weft_slab_alloc(&m->entries);
 }
 
-static void entry_free(weft__match_t *m, weft__match_entry_t *e)
+static inline void entry_free(weft__match_t *m, weft__match_entry_t *e)
 {
+    if (m->free_count < FREE_LIST_MAX) {
+        e->next = m->free_list;
+        m->free_list = e;
+        m->free_count++;
+        return;
+    }
     weft_slab_free(&m->entries, e);
 }
 
 /* The entry for a key in table idx, created if absent. */
-static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, int32_t source,
+static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, int32_t source,
                      uint64_t tag, weft__match_entry_t **out)
 {
     table_t *t = &m->tables[idx];
@@ -215,6 +231,7 @@ static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, in
     e = entry_alloc(m);
     if (!e)
         return WEFT_ENOMEM;
+    e->hash = hash;
     e->comm = comm;
     e->source = source;
     e->tag = tag;
@@ -231,12 +248,12 @@ static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, in
 
 /* Drop an entry once nothing hangs from it: an empty entry is never left in a
  * table, which is what keeps memory proportional to what is pending. */
-static void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
+static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
     if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
         return;
     table_t *t = &m->tables[idx];
-    bucket_unlink(e);
+    bucket_unlink(t, e);
     t->count--;
     entry_free(m, e);
     /* Shrink at load 1/8 to load 1/4: far enough from the growth threshold that
@@ -262,7 +279,8 @@ int weft__match_create(weft__match_t **out)
     weft__match_t *m = calloc(1, sizeof(*m));
     if (!m)
         return WEFT_ENOMEM;
-    if (weft_slab_init(&m->entries, sizeof(weft__match_entry_t), ENTRIES_KEPT) != WEFT_OK) {
+    /* Empty slabs go back at once: the free list is what keeps entries. */
+    if (weft_slab_init(&m->entries, sizeof(weft__match_entry_t), 0) != WEFT_OK) {
         free(m);
         return WEFT_ENOMEM;
     }
@@ -440,7 +458,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
 weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, int *err)
 {
     int idx = class_of(recv->source, recv->tag);
-    uint64_t hash = key_hash(recv->comm, recv->source, recv->tag);
+    uint32_t hash = key_hash(recv->comm, recv->source, recv->tag);
     if (m->unexpected > 0) {
         if (idx != WEFT_MATCH_IDX_SPEC) {
             int rc = wild_index(m);
