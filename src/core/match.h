@@ -46,15 +46,12 @@ typedef struct weft__match_recv {
     weft__match_entry_t *entry;
 } weft__match_recv_t;
 
-/* The four classes. A message's wildcard links are in class order, so the two
- * whose FIFOs hold many messages of one peer (whose neighbours are other
- * messages) share a cache line of every descriptor: taking a message out of
- * them touches one line of each neighbour. */
+/* The four classes (a message's wildcard links are wild[idx - 1]). */
 enum {
     WEFT_MATCH_IDX_SPEC = 0, /* (comm, source, tag) */
+    WEFT_MATCH_IDX_TAG,      /* (comm, tag): for any-source receives */
     WEFT_MATCH_IDX_SRC,      /* (comm, source): for any-tag receives */
     WEFT_MATCH_IDX_ALL,      /* (comm): for full wildcards */
-    WEFT_MATCH_IDX_TAG,      /* (comm, tag): for any-source receives */
     WEFT_MATCH_NIDX
 };
 
@@ -63,14 +60,14 @@ enum {
  * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. 88 bytes: the
  * links of the wildcard FIFOs and the arrival order (read only while wildcard
  * receives look) come first, the key and the exact-key link last, so an owner
- * that places the structure 24 bytes into a cache line gets the key, the link
- * and 24 bytes of its own in one line, and a receive naming source and tag
- * reads that line only. A message keeps no pointer to its entries: it needs
+ * that places the structure 8 bytes into a cache line gets the key, the link
+ * and 32 bytes of its own in the next line, and a receive naming source and
+ * tag reads that line only. A message keeps no pointer to its entries: it needs
  * one only when it leaves a FIFO it was alone in, and then both its
  * neighbours are that entry's list head. */
 typedef struct weft__match_msg {
     /* private: */
-    weft_list_t wild[WEFT_MATCH_NIDX - 1]; /* in the SRC, ALL and TAG FIFOs, while kept */
+    weft_list_t wild[WEFT_MATCH_NIDX - 1]; /* in the TAG, SRC and ALL FIFOs, while kept */
     uint64_t arrival;                      /* arrival order, for the wildcard FIFOs */
     /* public: */
     uint32_t comm;
