@@ -172,7 +172,7 @@ _Static_assert(offsetof(weft__unexpected_t, match.comm) == WEFT_CACHELINE &&
                    offsetof(weft__unexpected_t, data) <= 2 * WEFT_CACHELINE - 16,
                "key, link, length, kind and 16 bytes of data share the second cache line");
 
-/* Empty descriptor slabs kept after a burst (about 768 KiB at most). */
+/* Empty descriptor slabs kept after a burst: 52 slabs of 16 KiB at most. */
 #define WEFT_UNEXP_KEPT 4096
 
 /* The eager data of an unexpected message. */
