@@ -164,7 +164,7 @@ static inline void bucket_unlink(table_t *t, weft__match_entry_t *e)
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
  * one: lookups stay correct, only the chains get longer, so growth never turns
  * into an error for the caller. */
-static void table_resize(table_t *t, size_t nbuckets)
+static __attribute__((noinline, cold)) void table_resize(table_t *t, size_t nbuckets)
 {
     weft__match_entry_t **buckets = calloc(nbuckets, sizeof(*buckets));
     if (!buckets)
@@ -207,15 +207,22 @@ static weft__match_entry_t *entry_alloc(weft__match_t *m)
     return weft_slab_alloc(&m->entries);
 }
 
+/* Out of line, so the callers' fast path keeps few registers live. */
+static __attribute__((noinline, cold)) void entry_free_slab(weft__match_t *m,
+                                                            weft__match_entry_t *e)
+{
+    weft_slab_free(&m->entries, e);
+}
+
 static inline void entry_free(weft__match_t *m, weft__match_entry_t *e)
 {
-    if (m->free_count < FREE_LIST_MAX) {
-        e->next = m->free_list;
-        m->free_list = e;
-        m->free_count++;
+    if (WEFT_UNLIKELY(m->free_count >= FREE_LIST_MAX)) {
+        entry_free_slab(m, e);
         return;
     }
-    weft_slab_free(&m->entries, e);
+    e->next = m->free_list;
+    m->free_list = e;
+    m->free_count++;
 }
 
 /* The entry for a key in table idx, created if absent. */
@@ -399,7 +406,7 @@ static int by_arrival(const void *a, const void *b)
 /* A wildcard receive or probe is about to read the wildcard FIFOs: fill them
  * with the messages waiting, in arrival order, if they are not kept yet. The
  * exact-key FIFOs hold every message, so the exact-key table lists them. */
-static int wild_index(weft__match_t *m)
+static __attribute__((noinline)) int wild_index(weft__match_t *m)
 {
     if (m->wild_msgs)
         return WEFT_OK;
