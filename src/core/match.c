@@ -271,12 +271,17 @@ static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t 
         table_resize(t, nbuckets / 2);
 }
 
+/* Like a message, a receive keeps no pointer to its entry: alone in its FIFO,
+ * both its neighbours are the entry's list head. */
 static void recv_unlink(weft__match_t *m, weft__match_recv_t *recv)
 {
     int idx = class_of(recv->source, recv->tag);
-    weft_list_remove(&recv->link);
-    entry_release(m, idx, recv->entry);
-    recv->entry = NULL;
+    weft_list_t *prev = recv->link.prev, *next = recv->link.next;
+    prev->next = next;
+    next->prev = prev;
+    recv->link.next = recv->link.prev = NULL;
+    if (prev == next)
+        entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, recvs));
     m->posted_class[idx]--;
     m->posted--;
 }
@@ -479,7 +484,7 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
         if (e && !weft_list_empty(&e->msgs)) {
             weft__match_msg_t *msg = msg_of_link(e->msgs.next, idx);
             weft__match_remove_msg(m, msg);
-            recv->entry = NULL;
+            recv->link.next = recv->link.prev = NULL; /* not posted */
             *err = WEFT_OK;
             return msg;
         }
@@ -492,7 +497,6 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
     }
     recv->seq = m->next_seq++;
     weft_list_push_back(&e->recvs, &recv->link);
-    recv->entry = e;
     m->posted_class[idx]++;
     m->posted++;
     *err = WEFT_OK;
@@ -551,7 +555,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 
 bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv)
 {
-    if (!recv->entry)
+    if (!recv->link.next)
         return false;
     recv_unlink(m, recv);
     return true;

@@ -34,7 +34,7 @@
 
 typedef struct weft__match_entry weft__match_entry_t; /* a hash bucket entry (private) */
 
-/* Embedded in a receive request. Zero-initialise it (cancel reads entry), then
+/* Embedded in a receive request. Zero-initialise it (cancel reads link), then
  * fill comm, source, tag before posting; leave them unchanged while posted. */
 typedef struct weft__match_recv {
     uint32_t comm;
@@ -42,8 +42,7 @@ typedef struct weft__match_recv {
     uint64_t tag;   /* tag or WEFT_MATCH_ANY_TAG */
     /* private: */
     uint64_t seq;     /* global posting order */
-    weft_list_t link; /* in its class's FIFO */
-    weft__match_entry_t *entry;
+    weft_list_t link; /* in its class's FIFO; next == NULL while not posted */
 } weft__match_recv_t;
 
 /* The four classes (a message's wildcard links are wild[idx - 1]). */
