@@ -88,8 +88,7 @@ struct weft_request {
     bool coop_watch;  /* send: a rendezvous that may claim a published receive */
     /* A multi-rail send: rkey holds one key per rail, rail_key_len bytes each
      * (rail 0's first); each is unexposed on its rail's driver. Here, not
-     * with rkey, because every request resets rail_keys: a posted receive
-     * then writes four cache lines of its request, not five. */
+     * with rkey, because every request resets rail_keys. */
     uint8_t rail_keys;
     uint8_t rail_key_len;
     int peer;           /* destination, or requested source (may be ANY) */
@@ -102,10 +101,14 @@ struct weft_request {
     size_t length; /* total bytes of iov */
     struct iovec iov_inline[2];
     weft_list_t link; /* in the context's list of live requests (peer death) */
-    struct weft_request *next_free;
-    struct weft_request *next_submitted; /* in ctx->submitted */
+    union {
+        struct weft_request *next_free;      /* on a free list */
+        struct weft_request *next_submitted; /* in ctx->submitted, waiting to be submitted */
+    };
     /* What only one kind needs: a receive never touches the send part, so a
-     * posted receive costs a few cache lines, not the whole object. */
+     * posted receive costs a few cache lines, not the whole object. A receive
+     * that finds its message at once writes the first three lines only: the
+     * fields after match are set when it is posted or starts a rendezvous. */
     union {
         struct { /* WEFT_REQ_RECV */
             weft__match_recv_t match;

@@ -350,6 +350,8 @@ static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate
                       uint64_t sreq, const weft_rkey_t *rkey, int nkeys)
 {
     uint64_t accept = WEFT_MIN(len, (uint64_t)req->length);
+    req->expected = 0;
+    req->rail_parts = 0;
     req->gate = g;
     req->peer_sreq = sreq;
     req->status.length = accept;
@@ -466,6 +468,8 @@ int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
         return WEFT_OK;
     }
     req->state = WEFT_RS_POSTED;
+    req->expected = 0;
+    req->rail_parts = 0;
     weft_list_push_back(&ctx->live_requests, &req->link);
     if (req->peer >= 0 && ctx->gates[req->peer].dead) {
         weft__match_cancel(ctx->match, &req->match);
