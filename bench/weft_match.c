@@ -2,6 +2,7 @@
  * NewMadeleine constant-time matching talk), over the native weft API.
  *
  *   weftrun -n 2 weft_match [--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]
+ *                           [--only expected|unexpected]
  *
  * For N = 1, 2, 4, ... 4096 (--min/--max) and messages of S bytes (default 8):
  *
@@ -18,7 +19,10 @@
  * Rank 0 reports the time of the whole batch divided by N (from before the first
  * receive is posted to the completion of the last; nothing subtracted), median of
  * R repetitions (default 11, 5 with --quick) after one warm-up. The permutations
- * come from a fixed seed, so mpi_match.c (the plain-MPI twin) sees the same ones. */
+ * come from a fixed seed, so mpi_match.c (the plain-MPI twin) sees the same ones.
+ * --only runs one variant (the other column prints 0), so a profile under
+ * valgrind shows that variant's costs alone. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +117,26 @@ static double run_unexpected(int n, uint64_t seed)
 int main(int argc, char **argv)
 {
     bench_opts_t o = {.runs = 11, .min = 1, .max = 4096, .window = 1, .msg_size = 8};
+    bool do_expected = true, do_unexpected = true;
+    /* --only is ours; the rest goes to the common parser. */
+    int nargs = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            do_expected = !strcmp(argv[i + 1], "expected");
+            do_unexpected = !strcmp(argv[i + 1], "unexpected");
+            if (!do_expected && !do_unexpected) {
+                fprintf(stderr, "weft_match: --only expected|unexpected\n");
+                return 2;
+            }
+            i++;
+        } else {
+            argv[nargs++] = argv[i];
+        }
+    }
+    argc = nargs;
     if (bench_parse_opts(argc, argv, &o,
-                         "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]"))
+                         "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S] "
+                         "[--only expected|unexpected]"))
         return 2;
     if (o.quick && o.runs == 11)
         o.runs = o.smoke ? 1 : 5;
@@ -148,12 +170,15 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     for (int n = (int)o.min; n <= nmax; n *= 2) {
-        run_expected(n, 1);
-        run_unexpected(n, 2); /* warm-up: pools and tables reach their size */
+        /* warm-up: pools and tables reach their size */
+        if (do_expected)
+            run_expected(n, 1);
+        if (do_unexpected)
+            run_unexpected(n, 2);
         for (int r = 0; r < o.runs; r++) {
             uint64_t seed = (uint64_t)n * 1000u + (uint64_t)r + 1;
-            te[r] = run_expected(n, seed);
-            tu[r] = run_unexpected(n, seed ^ 0x5555);
+            te[r] = do_expected ? run_expected(n, seed) : 0.0;
+            tu[r] = do_unexpected ? run_unexpected(n, seed ^ 0x5555) : 0.0;
         }
         if (rank == 0) {
             double e = bench_median(te, o.runs), u = bench_median(tu, o.runs);

@@ -305,7 +305,7 @@ int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *f
     *flag = m != NULL;
     if (m && status) {
         weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
-        status->source = u->gate->peer;
+        status->source = u->match.source;
         status->comm = m->comm;
         status->tag = m->tag;
         status->length = u->length;
@@ -333,7 +333,7 @@ int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *
          * message that was probed and never received. */
         weft__match_remove_msg(ctx->match, m);
         if (status) {
-            status->source = u->gate->peer;
+            status->source = u->match.source;
             status->comm = m->comm;
             status->tag = m->tag;
             status->length = u->length;
@@ -365,9 +365,9 @@ int weft_sr_imrecvv(weft_ctx_t *ctx, weft_message_t *msg, const struct iovec *io
         weft__request_free(ctx, req);
         goto out_unlock;
     }
-    req->peer = u->gate->peer;
+    req->peer = u->match.source;
     req->match.comm = u->match.comm;
-    req->match.source = u->gate->peer;
+    req->match.source = u->match.source;
     req->match.tag = u->match.tag;
     weft__proto_consume(ctx, req, u);
     *req_out = req;

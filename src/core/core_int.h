@@ -22,6 +22,7 @@
 #include "drivers/driver.h"
 #include "util/list.h"
 #include "util/lock.h"
+#include "util/slab.h"
 #include "util/util.h"
 #include "weft/weft.h"
 
@@ -83,9 +84,14 @@ struct weft_request {
     uint8_t state;
     bool exposed; /* rkey must be unexposed at completion */
     /* Cooperative rendezvous (coop.c), read by every completion, so here. */
-    bool coop_listed;   /* in ctx->coop */
-    int8_t coop_cell;   /* the shared cell, -1 when none */
-    bool coop_watch;    /* send: a rendezvous that may claim a published receive */
+    bool coop_listed; /* in ctx->coop */
+    int8_t coop_cell; /* the shared cell, -1 when none */
+    bool coop_watch;  /* send: a rendezvous that may claim a published receive */
+    /* A multi-rail send: rkey holds one key per rail, rail_key_len bytes each
+     * (rail 0's first); each is unexposed on its rail's driver. Here, not
+     * with rkey, because every request resets rail_keys. */
+    uint8_t rail_keys;
+    uint8_t rail_key_len;
     int peer;           /* destination, or requested source (may be ANY) */
     int error;          /* result once done */
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
@@ -96,10 +102,14 @@ struct weft_request {
     size_t length; /* total bytes of iov */
     struct iovec iov_inline[2];
     weft_list_t link; /* in the context's list of live requests (peer death) */
-    struct weft_request *next_free;
-    struct weft_request *next_submitted; /* in ctx->submitted */
+    union {
+        struct weft_request *next_free;      /* on a free list */
+        struct weft_request *next_submitted; /* in ctx->submitted, waiting to be submitted */
+    };
     /* What only one kind needs: a receive never touches the send part, so a
-     * posted receive costs a few cache lines, not the whole object. */
+     * posted receive costs a few cache lines, not the whole object. A receive
+     * that finds its message at once writes the first three lines only: the
+     * fields after match are set when it is posted or starts a rendezvous. */
     union {
         struct { /* WEFT_REQ_RECV */
             weft__match_recv_t match;
@@ -128,35 +138,52 @@ struct weft_request {
     uint64_t coop_piece;
     uint64_t coop_len;
     weft_rkey_t coop_rkey;
-    /* A multi-rail send: rkey holds one key per rail, rail_key_len bytes each
-     * (rail 0's first); each is unexposed on its rail's driver. */
-    uint8_t rail_keys;
-    uint8_t rail_key_len;
 };
 
-/* An unexpected message: arrived before its receive was posted. Eager data is
- * copied into data[]; a rendezvous keeps only its descriptor (the data stays in
- * the sender's memory, so a flood of large sends costs the receiver nothing). */
+/* Eager data up to this size is copied into the unexpected descriptor itself. */
+#define WEFT_UNEXP_SMALL 64
+
+/* An unexpected message: arrived before its receive was posted. Eager data up
+ * to WEFT_UNEXP_SMALL bytes is copied into data[], larger eager data into a
+ * buffer of its own; a rendezvous keeps only its descriptor (the data stays in
+ * the sender's memory, so a flood of large sends costs the receiver nothing).
+ *
+ * Descriptors come from a slab (ctx->unexpected, util/slab.h): 192 bytes,
+ * cache-line aligned, allocated lowest address first, so a burst's messages
+ * lie in arrival order, next to their neighbours in the matching FIFOs. What a
+ * receive naming source and tag reads to take a small message (key,
+ * exact-key link, length, kind and up to 16 bytes of data) is the second cache
+ * line; the first holds what only wildcard receives and rare paths read. The
+ * peer is the match key's source (its gate is ctx->gates[source]). The slab is
+ * also the list of every descriptor that finalize frees and a cancel
+ * searches. */
 typedef struct weft__unexpected {
-    weft__match_msg_t match;
-    struct weft__unexpected *next_free;
-    bool pooled;      /* from ctx->free_unexpected (small eager data) */
-    weft_list_t link; /* in ctx->unexpected, so finalize can free it */
-    weft__gate_t *gate;
-    uint8_t kind;    /* EAGER, EAGER_SYNC or RDV */
-    uint32_t seq;    /* the sender's sequence number: what a CANCEL names */
-    uint64_t length; /* message length */
-    uint64_t sreq;
-    uint64_t credit; /* eager credit to return once consumed */
-    uint8_t nkeys;   /* rail keys in rkey (RDV) */
-    weft_rkey_t rkey;
-    uint8_t data[];
+    uint64_t sreq;           /* EAGER_SYNC and RDV: the sender's request id */
+    weft__match_msg_t match; /* its key starts the second cache line */
+    uint64_t length;         /* message length */
+    uint32_t seq;            /* the sender's sequence number: what a CANCEL names */
+    uint8_t kind;            /* EAGER, EAGER_SYNC or RDV */
+    uint8_t nkeys;           /* rail keys in rkey (RDV) */
+    union {
+        uint8_t data[WEFT_UNEXP_SMALL]; /* eager data up to WEFT_UNEXP_SMALL bytes */
+        uint8_t *data_heap;             /* larger eager data */
+        weft_rkey_t rkey;               /* RDV */
+    };
 } weft__unexpected_t;
 
-/* Unexpected eager messages up to this size take a recycled descriptor; a burst
- * of small unexpected messages costs no malloc once the pool is warm. */
-#define WEFT_UNEXP_SMALL    64
-#define WEFT_UNEXP_POOL_MAX 4096
+_Static_assert(sizeof(weft__unexpected_t) <= 3 * WEFT_CACHELINE, "a descriptor is 3 cache lines");
+_Static_assert(offsetof(weft__unexpected_t, match.comm) == WEFT_CACHELINE &&
+                   offsetof(weft__unexpected_t, data) <= 2 * WEFT_CACHELINE - 16,
+               "key, link, length, kind and 16 bytes of data share the second cache line");
+
+/* Empty descriptor slabs kept after a burst: 52 slabs of 16 KiB at most. */
+#define WEFT_UNEXP_KEPT 4096
+
+/* The eager data of an unexpected message. */
+static inline const uint8_t *weft__unexpected_data(const weft__unexpected_t *u)
+{
+    return u->length <= WEFT_UNEXP_SMALL ? u->data : u->data_heap;
+}
 
 /* The packet being built or in flight on a track: its iovec points at the
  * headers in hdrs[] and at user payloads. */
@@ -306,9 +333,9 @@ struct weft_ctx {
     int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
     int rail_driver[WEFT_MAX_RAILS - 1];
     weft__handles_t handles;
-    weft_list_t pending_gates; /* gates with a backlog and an idle track */
-    weft_list_t live_requests; /* posted receives and unfinished sends */
-    weft_list_t unexpected;    /* every unexpected message */
+    weft_list_t pending_gates;    /* gates with a backlog and an idle track */
+    weft_list_t live_requests;    /* posted receives and unfinished sends */
+    weft_slab_cache_t unexpected; /* every unexpected message's descriptor */
     struct weft_request *free_requests;
     /* Lock-free hand-over at WEFT_THREAD_MULTIPLE: requests a thread submitted
      * while another held the engine (drained in order by the next holder), and
@@ -316,8 +343,6 @@ struct weft_ctx {
     _Atomic(struct weft_request *) submitted;
     _Atomic(struct weft_request *) returned;
     weft__chunk_t *free_chunks;
-    weft__unexpected_t *free_unexpected; /* descriptors with WEFT_UNEXP_SMALL bytes of room */
-    size_t free_unexpected_count;
     bool self_pending;      /* packets may wait in the self driver's queue */
     int self_driver;        /* index of the self driver in drivers[] */
     int node_leader;        /* lowest rank on this process's node */
@@ -399,7 +424,7 @@ void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status);
 void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err);
 /* A packet's chunks have left (the driver accepted them). */
 void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status);
-/* Return an unexpected-message descriptor to the pool (or free it). */
+/* Free an unexpected-message descriptor and its data. */
 void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);

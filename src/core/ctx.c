@@ -382,17 +382,12 @@ static void ctx_free(weft_ctx_t *ctx)
     }
     for (int i = 0; i < ctx->ndrivers; i++)
         ctx->drivers[i].ops->fini(ctx->drivers[i].drv);
-    weft_list_t *pos, *tmp;
-    weft_list_for_each_safe(pos, tmp, &ctx->unexpected)
-    {
-        weft__unexpected_t *u = weft_list_entry(pos, weft__unexpected_t, link);
-        free(u);
-    }
-    while (ctx->free_unexpected) {
-        weft__unexpected_t *u = ctx->free_unexpected;
-        ctx->free_unexpected = u->next_free;
-        free(u);
-    }
+    weft_slab_cursor_t cur = {0, 0};
+    weft__unexpected_t *u;
+    while ((u = weft_slab_next(&ctx->unexpected, &cur)))
+        if (u->kind != WEFT_CHUNK_RDV && u->length > WEFT_UNEXP_SMALL)
+            free(u->data_heap);
+    weft_slab_fini(&ctx->unexpected);
     for (struct weft_request *r = atomic_load(&ctx->returned), *next; r; r = next) {
         next = r->next_free;
         free(r);
@@ -431,7 +426,8 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     ctx->handles.free_head = UINT32_MAX;
     weft_list_init(&ctx->pending_gates);
     weft_list_init(&ctx->live_requests);
-    weft_list_init(&ctx->unexpected);
+    /* 192-byte objects: cannot fail. */
+    (void)weft_slab_init(&ctx->unexpected, sizeof(weft__unexpected_t), WEFT_UNEXP_KEPT);
     weft_list_init(&ctx->coop);
     ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
     if (ctx->eager_credits < 4096)

@@ -9,16 +9,28 @@
  *    (comm, source), as the text of the seed says;
  *  - every key includes the communicator, the wildcard table included, so a
  *    receive never matches a message of another communicator;
- *  - an entry is freed (or kept on a small free list) as soon as both its FIFOs
+ *  - an entry goes back to its slab as soon as both its FIFOs
  *    are empty. NewMadeleine kept them for ever, so an application that used
  *    many distinct tags grew the tables without bound;
- *  - the tables grow and shrink with the number of live entries.
+ *  - the tables grow and shrink with the number of live entries;
+ *  - unexpected messages enter the three wildcard FIFOs lazily. Keeping them
+ *    costs every message three more entries to find or make and, when it is
+ *    taken, three unlinks that write into its neighbours: random cache lines
+ *    that a job naming source and tag never reads. So while no wildcard
+ *    receive or probe has looked since the unexpected queue was last empty,
+ *    messages go into their exact-key FIFO only. The first wildcard post or
+ *    peek indexes the waiting messages in arrival order (they carry an
+ *    arrival number: a sort, O(U log U)), and from then on every message goes
+ *    into all four FIFOs as the seed has it, until the queue is empty again.
+ *    A message is indexed at most once, so this costs O(log U) per message
+ *    amortised, and nothing for jobs without wildcards.
  */
 #include <stdlib.h>
 
 #include "util/util.h" /* before match.h: list.h uses weft_container_of */
 #include "core/match.h"
 #include "core/match_int.h"
+#include "util/slab.h"
 #include "weft/weft.h"
 
 /* Smallest bucket array; a power of two, as are all sizes (index = hash & mask). */
@@ -27,24 +39,32 @@
  * that posts thousands of receives in bursts would otherwise rehash down and up
  * again on every burst. */
 #define TABLE_SHRINK_FLOOR WEFT_MATCH_SHRINK_FLOOR
-/* Entries kept for reuse instead of freed: an unexpected message with a new tag
- * needs two (its (comm, source, tag) and (comm, tag) keys), so bursts of tens of
- * thousands of distinct tags cost no malloc/free pair per message once warm.
- * At most 4 MiB stays held after the largest burst. */
+/* Entries kept for reuse on a free list in front of their slab: a receive or an
+ * unexpected message with a new key needs one (four while wildcard receives
+ * look), so bursts of tens of thousands of distinct tags cost no call into
+ * the slab once warm, and a ping-pong reuses one hot entry. At most 4 MiB
+ * stays held after the largest burst. */
 #define FREE_LIST_MAX 65536
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
- * class does not use hold the wildcard value, so one comparison serves all. */
+ * class does not use hold the wildcard value, so one comparison serves all.
+ * Exactly one cache line, from a cache-line-aligned slab: a lookup that finds
+ * its entry touches one line, and entries made in one burst lie together.
+ * Bucket chains are singly linked: unlinking walks the entry's chain from its
+ * bucket (O(1) at the tables' load), which writes the bucket's line as a back
+ * pointer would, but never the next entry's; the room saved keeps the hash,
+ * so a resize need not recompute it. */
 struct weft__match_entry {
-    weft__match_entry_t *next;   /* next in the bucket chain */
-    weft__match_entry_t **pprev; /* the pointer that points to this entry: O(1) unlink */
-    uint64_t hash;
+    weft__match_entry_t *next; /* next in the bucket chain */
+    uint32_t hash;             /* key_hash of the key */
     uint32_t comm;
     int32_t source;
     uint64_t tag;
     weft_list_t recvs; /* posted receives (recv->link), in posting order */
-    weft_list_t msgs;  /* unexpected messages (msg->link[class]), in arrival order */
+    weft_list_t msgs;  /* unexpected messages (their link of this class), in arrival order */
 };
+
+_Static_assert(sizeof(weft__match_entry_t) == WEFT_CACHELINE, "an entry is one cache line");
 
 /* Chained hashing: entries never move when the table is resized, so receives
  * and messages can keep a pointer to their entry and leave it in O(1). */
@@ -60,6 +80,9 @@ struct weft__match {
     size_t posted_class[WEFT_MATCH_NIDX]; /* lets arrive skip empty classes */
     size_t posted;
     size_t unexpected;
+    uint64_t next_arrival;          /* arrival order of unexpected messages */
+    bool wild_msgs;                 /* messages are in the wildcard FIFOs too (see above) */
+    weft_slab_cache_t entries;      /* where entries live (one cache line each) */
     weft__match_entry_t *free_list; /* chained through next */
     size_t free_count;
     long fail_after; /* test hook, < 0 when off */
@@ -78,10 +101,11 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-static inline uint64_t key_hash(uint32_t comm, int32_t source, uint64_t tag)
+/* 32 bits: plenty for any table, and an entry keeps them in 4 bytes. */
+static inline uint32_t key_hash(uint32_t comm, int32_t source, uint64_t tag)
 {
     uint64_t comm_source = ((uint64_t)comm << 32) | (uint32_t)source;
-    return mix64(tag ^ mix64(comm_source + 0x9e3779b97f4a7c15ULL));
+    return (uint32_t)mix64(tag ^ mix64(comm_source + 0x9e3779b97f4a7c15ULL));
 }
 
 static inline int class_of(int32_t source, uint64_t tag)
@@ -100,10 +124,17 @@ static inline void message_key(int idx, int32_t *source, uint64_t *tag)
         *tag = WEFT_MATCH_ANY_TAG;
 }
 
-/* msg->link[idx] back to its message: offsetof needs a constant index. */
+/* A message's link in the FIFO of class idx, and back. */
+static inline weft_list_t *msg_link(weft__match_msg_t *msg, int idx)
+{
+    return idx == WEFT_MATCH_IDX_SPEC ? &msg->link : &msg->wild[idx - 1];
+}
+
 static inline weft__match_msg_t *msg_of_link(weft_list_t *link, int idx)
 {
-    return weft_container_of(link - idx, weft__match_msg_t, link);
+    if (idx == WEFT_MATCH_IDX_SPEC)
+        return weft_container_of(link, weft__match_msg_t, link);
+    return weft_container_of(link - (idx - 1), weft__match_msg_t, wild); /* wild[0] */
 }
 
 static int table_init(table_t *t)
@@ -119,23 +150,21 @@ static int table_init(table_t *t)
 static inline void bucket_insert(weft__match_entry_t **head, weft__match_entry_t *e)
 {
     e->next = *head;
-    if (e->next)
-        e->next->pprev = &e->next;
-    e->pprev = head;
     *head = e;
 }
 
-static inline void bucket_unlink(weft__match_entry_t *e)
+static inline void bucket_unlink(table_t *t, weft__match_entry_t *e)
 {
-    *e->pprev = e->next;
-    if (e->next)
-        e->next->pprev = e->pprev;
+    weft__match_entry_t **pos = &t->buckets[e->hash & t->mask];
+    while (*pos != e)
+        pos = &(*pos)->next;
+    *pos = e->next;
 }
 
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
  * one: lookups stay correct, only the chains get longer, so growth never turns
  * into an error for the caller. */
-static void table_resize(table_t *t, size_t nbuckets)
+static __attribute__((noinline, cold)) void table_resize(table_t *t, size_t nbuckets)
 {
     weft__match_entry_t **buckets = calloc(nbuckets, sizeof(*buckets));
     if (!buckets)
@@ -153,7 +182,7 @@ static void table_resize(table_t *t, size_t nbuckets)
     t->mask = nbuckets - 1;
 }
 
-static inline weft__match_entry_t *table_lookup(const table_t *t, uint64_t hash, uint32_t comm,
+static inline weft__match_entry_t *table_lookup(const table_t *t, uint32_t hash, uint32_t comm,
                                                 int32_t source, uint64_t tag)
 {
     for (weft__match_entry_t *e = t->buckets[hash & t->mask]; e; e = e->next)
@@ -175,22 +204,29 @@ static weft__match_entry_t *entry_alloc(weft__match_t *m)
         m->free_count--;
         return e;
     }
-    return malloc(sizeof(*e));
+    return weft_slab_alloc(&m->entries);
 }
 
-static void entry_free(weft__match_t *m, weft__match_entry_t *e)
+/* Out of line, so the callers' fast path keeps few registers live. */
+static __attribute__((noinline, cold)) void entry_free_slab(weft__match_t *m,
+                                                            weft__match_entry_t *e)
 {
-    if (m->free_count < FREE_LIST_MAX) {
-        e->next = m->free_list;
-        m->free_list = e;
-        m->free_count++;
+    weft_slab_free(&m->entries, e);
+}
+
+static inline void entry_free(weft__match_t *m, weft__match_entry_t *e)
+{
+    if (WEFT_UNLIKELY(m->free_count >= FREE_LIST_MAX)) {
+        entry_free_slab(m, e);
         return;
     }
-    free(e);
+    e->next = m->free_list;
+    m->free_list = e;
+    m->free_count++;
 }
 
 /* The entry for a key in table idx, created if absent. */
-static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, int32_t source,
+static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, int32_t source,
                      uint64_t tag, weft__match_entry_t **out)
 {
     table_t *t = &m->tables[idx];
@@ -219,12 +255,12 @@ static int entry_get(weft__match_t *m, int idx, uint64_t hash, uint32_t comm, in
 
 /* Drop an entry once nothing hangs from it: an empty entry is never left in a
  * table, which is what keeps memory proportional to what is pending. */
-static void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
+static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
     if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
         return;
     table_t *t = &m->tables[idx];
-    bucket_unlink(e);
+    bucket_unlink(t, e);
     t->count--;
     entry_free(m, e);
     /* Shrink at load 1/8 to load 1/4: far enough from the growth threshold that
@@ -235,12 +271,17 @@ static void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
         table_resize(t, nbuckets / 2);
 }
 
+/* Like a message, a receive keeps no pointer to its entry: alone in its FIFO,
+ * both its neighbours are the entry's list head. */
 static void recv_unlink(weft__match_t *m, weft__match_recv_t *recv)
 {
     int idx = class_of(recv->source, recv->tag);
-    weft_list_remove(&recv->link);
-    entry_release(m, idx, recv->entry);
-    recv->entry = NULL;
+    weft_list_t *prev = recv->link.prev, *next = recv->link.next;
+    prev->next = next;
+    next->prev = prev;
+    recv->link.next = recv->link.prev = NULL;
+    if (prev == next)
+        entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, recvs));
     m->posted_class[idx]--;
     m->posted--;
 }
@@ -250,6 +291,11 @@ int weft__match_create(weft__match_t **out)
     weft__match_t *m = calloc(1, sizeof(*m));
     if (!m)
         return WEFT_ENOMEM;
+    /* Empty slabs go back at once: the free list is what keeps entries. */
+    if (weft_slab_init(&m->entries, sizeof(weft__match_entry_t), 0) != WEFT_OK) {
+        free(m);
+        return WEFT_ENOMEM;
+    }
     int idx;
     for (idx = 0; idx < WEFT_MATCH_NIDX; idx++)
         if (table_init(&m->tables[idx]) != WEFT_OK)
@@ -261,6 +307,7 @@ int weft__match_create(weft__match_t **out)
 err_free_tables:
     while (idx-- > 0)
         free(m->tables[idx].buckets);
+    weft_slab_fini(&m->entries);
     free(m);
     return WEFT_ENOMEM;
 }
@@ -269,23 +316,9 @@ void weft__match_destroy(weft__match_t *m)
 {
     if (!m)
         return;
-    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
-        table_t *t = &m->tables[idx];
-        for (size_t i = 0; i <= t->mask; i++) {
-            weft__match_entry_t *e = t->buckets[i];
-            while (e) {
-                weft__match_entry_t *next = e->next;
-                free(e);
-                e = next;
-            }
-        }
-        free(t->buckets);
-    }
-    while (m->free_list) {
-        weft__match_entry_t *next = m->free_list->next;
-        free(m->free_list);
-        m->free_list = next;
-    }
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+        free(m->tables[idx].buckets);
+    weft_slab_fini(&m->entries); /* every entry, live or not */
     free(m);
 }
 
@@ -323,17 +356,14 @@ weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t 
     return best;
 }
 
-/* Seed 000, Algorithm 1, last step: the message goes at the tail of all four
- * unexpected FIFOs, so a receive of any class finds it at its own key. */
-int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
+/* Put a message at the tail of its three wildcard FIFOs. Finds or creates the
+ * three entries before linking anything, so a failure leaves the structure
+ * exactly as it was. */
+static int link_wild(weft__match_t *m, weft__match_msg_t *msg)
 {
-    if (msg->source < 0 || msg->tag == WEFT_MATCH_ANY_TAG)
-        return WEFT_EINVAL;
     weft__match_entry_t *entries[WEFT_MATCH_NIDX];
     int idx, rc = WEFT_OK;
-    /* Find or create all four entries before linking anything, so a failure
-     * leaves the structure exactly as it was. */
-    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
+    for (idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++) {
         int32_t key_source = msg->source;
         uint64_t key_tag = msg->tag;
         message_key(idx, &key_source, &key_tag);
@@ -342,17 +372,97 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
         if (rc != WEFT_OK)
             goto err_release_entries;
     }
-    for (idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
-        weft_list_push_back(&entries[idx]->msgs, &msg->link[idx]);
-        msg->entry[idx] = entries[idx];
-    }
-    m->unexpected++;
+    for (idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++)
+        weft_list_push_back(&entries[idx]->msgs, msg_link(msg, idx));
     return WEFT_OK;
 
 err_release_entries:
-    while (idx-- > 0)
+    while (--idx > WEFT_MATCH_IDX_SPEC)
         entry_release(m, idx, entries[idx]); /* frees only those just created */
     return rc;
+}
+
+/* Take a message out of one FIFO. */
+static void unlink_msg(weft__match_t *m, weft__match_msg_t *msg, int idx)
+{
+    weft_list_t *l = msg_link(msg, idx), *prev = l->prev, *next = l->next;
+    prev->next = next;
+    next->prev = prev;
+    l->next = l->prev = NULL;
+    /* Alone in its FIFO: both neighbours are the entry's list head, and the
+     * entry may go. Otherwise the FIFO still holds a message. */
+    if (prev == next)
+        entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, msgs));
+}
+
+static void unlink_wild(weft__match_t *m, weft__match_msg_t *msg)
+{
+    for (int idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++)
+        unlink_msg(m, msg, idx);
+}
+
+static int by_arrival(const void *a, const void *b)
+{
+    uint64_t x = (*(weft__match_msg_t *const *)a)->arrival;
+    uint64_t y = (*(weft__match_msg_t *const *)b)->arrival;
+    return (x > y) - (x < y);
+}
+
+/* A wildcard receive or probe is about to read the wildcard FIFOs: fill them
+ * with the messages waiting, in arrival order, if they are not kept yet. The
+ * exact-key FIFOs hold every message, so the exact-key table lists them. */
+static __attribute__((noinline)) int wild_index(weft__match_t *m)
+{
+    if (m->wild_msgs)
+        return WEFT_OK;
+    if (m->unexpected == 0) {
+        m->wild_msgs = true;
+        return WEFT_OK;
+    }
+    weft__match_msg_t **msgs = malloc(m->unexpected * sizeof(*msgs));
+    if (!msgs)
+        return WEFT_ENOMEM;
+    size_t n = 0;
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    for (size_t i = 0; i <= t->mask; i++)
+        for (weft__match_entry_t *e = t->buckets[i]; e; e = e->next)
+            for (weft_list_t *pos = e->msgs.next; pos != &e->msgs; pos = pos->next)
+                msgs[n++] = msg_of_link(pos, WEFT_MATCH_IDX_SPEC);
+    qsort(msgs, n, sizeof(*msgs), by_arrival);
+    for (size_t i = 0; i < n; i++) {
+        int rc = link_wild(m, msgs[i]);
+        if (rc != WEFT_OK) {
+            while (i-- > 0)
+                unlink_wild(m, msgs[i]);
+            free(msgs);
+            return rc;
+        }
+    }
+    free(msgs);
+    m->wild_msgs = true;
+    return WEFT_OK;
+}
+
+/* Seed 000, Algorithm 1, last step: the message goes at the tail of its
+ * exact-key FIFO, and of the three wildcard FIFOs while they are kept, so a
+ * receive of any class finds it at its own key. */
+int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
+{
+    if (msg->source < 0 || msg->tag == WEFT_MATCH_ANY_TAG)
+        return WEFT_EINVAL;
+    weft__match_entry_t *e;
+    int rc = entry_get(m, WEFT_MATCH_IDX_SPEC, key_hash(msg->comm, msg->source, msg->tag),
+                       msg->comm, msg->source, msg->tag, &e);
+    if (rc != WEFT_OK)
+        return rc;
+    if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
+        entry_release(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if just created */
+        return rc;
+    }
+    weft_list_push_back(&e->msgs, &msg->link);
+    msg->arrival = m->next_arrival++;
+    m->unexpected++;
+    return WEFT_OK;
 }
 
 /* Seed 000, Algorithm 2: a receive looks only at the unexpected FIFO of its own
@@ -360,14 +470,21 @@ err_release_entries:
 weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, int *err)
 {
     int idx = class_of(recv->source, recv->tag);
-    uint64_t hash = key_hash(recv->comm, recv->source, recv->tag);
+    uint32_t hash = key_hash(recv->comm, recv->source, recv->tag);
     if (m->unexpected > 0) {
+        if (idx != WEFT_MATCH_IDX_SPEC) {
+            int rc = wild_index(m);
+            if (rc != WEFT_OK) {
+                *err = rc;
+                return NULL;
+            }
+        }
         weft__match_entry_t *e =
             table_lookup(&m->tables[idx], hash, recv->comm, recv->source, recv->tag);
         if (e && !weft_list_empty(&e->msgs)) {
             weft__match_msg_t *msg = msg_of_link(e->msgs.next, idx);
             weft__match_remove_msg(m, msg);
-            recv->entry = NULL;
+            recv->link.next = recv->link.prev = NULL; /* not posted */
             *err = WEFT_OK;
             return msg;
         }
@@ -380,11 +497,30 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
     }
     recv->seq = m->next_seq++;
     weft_list_push_back(&e->recvs, &recv->link);
-    recv->entry = e;
     m->posted_class[idx]++;
     m->posted++;
     *err = WEFT_OK;
     return NULL;
+}
+
+/* The oldest waiting message a wildcard (comm, source, tag) matches, found by
+ * walking every exact-key FIFO: what peek falls back on when the wildcard
+ * FIFOs cannot be built for want of memory. */
+static weft__match_msg_t *peek_walk(const weft__match_t *m, uint32_t comm, int32_t source,
+                                    uint64_t tag)
+{
+    weft__match_msg_t *best = NULL;
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    for (size_t i = 0; i <= t->mask; i++)
+        for (weft__match_entry_t *e = t->buckets[i]; e; e = e->next) {
+            if (e->comm != comm || (source >= 0 && e->source != source) ||
+                (tag != WEFT_MATCH_ANY_TAG && e->tag != tag) || weft_list_empty(&e->msgs))
+                continue;
+            weft__match_msg_t *head = msg_of_link(e->msgs.next, WEFT_MATCH_IDX_SPEC);
+            if (!best || head->arrival < best->arrival)
+                best = head;
+        }
+    return best;
 }
 
 weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t source, uint64_t tag)
@@ -392,6 +528,8 @@ weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t sou
     if (m->unexpected == 0)
         return NULL;
     int idx = class_of(source, tag);
+    if (idx != WEFT_MATCH_IDX_SPEC && wild_index(m) != WEFT_OK)
+        return peek_walk(m, comm, source, tag);
     weft__match_entry_t *e =
         table_lookup(&m->tables[idx], key_hash(comm, source, tag), comm, source, tag);
     if (!e || weft_list_empty(&e->msgs))
@@ -401,19 +539,23 @@ weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t sou
 
 void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
-    if (!msg->entry[0])
+    if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
-    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
-        weft_list_remove(&msg->link[idx]);
-        entry_release(m, idx, msg->entry[idx]);
-        msg->entry[idx] = NULL;
-    }
-    m->unexpected--;
+    unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC);
+    /* Every message inside is in the wildcard FIFOs exactly while they are
+     * kept, so the flag says it without reading the message's wildcard links
+     * (a cache line a receive naming source and tag would not read). */
+    if (m->wild_msgs)
+        unlink_wild(m, msg);
+    /* An empty queue needs no wildcard FIFOs: the next wildcard post or peek
+     * starts them again, with nothing to index. */
+    if (--m->unexpected == 0)
+        m->wild_msgs = false;
 }
 
 bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv)
 {
-    if (!recv->entry)
+    if (!recv->link.next)
         return false;
     recv_unlink(m, recv);
     return true;

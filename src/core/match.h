@@ -10,9 +10,11 @@
  * at most four FIFOs and takes the oldest: O(1) whatever the number posted.
  *
  * Unexpected messages (arrived before their receive) are linked into four FIFOs
- * at once — (comm, source, tag), (comm, tag), (comm, source), (comm) — through
- * four intrusive links, so a receive of any class finds the oldest matching
- * message at the head of one FIFO and removal from all four is O(1).
+ * — (comm, source, tag), (comm, tag), (comm, source), (comm) — through four
+ * intrusive links, so a receive of any class finds the oldest matching message
+ * at the head of one FIFO and removal from all four is O(1). The three
+ * wildcard FIFOs are filled only while some wildcard receive or probe may
+ * read them (see match.c): a job that names source and tag pays for one.
  *
  * The caller feeds arrivals in each peer's send order; that is what keeps MPI's
  * non-overtaking rule. The structure does no locking and no allocation of the
@@ -32,7 +34,7 @@
 
 typedef struct weft__match_entry weft__match_entry_t; /* a hash bucket entry (private) */
 
-/* Embedded in a receive request. Zero-initialise it (cancel reads entry), then
+/* Embedded in a receive request. Zero-initialise it (cancel reads link), then
  * fill comm, source, tag before posting; leave them unchanged while posted. */
 typedef struct weft__match_recv {
     uint32_t comm;
@@ -40,10 +42,10 @@ typedef struct weft__match_recv {
     uint64_t tag;   /* tag or WEFT_MATCH_ANY_TAG */
     /* private: */
     uint64_t seq;     /* global posting order */
-    weft_list_t link; /* in its class's FIFO */
-    weft__match_entry_t *entry;
+    weft_list_t link; /* in its class's FIFO; next == NULL while not posted */
 } weft__match_recv_t;
 
+/* The four classes (a message's wildcard links are wild[idx - 1]). */
 enum {
     WEFT_MATCH_IDX_SPEC = 0, /* (comm, source, tag) */
     WEFT_MATCH_IDX_TAG,      /* (comm, tag): for any-source receives */
@@ -53,15 +55,25 @@ enum {
 };
 
 /* Embedded in an unexpected-message descriptor. Zero-initialise it (remove_msg
- * reads entry), then fill comm, source (a rank, >= 0) and tag (never
- * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. */
+ * reads link), then fill comm, source (a rank, >= 0) and tag (never
+ * WEFT_MATCH_ANY_TAG); leave them unchanged while it is inside. 88 bytes: the
+ * links of the wildcard FIFOs and the arrival order (read only while wildcard
+ * receives look) come first, the key and the exact-key link last, so an owner
+ * that places the structure 8 bytes into a cache line gets the key, the link
+ * and 32 bytes of its own in the next line, and a receive naming source and
+ * tag reads that line only. A message keeps no pointer to its entries: it needs
+ * one only when it leaves a FIFO it was alone in, and then both its
+ * neighbours are that entry's list head. */
 typedef struct weft__match_msg {
+    /* private: */
+    weft_list_t wild[WEFT_MATCH_NIDX - 1]; /* in the TAG, SRC and ALL FIFOs, while kept */
+    uint64_t arrival;                      /* arrival order, for the wildcard FIFOs */
+    /* public: */
     uint32_t comm;
     int32_t source;
     uint64_t tag;
     /* private: */
-    weft_list_t link[WEFT_MATCH_NIDX];
-    weft__match_entry_t *entry[WEFT_MATCH_NIDX];
+    weft_list_t link; /* in the exact-key FIFO; next == NULL while not inside */
 } weft__match_msg_t;
 
 typedef struct weft__match weft__match_t;
@@ -99,7 +111,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg);
  * by post nor removed). */
 static inline bool weft__match_msg_inside(const weft__match_msg_t *msg)
 {
-    return msg->entry[0] != NULL;
+    return msg->link.next != NULL;
 }
 /* Remove a posted receive that has not matched (cancel). Returns true if it was
  * posted, false if it was not (already matched or never posted). */

@@ -235,15 +235,15 @@ static int on_cancel(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chu
      * answered "matched": it will be delivered, and the send completes as
      * sent. The walk is linear in the unexpected messages: a cancel is rare. */
     if (weft__seq_before(c->seq, g->recv_seq)) {
-        for (weft_list_t *pos = ctx->unexpected.next; pos != &ctx->unexpected; pos = pos->next) {
-            weft__unexpected_t *u = weft_list_entry(pos, weft__unexpected_t, link);
-            if (u->gate != g || u->seq != c->seq)
+        weft_slab_cursor_t cur = {0, 0};
+        weft__unexpected_t *u;
+        while ((u = weft_slab_next(&ctx->unexpected, &cur))) {
+            if (u->match.source != g->peer || u->seq != c->seq)
                 continue;
             if (weft__match_msg_inside(&u->match)) {
                 weft__match_remove_msg(ctx->match, &u->match);
                 if (u->kind != WEFT_CHUNK_RDV)
-                    credit_return(g, u->credit);
-                weft_list_remove(&u->link);
+                    credit_return(g, eager_cost(u->length));
                 weft__unexpected_free(ctx, u);
                 taken = true;
             }
@@ -350,6 +350,8 @@ static void rdv_start(struct weft_ctx *ctx, struct weft_request *req, weft__gate
                       uint64_t sreq, const weft_rkey_t *rkey, int nkeys)
 {
     uint64_t accept = WEFT_MIN(len, (uint64_t)req->length);
+    req->expected = 0;
+    req->rail_parts = 0;
     req->gate = g;
     req->peer_sreq = sreq;
     req->status.length = accept;
@@ -429,18 +431,14 @@ void weft__proto_rget_finish(struct weft_ctx *ctx, weft__gate_t *g, struct weft_
 
 void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u)
 {
-    if (u->pooled && ctx->free_unexpected_count < WEFT_UNEXP_POOL_MAX) {
-        u->next_free = ctx->free_unexpected;
-        ctx->free_unexpected = u;
-        ctx->free_unexpected_count++;
-    } else {
-        free(u);
-    }
+    if (u->kind != WEFT_CHUNK_RDV && u->length > WEFT_UNEXP_SMALL)
+        free(u->data_heap);
+    weft_slab_free(&ctx->unexpected, u);
 }
 
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u)
 {
-    weft__gate_t *g = u->gate;
+    weft__gate_t *g = &ctx->gates[u->match.source];
     req->status.source = g->peer;
     req->status.tag = u->match.tag;
     req->status.comm = u->match.comm;
@@ -449,14 +447,13 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
         rdv_start(ctx, req, g, u->length, u->sreq, &u->rkey, u->nkeys);
     } else {
         uint64_t n = WEFT_MIN(u->length, (uint64_t)req->length);
-        copy_to_iov(req->iov, req->iovcnt, 0, u->data, n);
+        copy_to_iov(req->iov, req->iovcnt, 0, weft__unexpected_data(u), n);
         req->status.length = n;
-        credit_return(g, u->credit);
+        credit_return(g, eager_cost(u->length));
         if (u->kind == WEFT_CHUNK_EAGER_SYNC)
             send_ack(g, u->sreq);
         weft__request_complete(ctx, req, u->length > req->length ? WEFT_ETRUNC : WEFT_OK);
     }
-    weft_list_remove(&u->link);
     weft__unexpected_free(ctx, u);
 }
 
@@ -471,6 +468,8 @@ int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
         return WEFT_OK;
     }
     req->state = WEFT_RS_POSTED;
+    req->expected = 0;
+    req->rail_parts = 0;
     weft_list_push_back(&ctx->live_requests, &req->link);
     if (req->peer >= 0 && ctx->gates[req->peer].dead) {
         weft__match_cancel(ctx->match, &req->match);
@@ -536,39 +535,31 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
         return WEFT_OK;
     }
     /* Unexpected: eager data is copied aside (bounded by the credit window). */
-    weft__unexpected_t *u = NULL;
-    uint64_t room = eager ? c->len : 0;
-    if (room <= WEFT_UNEXP_SMALL && ctx->free_unexpected) {
-        u = ctx->free_unexpected;
-        ctx->free_unexpected = u->next_free;
-        ctx->free_unexpected_count--;
-    } else {
-        bool small = room <= WEFT_UNEXP_SMALL;
-        u = malloc(sizeof *u + (small ? WEFT_UNEXP_SMALL : room));
-        if (!u)
-            return WEFT_ENOMEM;
-        u->pooled = small;
+    weft__unexpected_t *u = weft_slab_alloc(&ctx->unexpected);
+    if (!u)
+        return WEFT_ENOMEM;
+    if (eager && c->len > WEFT_UNEXP_SMALL && !(u->data_heap = malloc(c->len))) {
+        weft_slab_free(&ctx->unexpected, u);
+        return WEFT_ENOMEM;
     }
     memset(&u->match, 0, sizeof u->match);
     u->match.comm = c->comm;
     u->match.source = g->peer;
     u->match.tag = c->tag;
-    u->gate = g;
     u->kind = c->kind;
     u->seq = c->seq;
     u->length = c->len;
     u->sreq = c->sreq;
-    u->credit = eager ? eager_cost(c->len) : 0;
-    u->rkey = c->rkey;
     u->nkeys = (uint8_t)(c->flags + 1);
-    if (eager && c->len)
-        memcpy(u->data, c->payload, c->len);
+    if (!eager)
+        u->rkey = c->rkey;
+    else if (c->len)
+        memcpy((uint8_t *)weft__unexpected_data(u), c->payload, c->len);
     int rc = weft__match_add_unexpected(ctx->match, &u->match);
     if (rc) {
         weft__unexpected_free(ctx, u);
         return rc;
     }
-    weft_list_push_back(&ctx->unexpected, &u->link);
     ctx->counters.unexpected++;
     uint64_t depth = weft__match_unexpected_count(ctx->match);
     if (depth > ctx->counters.unexpected_max)

@@ -21,9 +21,10 @@ static struct weft_request *request_init(struct weft_request *req, uint8_t kind)
     req->iov = req->iov_inline;
     req->iovcnt = 0;
     if (kind == WEFT_REQ_RECV) {
+        /* expected and rail_parts are set by weft__proto_recv when the receive
+         * is posted, or when it starts a rendezvous: a receive that takes its
+         * message at once never writes their cache line. */
         memset(&req->match, 0, sizeof req->match);
-        req->expected = 0;
-        req->rail_parts = 0;
     } else {
         weft_list_init(&req->chunk.link);
         weft_list_init(&req->data.link);
