@@ -13,6 +13,7 @@
  * own exchanges, with a tag from its sequence), and the receivers probe for
  * the size. Point-to-point only: no collective is needed.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,42 +191,110 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 WEFT_MPI_ALIAS(Cart_create)
 
 /* Balanced factorisation: the non-increasing list of k factors of m whose
- * largest and smallest are closest (then the smallest largest), by search over
- * the divisors; k and m are small in practice, and greedy prime assignment is
- * not always balanced (72 in 2 gives 12x6 where 9x8 exists). */
+ * largest and smallest are closest (ties: see better()), by search over
+ * the divisors of m; greedy prime assignment is not always balanced (72 in 2
+ * gives 12x6 where 9x8 exists). The search walks only the divisors (at most
+ * 1344 for an int), largest first, and stops a branch as soon as it cannot
+ * beat the best found, so large m and many dimensions stay fast. */
 typedef struct dims_search {
     int k;
     int *cur, *best;
     long best_spread;
+    const int *divs; /* divisors of m, decreasing */
+    int ndivs;
 } dims_search_t;
 
+/* Is factor list a (non-increasing, k long) more balanced than b? The smaller
+ * spread (largest minus smallest) wins; on a tie the larger largest (so the
+ * larger smallest); then the same for the lists without their first factor.
+ * The ties are broken as MPICH does, so that programs see the same grids. */
+static bool better(const int *a, const int *b, int k)
+{
+    for (int i = 0; i < k - 1; i++) {
+        int sa = a[i] - a[k - 1], sb = b[i] - b[k - 1];
+        if (sa != sb)
+            return sa < sb;
+        if (a[i] != b[i])
+            return a[i] > b[i];
+    }
+    return false;
+}
+
+/* Is r^n > x? Without overflow: stops multiplying once past x. */
+static bool pow_above(long r, int n, long x)
+{
+    long p = 1;
+    for (int t = 0; t < n; t++) {
+        p *= r;
+        if (p > x)
+            return true;
+    }
+    return false;
+}
+
+/* floor(x^(1/n)) for x >= 1, n >= 1. */
+static int iroot(long x, int n)
+{
+    if (n == 1)
+        return (int)x;
+    long r = (long)pow((double)x, 1.0 / n);
+    while (r > 1 && pow_above(r, n, x))
+        r--;
+    while (!pow_above(r + 1, n, x))
+        r++;
+    return (int)r;
+}
+
+/* Choose factor i (and those after it) of rem, none above maxd. The factors
+ * are tried smallest first from rem's n-th root up, where the balanced grids
+ * are; a factor d leaves rem / d to the other left - 1 factors, whose smallest
+ * is at most the (left - 1)-th root of that, so the spread will be at least
+ * cur[0] minus that root: once that passes the best spread found, larger d
+ * (which only raise the bound) are not tried. */
 static void dims_search(dims_search_t *s, int i, int rem, int maxd)
 {
     if (i == s->k - 1) {
         if (rem > maxd)
             return;
         s->cur[i] = rem;
-        long spread = (long)s->cur[0] - rem;
-        if (s->best_spread < 0 || spread < s->best_spread ||
-            (spread == s->best_spread && s->cur[0] < s->best[0])) {
-            s->best_spread = spread;
+        if (s->best_spread < 0 || better(s->cur, s->best, s->k)) {
+            s->best_spread = (long)s->cur[0] - rem;
             memcpy(s->best, s->cur, (size_t)s->k * sizeof *s->cur);
         }
         return;
     }
     int left = s->k - i; /* factors still to choose, this one included */
-    for (int d = rem < maxd ? rem : maxd; d >= 1; d--) {
-        if (rem % d)
+    int lo = iroot(rem, left);
+    if (!pow_above(lo, left, rem - 1))
+        lo++; /* d^left must reach rem */
+    for (int j = s->ndivs - 1; j >= 0; j--) {
+        int d = s->divs[j];
+        if (d < lo || rem % d)
             continue;
-        /* d is the largest of the remaining factors: d^left must reach rem. */
-        long p = 1;
-        for (int j = 0; j < left && p < rem; j++)
-            p *= d;
-        if (p < rem)
-            break; /* smaller d cannot either */
+        if (d > maxd || d > rem)
+            break;
+        long top = i == 0 ? d : s->cur[0];
+        if (s->best_spread >= 0 && top - iroot(rem / d, left - 1) > s->best_spread)
+            break;
         s->cur[i] = d;
         dims_search(s, i + 1, rem / d, d);
     }
+}
+
+/* The divisors of m in decreasing order into divs, with low (room for
+ * sqrt(m) + 1) as scratch; returns how many. */
+static int divisors(int m, int *divs, int *low)
+{
+    int nlow = 0, n = 0;
+    for (int d = 1; (long)d * d <= m; d++)
+        if (m % d == 0)
+            low[nlow++] = d;
+    for (int j = 0; j < nlow; j++)
+        if (m / low[j] != low[j])
+            divs[n++] = m / low[j];
+    for (int j = nlow - 1; j >= 0; j--)
+        divs[n++] = low[j];
+    return n;
 }
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -251,10 +320,17 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     int m = (int)(nnodes / fixed);
     if (k == 0)
         return m == 1 ? MPI_SUCCESS : weft__mpi_err(NULL, MPI_ERR_DIMS, "MPI_Dims_create");
-    int *cur = malloc(2 * (size_t)k * sizeof *cur);
+    /* m has at most 2 sqrt(m) divisors, at most sqrt(m) up to its root. */
+    int root = 1;
+    while ((long)(root + 1) * (root + 1) <= m)
+        root++;
+    int *cur = malloc((2 * (size_t)k + 3 * ((size_t)root + 1)) * sizeof *cur);
     if (!cur)
         return weft__mpi_err(NULL, MPI_ERR_NO_MEM, "MPI_Dims_create");
-    dims_search_t s = {.k = k, .cur = cur, .best = cur + k, .best_spread = -1};
+    int *divs = cur + 2 * k;
+    int ndivs = divisors(m, divs, divs + 2 * (root + 1));
+    dims_search_t s = {
+        .k = k, .cur = cur, .best = cur + k, .best_spread = -1, .divs = divs, .ndivs = ndivs};
     dims_search(&s, 0, m, m);
     for (int d = 0, j = 0; d < ndims; d++)
         if (dims[d] == 0)

@@ -1,0 +1,68 @@
+/* MPI_Dims_create on large and awkward sizes: the answer comes at once (a
+ * program may ask for thousands of grids), is the most balanced grid, and
+ * breaks ties between equally balanced grids the way MPICH does, so that a
+ * program sees the same grid under either library. */
+#include <time.h>
+
+#include "mpitest.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void expect(int nnodes, int ndims, const int *want)
+{
+    int d[16] = {0};
+    MPI_MUST(MPI_Dims_create(nnodes, ndims, d));
+    int same = 1;
+    for (int i = 0; i < ndims; i++)
+        same = same && d[i] == want[i];
+    CHECK(same);
+    if (!same) {
+        fprintf(stderr, "Dims_create(%d, %d):", nnodes, ndims);
+        for (int i = 0; i < ndims; i++)
+            fprintf(stderr, " %d (want %d)", d[i], want[i]);
+        fprintf(stderr, "\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+
+    expect(72, 2, (const int[]){9, 8});
+    expect(364500, 2, (const int[]){675, 540});
+    /* Equal spread: the larger smallest factor, then the more balanced rest. */
+    expect(5040, 3, (const int[]){21, 16, 15});
+    expect(10800, 3, (const int[]){27, 20, 20});
+    expect(5616, 4, (const int[]){13, 9, 8, 6});
+    /* Fixed entries stay; the rest is factored. */
+    int fixed[3] = {0, 7, 0};
+    MPI_MUST(MPI_Dims_create(5040, 3, fixed));
+    CHECK(fixed[1] == 7 && fixed[0] * fixed[2] == 720 && fixed[0] >= fixed[2]);
+
+    /* Many large sizes in up to 12 dimensions, as a program that tries grids
+     * (or a test of them) asks: a second in all at most (a search over every
+     * number up to the size took minutes for these). */
+    double t0 = now();
+    for (int m = 360000; m < 360400; m++)
+        for (int nd = 1; nd <= 12; nd++) {
+            int d[12] = {0};
+            MPI_MUST(MPI_Dims_create(m, nd, d));
+            long p = 1;
+            int ordered = 1;
+            for (int i = 0; i < nd; i++) {
+                p *= d[i];
+                ordered = ordered && (i == 0 || d[i] <= d[i - 1]);
+            }
+            CHECK(p == m && ordered);
+        }
+    double took = now() - t0;
+    CHECK(took < 1.0);
+    if (took >= 1.0)
+        fprintf(stderr, "4800 Dims_create calls took %.3f s\n", took);
+    return mt_finish("test_dims");
+}
