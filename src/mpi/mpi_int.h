@@ -433,11 +433,13 @@ static inline void weft__mpi_status_empty(MPI_Status *st)
     st->weft_cancelled = 0;
     st->weft_count = 0;
 }
+/* The status of an operation with MPI_PROC_NULL (§3.11). MPI_ERROR is left as
+ * it is: calls that return one status never write it (§3.2.5), and a
+ * request's own status starts out empty. */
 static inline void weft__mpi_status_proc_null(MPI_Status *st)
 {
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->weft_cancelled = 0;
     st->weft_count = 0;
 }
