@@ -123,16 +123,22 @@ static int call_delete(int kind, void *obj, weft_mpi_attr_t *a)
     }
 }
 
-static int attr_set(int kind, void *obj, weft_mpi_attr_t **list, int keyval, void *value)
+/* Set attribute keyval of obj. held: the keyval is held by the attribute being
+ * copied, so it is valid even when freed: a freed keyval lives on in the
+ * attributes that use it, and those are copied by a dup (MPI 3.1 §6.7.2). */
+static int attr_set(int kind, void *obj, weft_mpi_attr_t **list, int keyval, void *value, bool held)
 {
     /* Callbacks may call MPI (even on this object), so they run unlocked; the
      * standard makes concurrent attribute calls on one object the user's
-     * problem. */
-    weft_lock_acquire(&weft__mpi.lock);
-    keyval_t *k = kv_get(keyval, kind);
-    weft_lock_release(&weft__mpi.lock);
-    if (!k)
-        return MPI_ERR_KEYVAL;
+     * problem. They may create keyvals and so move the table: hold no pointer
+     * into it across them. */
+    if (!held) {
+        weft_lock_acquire(&weft__mpi.lock);
+        keyval_t *k = kv_get(keyval, kind);
+        weft_lock_release(&weft__mpi.lock);
+        if (!k)
+            return MPI_ERR_KEYVAL;
+    }
     weft_mpi_attr_t **pp = find(list, keyval);
     if (pp) {
         int rc = call_delete(kind, obj, *pp);
@@ -149,7 +155,7 @@ static int attr_set(int kind, void *obj, weft_mpi_attr_t **list, int keyval, voi
     a->next = *list;
     *list = a;
     weft_lock_acquire(&weft__mpi.lock);
-    k->users++;
+    keyvals[keyval - 1].users++;
     weft_lock_release(&weft__mpi.lock);
     return MPI_SUCCESS;
 }
@@ -225,7 +231,7 @@ static int copy_all(int kind, void *from_obj, weft_mpi_attr_t *from, void *to_ob
         }
         if (rc)
             return rc;
-        if (flag && (rc = attr_set(kind, to_obj, to, a->keyval, out)))
+        if (flag && (rc = attr_set(kind, to_obj, to, a->keyval, out, true)))
             return rc;
     }
     return MPI_SUCCESS;
@@ -335,7 +341,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
     int rc = weft__mpi_check_comm(comm);
     if (rc)
         return weft__mpi_err(NULL, rc, "MPI_Comm_set_attr");
-    rc = attr_set(KV_COMM, comm, &comm->attrs, keyval, attribute_val);
+    rc = attr_set(KV_COMM, comm, &comm->attrs, keyval, attribute_val, false);
     return rc ? weft__mpi_err(comm, rc, "MPI_Comm_set_attr") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_set_attr)
@@ -469,7 +475,7 @@ int PMPI_Type_set_attr(MPI_Datatype t, int keyval, void *attribute_val)
 {
     int rc = check_type_handle(t);
     if (!rc)
-        rc = attr_set(KV_TYPE, t, &t->attrs, keyval, attribute_val);
+        rc = attr_set(KV_TYPE, t, &t->attrs, keyval, attribute_val, false);
     return rc ? weft__mpi_err(NULL, rc, "MPI_Type_set_attr") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Type_set_attr)

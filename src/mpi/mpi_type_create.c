@@ -344,9 +344,13 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     t->types[0] = oldtype;
     weft__mpi_type_envelope_hold(t, 1);
     t->committed = oldtype->committed;
-    /* Attributes follow their copy callbacks (MPI 3.1 section 6.7.4). */
+    /* Attributes follow their copy callbacks (MPI 3.1 section 6.7.4). When one
+     * fails, newtype is MPI_DATATYPE_NULL, as MPI_Comm_dup gives MPI_COMM_NULL,
+     * so that a caller's `if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t)` is
+     * safe. */
     if ((err = weft__mpi_type_attrs_copy(oldtype, t))) {
         weft__mpi_type_destroy(t);
+        *newtype = MPI_DATATYPE_NULL;
         return ERR(err, fn);
     }
     *newtype = t;

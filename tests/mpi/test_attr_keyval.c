@@ -1,0 +1,108 @@
+/* Keyvals freed while attributes still use them (MPI 3.1 §6.7.2): the
+ * attributes live on, a dup still copies them through the copy callback, and
+ * the delete callback runs when each object goes. A dup whose copy callback
+ * fails returns the error and a null handle. */
+#include "mpitest.h"
+
+static int copies, deletes;
+static long deleted_sum;
+
+static int comm_copy(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
+{
+    copies++;
+    *(void **)out = (char *)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int comm_delete(MPI_Comm c, int k, void *value, void *extra)
+{
+    deletes++;
+    deleted_sum += (long)(MPI_Aint)value;
+    return MPI_SUCCESS;
+}
+
+static int type_copy(MPI_Datatype t, int k, void *extra, void *in, void *out, int *flag)
+{
+    copies++;
+    *(void **)out = (char *)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int type_delete(MPI_Datatype t, int k, void *value, void *extra)
+{
+    deletes++;
+    deleted_sum += (long)(MPI_Aint)value;
+    return MPI_SUCCESS;
+}
+
+static int type_copy_fails(MPI_Datatype t, int k, void *extra, void *in, void *out, int *flag)
+{
+    return MPI_ERR_OTHER;
+}
+
+static void comm_keyval_freed(void)
+{
+    MPI_Comm a, b, c;
+    int key;
+    copies = deletes = 0;
+    deleted_sum = 0;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    MPI_MUST(MPI_Comm_create_keyval(comm_copy, comm_delete, &key, NULL));
+    MPI_MUST(MPI_Comm_set_attr(a, key, (void *)(MPI_Aint)10));
+    MPI_MUST(MPI_Comm_free_keyval(&key));
+    CHECK(key == MPI_KEYVAL_INVALID);
+    /* The attribute is still on a: duplicates copy it, twice over. */
+    MPI_MUST(MPI_Comm_dup(a, &b));
+    MPI_MUST(MPI_Comm_dup(b, &c));
+    CHECK(copies == 2);
+    MPI_MUST(MPI_Comm_free(&a));
+    MPI_MUST(MPI_Comm_free(&c));
+    MPI_MUST(MPI_Comm_free(&b));
+    CHECK(deletes == 3 && deleted_sum == 10 + 11 + 12);
+}
+
+static void type_keyval_freed(void)
+{
+    MPI_Datatype a, b;
+    int key;
+    copies = deletes = 0;
+    deleted_sum = 0;
+    MPI_MUST(MPI_Type_contiguous(2, MPI_INT, &a));
+    MPI_MUST(MPI_Type_create_keyval(type_copy, type_delete, &key, NULL));
+    MPI_MUST(MPI_Type_set_attr(a, key, (void *)(MPI_Aint)20));
+    MPI_MUST(MPI_Type_free_keyval(&key));
+    CHECK(key == MPI_KEYVAL_INVALID);
+    MPI_MUST(MPI_Type_dup(a, &b));
+    CHECK(copies == 1);
+    MPI_MUST(MPI_Type_free(&a));
+    MPI_MUST(MPI_Type_free(&b));
+    CHECK(deletes == 2 && deleted_sum == 20 + 21);
+}
+
+static void type_dup_copy_fails(void)
+{
+    MPI_Datatype a, b = MPI_INT;
+    int key;
+    MPI_MUST(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_MUST(MPI_Type_contiguous(3, MPI_INT, &a));
+    MPI_MUST(MPI_Type_create_keyval(type_copy_fails, MPI_TYPE_NULL_DELETE_FN, &key, NULL));
+    MPI_MUST(MPI_Type_set_attr(a, key, (void *)(MPI_Aint)1));
+    int rc = MPI_Type_dup(a, &b);
+    CHECK(rc != MPI_SUCCESS);
+    CHECK(b == MPI_DATATYPE_NULL);
+    MPI_MUST(MPI_Type_delete_attr(a, key));
+    MPI_MUST(MPI_Type_free_keyval(&key));
+    MPI_MUST(MPI_Type_free(&a));
+    MPI_MUST(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    comm_keyval_freed();
+    type_keyval_freed();
+    type_dup_copy_fails();
+    return mt_finish("test_attr_keyval");
+}
