@@ -23,6 +23,10 @@
  * local_comm). NULL when out of memory. */
 weft__mpi_sched_t *weft__coll_new(MPI_Comm comm);
 
+/* The schedule's sequence number on its communicator: the same at every
+ * member (they start collectives in the same order). */
+uint32_t weft__coll_seq(const weft__mpi_sched_t *s);
+
 /* Close the current round: steps added next belong to a new one. */
 void weft__coll_round(weft__mpi_sched_t *s);
 /* Start a new tag phase (and a new round): for the next part of a composition. */
@@ -41,6 +45,14 @@ int weft__coll_copy(weft__mpi_sched_t *s, const void *src, size_t scount, MPI_Da
 /* inout = in op inout, count elements of t. */
 int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t count,
                       MPI_Datatype t, MPI_Op op);
+
+/* A local step that calls fn(s, arg) when its round's communication is done.
+ * fn may add steps and rounds to s (closing them with weft__coll_round): the
+ * schedule goes on with them, so a protocol whose next exchange depends on
+ * the last (an agreement that may need another try) is one schedule. A
+ * non-zero return is the schedule's error. */
+typedef int weft__coll_call_fn(weft__mpi_sched_t *s, void *arg);
+int weft__coll_call(weft__mpi_sched_t *s, weft__coll_call_fn *fn, void *arg);
 
 /* A temporary of n bytes, freed with the schedule. NULL when out of memory. */
 void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n);

@@ -27,6 +27,7 @@ typedef enum step_kind {
     STEP_RECV,
     STEP_COPY,
     STEP_REDUCE,
+    STEP_CALL,
 } step_kind_t;
 
 typedef struct step {
@@ -42,7 +43,8 @@ typedef struct step {
     MPI_Datatype dtype;
     MPI_Op op;
     weft_request_t *wreq;
-    void *staging; /* packed data of a non-contiguous buffer */
+    void *staging;            /* packed data of a non-contiguous buffer */
+    weft__coll_call_fn *call; /* STEP_CALL, with dst as its argument */
 } step_t;
 
 struct weft__mpi_sched {
@@ -90,6 +92,11 @@ weft__mpi_sched_t *weft__coll_new(MPI_Comm comm)
         s->seq_local =
             atomic_fetch_add_explicit(&comm->local_comm->coll_seq, 1, memory_order_relaxed);
     return s;
+}
+
+uint32_t weft__coll_seq(const weft__mpi_sched_t *s)
+{
+    return s->seq;
 }
 
 void weft__coll_round(weft__mpi_sched_t *s)
@@ -192,6 +199,16 @@ int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t 
     st->scount = st->dcount = count;
     st->stype = st->dtype = t;
     st->op = op;
+    return MPI_SUCCESS;
+}
+
+int weft__coll_call(weft__mpi_sched_t *s, weft__coll_call_fn *fn, void *arg)
+{
+    step_t *st = step_add(s, STEP_CALL);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->call = fn;
+    st->dst = arg;
     return MPI_SUCCESS;
 }
 
@@ -372,11 +389,13 @@ static int round_finish(weft__mpi_sched_t *s, int r)
     int first = r ? s->round_end[r - 1] : 0;
     for (int i = first; i < s->round_end[r]; i++) {
         step_t *st = &s->steps[i];
-        if (st->kind == STEP_COPY || st->kind == STEP_REDUCE) {
-            int rc = run_local(st);
-            if (rc != MPI_SUCCESS && err == MPI_SUCCESS)
-                err = rc;
-        }
+        int rc = MPI_SUCCESS;
+        if (st->kind == STEP_COPY || st->kind == STEP_REDUCE)
+            rc = run_local(st);
+        else if (st->kind == STEP_CALL)
+            rc = st->call(s, st->dst); /* may add rounds: st is stale after */
+        if (rc != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = rc;
     }
     return err;
 }

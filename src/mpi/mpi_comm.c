@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_int.h"
+#include "mpi/mpi_coll_int.h"
 
 struct weft_mpi_comm weft_mpi_comm_world;
 struct weft_mpi_comm weft_mpi_comm_self;
@@ -105,8 +105,10 @@ void weft__mpi_comm_release(MPI_Comm c)
         return;
     weft_lock_acquire(&weft__mpi.lock);
     /* Several communicators of one split share k; the bit goes when the last
-     * of them on this process goes, and a process is in at most one of them. */
-    ctx_give(c->id_p2p / 4);
+     * of them on this process goes, and a process is in at most one of them.
+     * An MPI_Comm_idup that failed has no id (CTX_BITS). */
+    if (c->id_p2p / 4 < CTX_BITS)
+        ctx_give(c->id_p2p / 4);
     weft_lock_release(&weft__mpi.lock);
     weft__mpi_group_release(c->group);
     weft__mpi_group_release(c->remote_group);
@@ -201,7 +203,11 @@ uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase)
 static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, const void *extra,
                  size_t extra_len, void *extra_all, int *rc)
 {
-    size_t len = sizeof weft__mpi.ctx_mask + extra_len;
+    /* Each contribution: the used-id bitmap, one byte saying whether this
+     * process may take ids meanwhile (other threads, MPI_Comm_idup agreements
+     * in flight), then extra. */
+    const size_t mask_len = sizeof weft__mpi.ctx_mask + 1;
+    size_t len = mask_len + extra_len;
     char *mine = malloc(len), *all = malloc(len * (size_t)n);
     uint8_t *oks = malloc((size_t)n);
     int k = -1;
@@ -210,27 +216,32 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
         goto out;
     }
     if (extra_len)
-        memcpy(mine + sizeof weft__mpi.ctx_mask, extra, extra_len);
-    /* With several threads, two agreements of this process (on different
-     * parents) may pick the same free id at once; then the members learn it
-     * in a second exchange and all try again, now seeing the id taken. */
-    bool threads = weft__mpi.thread_level == MPI_THREAD_MULTIPLE;
+        memcpy(mine + mask_len, extra, extra_len);
+    /* With several threads, or an MPI_Comm_idup progressing while we wait, two
+     * agreements of this process (on different parents) may pick the same
+     * free id at once; then the members learn it in a second exchange and all
+     * try again, now seeing the id taken. Every member must make the same
+     * choice of exchanges, so any member's reason is everyone's. */
     for (int round = 0;; round++) {
         weft_lock_acquire(&weft__mpi.lock);
         memcpy(mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
         weft_lock_release(&weft__mpi.lock);
+        mine[sizeof weft__mpi.ctx_mask] =
+            weft__mpi.thread_level == MPI_THREAD_MULTIPLE || atomic_load(&weft__mpi.idups) > 0;
         int wrc = exchange(id, weft__mpi_round_tag(tag, round, 0), members, n, me, mine, len, all);
         if (wrc < 0) {
             *rc = weft__mpi_err_from_weft(wrc);
             goto out;
         }
         uint64_t used[64] = {0};
+        bool threads = false;
         for (int i = 0; i < n; i++) {
             /* Entries are len bytes apart, len not always a multiple of 8. */
             uint64_t m[64];
             memcpy(m, all + (size_t)i * len, sizeof m);
             for (int w = 0; w < 64; w++)
                 used[w] |= m[w];
+            threads = threads || all[(size_t)i * len + sizeof m];
         }
         k = lowest_free(used);
         if (k < 0) {
@@ -239,7 +250,7 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
         }
         uint8_t ok = weft__mpi_ctx_try_take(k, -1);
         if (!threads)
-            break; /* one thread: nobody can have taken it */
+            break; /* nobody else can have taken it */
         wrc = exchange(id, weft__mpi_round_tag(tag, round, 1), members, n, me, &ok, 1, oks);
         if (wrc < 0) {
             if (ok)
@@ -258,8 +269,8 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
     }
     if (extra_len)
         for (int i = 0; i < n; i++)
-            memcpy((char *)extra_all + (size_t)i * extra_len,
-                   all + (size_t)i * len + sizeof weft__mpi.ctx_mask, extra_len);
+            memcpy((char *)extra_all + (size_t)i * extra_len, all + (size_t)i * len + mask_len,
+                   extra_len);
     *rc = MPI_SUCCESS;
 out:
     free(mine);
@@ -482,47 +493,45 @@ WEFT_MPI_ALIAS(Comm_compare)
 
 /* ---- creation ---- */
 
+/* What a duplicate inherits (§6.4.2): error handler, attributes (through
+ * their copy callbacks), topology, info hints. */
+static int dup_inherit(MPI_Comm comm, MPI_Info info, MPI_Comm c)
+{
+    int rc;
+    weft__mpi_comm_inherit_errh(c, comm);
+    if (comm->topo && (rc = weft__mpi_topo_dup(comm->topo, &c->topo)))
+        return rc;
+    if (info != MPI_INFO_NULL && info) {
+        if ((rc = weft__mpi_info_dup_internal(info, &c->info)))
+            return rc;
+    } else if (comm->info && (rc = weft__mpi_info_dup_internal(comm->info, &c->info))) {
+        return rc;
+    }
+    return weft__mpi_attrs_copy(comm, c);
+}
+
 static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const char *fn)
 {
     int rc = weft__mpi_check_comm(comm);
     if (rc || !newcomm)
         return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
+    MPI_Comm c;
     if (comm->inter) {
         /* Intercommunicator: both groups agree, over the local intracommunicator
          * and then through the leaders; see mpi_intercomm.c. */
-        rc = weft__mpi_intercomm_dup(comm, newcomm);
-        if (rc)
-            return weft__mpi_err(comm, rc, fn);
+        rc = weft__mpi_intercomm_dup(comm, &c);
     } else {
-        MPI_Comm c;
         rc = weft__mpi_comm_create_from(comm, comm->group, &c);
-        if (rc)
-            return weft__mpi_err(comm, rc, fn);
-        *newcomm = c;
     }
-    MPI_Comm c = *newcomm;
-    /* What a duplicate inherits (§6.4.2): error handler, attributes (through
-     * their copy callbacks), topology, info hints. */
-    MPI_Errhandler e = comm->errhandler;
-    if (!e->predefined)
-        atomic_fetch_add(&e->refs, 1);
-    weft__mpi_errh_release(c->errhandler);
-    c->errhandler = e;
-    if (comm->topo && (rc = weft__mpi_topo_dup(comm->topo, &c->topo)))
-        goto err;
-    if (info != MPI_INFO_NULL && info) {
-        if ((rc = weft__mpi_info_dup_internal(info, &c->info)))
-            goto err;
-    } else if (comm->info && (rc = weft__mpi_info_dup_internal(comm->info, &c->info))) {
-        goto err;
+    if (rc)
+        return weft__mpi_err(comm, rc, fn);
+    if ((rc = dup_inherit(comm, info, c))) {
+        weft__mpi_comm_release(c);
+        *newcomm = MPI_COMM_NULL;
+        return weft__mpi_err(comm, rc, fn);
     }
-    if ((rc = weft__mpi_attrs_copy(comm, c)))
-        goto err;
+    *newcomm = c;
     return MPI_SUCCESS;
-err:
-    weft__mpi_comm_release(c);
-    *newcomm = MPI_COMM_NULL;
-    return weft__mpi_err(comm, rc, fn);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -539,21 +548,173 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 WEFT_MPI_ALIAS(Comm_dup_with_info)
 
-/* A non-blocking dup that completes at once: the agreement is short and every
- * member must reach it, so doing it now keeps the ordering rules simple. */
+/* MPI_Comm_idup must not wait for the other members (a member may reach it
+ * only after something we do next), so the agreement on the new id is a
+ * non-blocking collective schedule on the parent, advanced by whatever MPI
+ * call the process makes: an all-reduce (OR) of the used-id bitmaps, each
+ * member takes the lowest id free everywhere, an all-reduce of "could not"
+ * (another agreement of this process took it meanwhile), and on any "could
+ * not" another try.
+ *
+ * Two idups in flight at once (overlapping groups, started in different
+ * orders) would pick the same id, each win it at a different member, and try
+ * again for ever. So, as MPICH does, only one of a process's idups offers its
+ * free ids at a time: the one of lowest priority value (parent id, then
+ * sequence number on the parent, the same at every member); the others offer
+ * none and try again. The globally first one always gets through.
+ *
+ * The new communicator is made at the call (error handler, attributes,
+ * topology, info are those of the parent then) and gets its id when the
+ * request completes; it may not be used before (§5.12). A failure to
+ * communicate (a dead peer) leaves it without an id: the request returns the
+ * error. */
+typedef struct idup {
+    MPI_Comm parent, c;
+    uint64_t prio;
+    uint64_t mine[65], used[65]; /* [64]: some member offered nothing */
+    uint64_t bad, anybad;        /* this member, some member, could not take k */
+    int k;                       /* taken by this member, or -1 */
+} idup_t;
+
+static weft__coll_call_fn idup_pick, idup_check;
+
+static int idup_prio_add(uint64_t prio)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    if (weft__mpi.nidup_prio == weft__mpi.cap_idup_prio) {
+        int cap = weft__mpi.cap_idup_prio ? 2 * weft__mpi.cap_idup_prio : 8;
+        uint64_t *p = realloc(weft__mpi.idup_prio, (size_t)cap * sizeof *p);
+        if (!p) {
+            weft_lock_release(&weft__mpi.lock);
+            return MPI_ERR_NO_MEM;
+        }
+        weft__mpi.idup_prio = p;
+        weft__mpi.cap_idup_prio = cap;
+    }
+    weft__mpi.idup_prio[weft__mpi.nidup_prio++] = prio;
+    weft_lock_release(&weft__mpi.lock);
+    atomic_fetch_add(&weft__mpi.idups, 1);
+    return MPI_SUCCESS;
+}
+
+static void idup_prio_remove(uint64_t prio)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    for (int i = 0; i < weft__mpi.nidup_prio; i++)
+        if (weft__mpi.idup_prio[i] == prio) {
+            weft__mpi.idup_prio[i] = weft__mpi.idup_prio[--weft__mpi.nidup_prio];
+            break;
+        }
+    weft_lock_release(&weft__mpi.lock);
+    atomic_fetch_sub(&weft__mpi.idups, 1);
+}
+
+static int idup_round(weft__mpi_sched_t *s, idup_t *d)
+{
+    weft_lock_acquire(&weft__mpi.lock);
+    bool first = true;
+    for (int i = 0; i < weft__mpi.nidup_prio; i++)
+        first = first && weft__mpi.idup_prio[i] >= d->prio;
+    if (first)
+        memcpy(d->mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
+    else
+        memset(d->mine, 0xff, sizeof weft__mpi.ctx_mask);
+    weft_lock_release(&weft__mpi.lock);
+    d->mine[64] = !first;
+    weft__coll_phase(s);
+    int rc = weft__coll_b_allreduce(s, d->parent, d->mine, d->used, 65, MPI_UINT64_T, MPI_BOR);
+    weft__coll_round(s);
+    if (!rc)
+        rc = weft__coll_call(s, idup_pick, d);
+    weft__coll_round(s);
+    return rc;
+}
+
+static int idup_pick(weft__mpi_sched_t *s, void *arg)
+{
+    idup_t *d = arg;
+    d->k = -1;
+    if (!d->used[64]) {
+        int k = lowest_free(d->used);
+        if (k < 0)
+            return MPI_ERR_INTERN; /* 4096 communicators live at once */
+        if (weft__mpi_ctx_try_take(k, -1))
+            d->k = k;
+    }
+    d->bad = d->k < 0;
+    weft__coll_phase(s);
+    int rc = weft__coll_b_allreduce(s, d->parent, &d->bad, &d->anybad, 1, MPI_UINT64_T, MPI_BOR);
+    weft__coll_round(s);
+    if (!rc)
+        rc = weft__coll_call(s, idup_check, d);
+    weft__coll_round(s);
+    return rc;
+}
+
+static int idup_check(weft__mpi_sched_t *s, void *arg)
+{
+    idup_t *d = arg;
+    if (d->anybad) {
+        if (d->k >= 0)
+            weft__mpi_ctx_give(d->k);
+        d->k = -1;
+        return idup_round(s, d);
+    }
+    d->c->id_p2p = ID_P2P(d->k);
+    d->c->id_coll = d->c->id_p2p + 1;
+    idup_prio_remove(d->prio);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    if (!request)
-        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_idup");
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc)
-        return rc;
-    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
-    if (!r)
-        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_idup");
-    r->complete = true;
-    *request = r;
+    static const char fn[] = "MPI_Comm_idup";
+    int rc = weft__mpi_check_comm(comm);
+    if (rc || !newcomm || !request)
+        return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
+    if (comm->inter) {
+        /* Intercommunicators agree through their leaders: done now. */
+        if ((rc = dup_common(comm, MPI_INFO_NULL, newcomm, fn)))
+            return rc;
+        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
+        if (!r)
+            return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+        r->complete = true;
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm c = comm_new(comm->group, NULL, CTX_BITS); /* no id yet */
+    if (!c)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    if ((rc = dup_inherit(comm, MPI_INFO_NULL, c)))
+        goto err_release;
+    weft__mpi_sched_t *s = weft__coll_new(comm);
+    idup_t *d = s ? weft__coll_tmp(s, sizeof *d) : NULL;
+    if (!d) {
+        rc = MPI_ERR_NO_MEM;
+        if (s)
+            weft__coll_discard(s);
+        goto err_release;
+    }
+    *d = (idup_t){
+        .parent = comm, .c = c, .prio = (uint64_t)comm->id_p2p << 32 | weft__coll_seq(s), .k = -1};
+    if ((rc = idup_prio_add(d->prio))) {
+        weft__coll_discard(s);
+        goto err_release;
+    }
+    if ((rc = idup_round(s, d))) {
+        weft__coll_discard(s);
+        goto err_unlist;
+    }
+    if ((rc = weft__coll_start(s, comm, request))) /* frees s on failure */
+        goto err_unlist;
+    *newcomm = c;
     return MPI_SUCCESS;
+err_unlist:
+    idup_prio_remove(d->prio);
+err_release:
+    weft__mpi_comm_release(c);
+    return weft__mpi_err(comm, rc, fn);
 }
 WEFT_MPI_ALIAS(Comm_idup)
 

@@ -383,6 +383,13 @@ typedef struct weft__mpi_state {
     /* Context ids in use (bit set = taken), agreed on by the members of a new
      * communicator with an all-reduce, like MPICH does. */
     uint64_t ctx_mask[64];
+    /* MPI_Comm_idup agreements in flight: one may take an id while a blocking
+     * agreement of this process waits, so those then check their pick. Their
+     * priorities (parent id, sequence number: the same at every member) say
+     * which one may offer this process's free ids (mpi_comm.c). */
+    atomic_int idups;
+    uint64_t *idup_prio;
+    int nidup_prio, cap_idup_prio;
     /* Buffered sends. */
     void *bsend_buf;
     int bsend_size;
