@@ -521,6 +521,8 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 typedef void MPI_File_errhandler_function(MPI_File *file, int *error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+/* MPI-1's name, for MPI_Errhandler_create (removed in MPI 3.0, kept for old programs). */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);

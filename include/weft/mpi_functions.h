@@ -678,3 +678,23 @@ WEFT_MPI_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
 WEFT_MPI_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
 WEFT_MPI_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
 WEFT_MPI_FN(int, T_category_changed, (int *stamp))
+
+/* Removed in MPI 3.0 (MPI 3.1 §16.2) and still called by old programs (HPL,
+ * and so HPCC, among them), as MPICH keeps them: each is its MPI-2 successor.
+ * MPI_LB and MPI_UB markers are not there: use MPI_Type_create_resized. */
+WEFT_MPI_FN(int, Address, (void *location, MPI_Aint *address))
+WEFT_MPI_FN(int, Type_hvector,
+            (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+             MPI_Datatype *newtype))
+WEFT_MPI_FN(int, Type_hindexed,
+            (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype *newtype))
+WEFT_MPI_FN(int, Type_struct,
+            (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+             MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+WEFT_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+WEFT_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+WEFT_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
+WEFT_MPI_FN(int, Errhandler_create, (MPI_Handler_function * function, MPI_Errhandler *errhandler))
+WEFT_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+WEFT_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
