@@ -34,6 +34,17 @@ static keyval_t *kv_get(int keyval, int kind)
     return k->in_use && !k->freed && k->kind == kind ? k : NULL;
 }
 
+/* A keyval that attributes still use, freed or not: MPI_*_delete_attr takes
+ * it, since deleting those attributes is how a program lets a freed keyval go
+ * (MPI 3.1 §6.7.2). */
+static keyval_t *kv_get_held(int keyval, int kind)
+{
+    if (keyval < 1 || keyval > nkeyvals)
+        return NULL;
+    keyval_t *k = &keyvals[keyval - 1];
+    return k->in_use && k->kind == kind ? k : NULL;
+}
+
 static void kv_unuse(int keyval)
 {
     keyval_t *k = &keyvals[keyval - 1];
@@ -163,7 +174,7 @@ static int attr_set(int kind, void *obj, weft_mpi_attr_t **list, int keyval, voi
 static int attr_delete(int kind, void *obj, weft_mpi_attr_t **list, int keyval)
 {
     weft_lock_acquire(&weft__mpi.lock);
-    keyval_t *k = kv_get(keyval, kind);
+    keyval_t *k = kv_get_held(keyval, kind);
     weft_lock_release(&weft__mpi.lock);
     if (!k)
         return MPI_ERR_KEYVAL;

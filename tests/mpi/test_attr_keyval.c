@@ -61,6 +61,17 @@ static void comm_keyval_freed(void)
     MPI_MUST(MPI_Comm_free(&c));
     MPI_MUST(MPI_Comm_free(&b));
     CHECK(deletes == 3 && deleted_sum == 10 + 11 + 12);
+
+    /* Deleting the attributes of a freed keyval, through a saved copy of its
+     * handle, is how a program lets it go on objects it keeps. */
+    int saved;
+    deletes = 0;
+    MPI_MUST(MPI_Comm_create_keyval(comm_copy, comm_delete, &key, NULL));
+    saved = key;
+    MPI_MUST(MPI_Comm_set_attr(MPI_COMM_WORLD, key, (void *)(MPI_Aint)5));
+    MPI_MUST(MPI_Comm_free_keyval(&key));
+    MPI_MUST(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved));
+    CHECK(deletes == 1);
 }
 
 static void type_keyval_freed(void)
