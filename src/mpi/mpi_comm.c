@@ -554,7 +554,9 @@ WEFT_MPI_ALIAS(Comm_dup_with_info)
  * call the process makes: an all-reduce (OR) of the used-id bitmaps, each
  * member takes the lowest id free everywhere, an all-reduce of "could not"
  * (another agreement of this process took it meanwhile), and on any "could
- * not" another try.
+ * not" another try. For an intercommunicator the all-reduces are over the
+ * local group and then across (the union of both groups), and two ids are
+ * taken: the new intercommunicator's and its local_comm's.
  *
  * Two idups in flight at once (overlapping groups, started in different
  * orders) would pick the same id, each win it at a different member, and try
@@ -571,10 +573,28 @@ WEFT_MPI_ALIAS(Comm_dup_with_info)
 typedef struct idup {
     MPI_Comm parent, c;
     uint64_t prio;
-    uint64_t mine[65], used[65]; /* [64]: some member offered nothing */
-    uint64_t bad, anybad;        /* this member, some member, could not take k */
-    int k;                       /* taken by this member, or -1 */
+    uint64_t mine[65], used[65];         /* [64]: some member offered nothing */
+    uint64_t used_remote[65];            /* intercommunicators: the remote group's */
+    uint64_t bad, anybad, anybad_remote; /* could not take the ids */
+    int k, k_local; /* taken by this member, or -1; k_local: for c->local_comm */
 } idup_t;
+
+/* The OR over every member of the parent (both groups of an intercommunicator)
+ * of n words at in, into out (and out_remote, then ORed into out, for an
+ * intercommunicator). */
+static int idup_or(weft__mpi_sched_t *s, idup_t *d, uint64_t *in, uint64_t *out,
+                   uint64_t *out_remote, int n)
+{
+    weft__coll_phase(s);
+    if (!d->parent->inter)
+        return weft__coll_b_allreduce(s, d->parent, in, out, (size_t)n, MPI_UINT64_T, MPI_BOR);
+    int rc =
+        weft__coll_b_allreduce(s, d->parent->local_comm, in, out, (size_t)n, MPI_UINT64_T, MPI_BOR);
+    weft__coll_phase(s);
+    if (!rc)
+        rc = weft__coll_inter_allreduce(s, d->parent, in, out_remote, n, MPI_UINT64_T, MPI_BOR);
+    return rc;
+}
 
 static weft__coll_call_fn idup_pick, idup_check;
 
@@ -621,8 +641,7 @@ static int idup_round(weft__mpi_sched_t *s, idup_t *d)
         memset(d->mine, 0xff, sizeof weft__mpi.ctx_mask);
     weft_lock_release(&weft__mpi.lock);
     d->mine[64] = !first;
-    weft__coll_phase(s);
-    int rc = weft__coll_b_allreduce(s, d->parent, d->mine, d->used, 65, MPI_UINT64_T, MPI_BOR);
+    int rc = idup_or(s, d, d->mine, d->used, d->used_remote, 65);
     weft__coll_round(s);
     if (!rc)
         rc = weft__coll_call(s, idup_pick, d);
@@ -633,17 +652,28 @@ static int idup_round(weft__mpi_sched_t *s, idup_t *d)
 static int idup_pick(weft__mpi_sched_t *s, void *arg)
 {
     idup_t *d = arg;
-    d->k = -1;
+    d->k = d->k_local = -1;
+    if (d->parent->inter)
+        for (int w = 0; w < 65; w++)
+            d->used[w] |= d->used_remote[w];
     if (!d->used[64]) {
-        int k = lowest_free(d->used);
+        /* An intercommunicator takes two ids: its own and its local_comm's. */
+        int k = lowest_free(d->used), k2 = -1;
         if (k < 0)
             return MPI_ERR_INTERN; /* 4096 communicators live at once */
-        if (weft__mpi_ctx_try_take(k, -1))
+        if (d->parent->inter) {
+            d->used[k / 64] |= 1ull << (k % 64);
+            if ((k2 = lowest_free(d->used)) < 0)
+                return MPI_ERR_INTERN;
+        }
+        if (weft__mpi_ctx_try_take(k, k2)) { /* both or neither */
             d->k = k;
+            d->k_local = k2;
+        }
     }
-    d->bad = d->k < 0;
-    weft__coll_phase(s);
-    int rc = weft__coll_b_allreduce(s, d->parent, &d->bad, &d->anybad, 1, MPI_UINT64_T, MPI_BOR);
+    d->bad = d->k < 0 || (d->parent->inter && d->k_local < 0);
+    d->anybad_remote = 0;
+    int rc = idup_or(s, d, &d->bad, &d->anybad, &d->anybad_remote, 1);
     weft__coll_round(s);
     if (!rc)
         rc = weft__coll_call(s, idup_check, d);
@@ -654,14 +684,20 @@ static int idup_pick(weft__mpi_sched_t *s, void *arg)
 static int idup_check(weft__mpi_sched_t *s, void *arg)
 {
     idup_t *d = arg;
-    if (d->anybad) {
+    if (d->anybad || d->anybad_remote) {
         if (d->k >= 0)
             weft__mpi_ctx_give(d->k);
-        d->k = -1;
+        if (d->k_local >= 0)
+            weft__mpi_ctx_give(d->k_local);
+        d->k = d->k_local = -1;
         return idup_round(s, d);
     }
     d->c->id_p2p = ID_P2P(d->k);
     d->c->id_coll = d->c->id_p2p + 1;
+    if (d->c->local_comm) {
+        d->c->local_comm->id_p2p = ID_P2P(d->k_local);
+        d->c->local_comm->id_coll = d->c->local_comm->id_p2p + 1;
+    }
     idup_prio_remove(d->prio);
     return MPI_SUCCESS;
 }
@@ -672,20 +708,14 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     int rc = weft__mpi_check_comm(comm);
     if (rc || !newcomm || !request)
         return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
-    if (comm->inter) {
-        /* Intercommunicators agree through their leaders: done now. */
-        if ((rc = dup_common(comm, MPI_INFO_NULL, newcomm, fn)))
-            return rc;
-        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
-        if (!r)
-            return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-        r->complete = true;
-        *request = r;
-        return MPI_SUCCESS;
-    }
-    MPI_Comm c = comm_new(comm->group, NULL, CTX_BITS); /* no id yet */
+    /* No ids yet. */
+    MPI_Comm c = comm_new(comm->group, comm->inter ? comm->remote_group : NULL, CTX_BITS);
     if (!c)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    if (comm->inter && !(c->local_comm = comm_new(comm->local_comm->group, NULL, CTX_BITS))) {
+        rc = MPI_ERR_NO_MEM;
+        goto err_release;
+    }
     if ((rc = dup_inherit(comm, MPI_INFO_NULL, c)))
         goto err_release;
     weft__mpi_sched_t *s = weft__coll_new(comm);

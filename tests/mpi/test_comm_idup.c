@@ -1,8 +1,8 @@
 /* MPI_Comm_idup does not wait for the other members (MPI 3.1 §5.12, §6.4.2):
- * a member that reaches it only after a message from the others, and
- * overlapping duplications started in opposite orders, both complete; an
- * idup in flight while a blocking MPI_Comm_dup runs yields two distinct
- * communicators. */
+ * a member that reaches it only after a message from the others (of an intra-
+ * or an intercommunicator), and overlapping duplications started in opposite
+ * orders, complete; an idup in flight while a blocking MPI_Comm_dup runs
+ * yields two distinct communicators. */
 #include "mpitest.h"
 
 static void check_works(MPI_Comm c)
@@ -104,6 +104,43 @@ static void with_blocking_dup(void)
     MPI_MUST(MPI_Comm_free(&b));
 }
 
+/* An intercommunicator between the even and the odd ranks: the remote leader
+ * starts its idup only after a message from every other member of the other
+ * group, who send after starting theirs. */
+static void intercomm(void)
+{
+    if (mt_size < 2)
+        return;
+    MPI_Comm local, ic, dup;
+    MPI_Request req;
+    MPI_MUST(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &local));
+    MPI_MUST(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, mt_rank % 2 ? 0 : 1, 77, &ic));
+    int lrank, rsize, buf = 0;
+    MPI_MUST(MPI_Comm_rank(ic, &lrank));
+    MPI_MUST(MPI_Comm_remote_size(ic, &rsize));
+    if (lrank == 0) {
+        for (int i = 1; i < rsize; i++)
+            MPI_MUST(MPI_Recv(&buf, 1, MPI_INT, i, 0, ic, MPI_STATUS_IGNORE));
+        MPI_MUST(MPI_Comm_idup(ic, &dup, &req));
+        MPI_MUST(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else {
+        MPI_MUST(MPI_Comm_idup(ic, &dup, &req));
+        MPI_MUST(MPI_Ssend(&lrank, 1, MPI_INT, 0, 0, ic));
+        MPI_MUST(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    int inter = 0, result, sum = -1;
+    MPI_MUST(MPI_Comm_test_inter(dup, &inter));
+    CHECK(inter);
+    MPI_MUST(MPI_Comm_compare(dup, ic, &result));
+    CHECK(result == MPI_CONGRUENT);
+    /* Across: each side gets the sum of the other side's local ranks. */
+    MPI_MUST(MPI_Allreduce(&lrank, &sum, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(sum == rsize * (rsize - 1) / 2);
+    MPI_MUST(MPI_Comm_free(&dup));
+    MPI_MUST(MPI_Comm_free(&ic));
+    MPI_MUST(MPI_Comm_free(&local));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -111,6 +148,7 @@ int main(int argc, char **argv)
         late_member();
         overlapping();
         with_blocking_dup();
+        intercomm();
     }
     return mt_finish("test_comm_idup");
 }
