@@ -370,6 +370,10 @@ void weft__mpi_comms_fini(void)
         c->magic = 0;
     }
     memset(weft__mpi.ctx_mask, 0, sizeof weft__mpi.ctx_mask);
+    free(weft__mpi.idup_prio);
+    weft__mpi.idup_prio = NULL;
+    weft__mpi.nidup_prio = weft__mpi.cap_idup_prio = 0;
+    atomic_store(&weft__mpi.idups, 0);
 }
 
 /* ---- queries ---- */
