@@ -566,11 +566,11 @@ typedef struct weft_mpi_t_enum *MPI_T_enum;
 typedef struct weft_mpi_t_cvar_handle *MPI_T_cvar_handle;
 typedef struct weft_mpi_t_pvar_handle *MPI_T_pvar_handle;
 typedef struct weft_mpi_t_pvar_session *MPI_T_pvar_session;
-#define MPI_T_ENUM_NULL          ((MPI_T_enum)0)
-#define MPI_T_CVAR_HANDLE_NULL   ((MPI_T_cvar_handle)0)
-#define MPI_T_PVAR_HANDLE_NULL   ((MPI_T_pvar_handle)0)
-#define MPI_T_PVAR_SESSION_NULL  ((MPI_T_pvar_session)0)
-#define MPI_T_PVAR_ALL_HANDLES   ((MPI_T_pvar_handle)(intptr_t)-1)
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)(intptr_t)-1)
 
 enum {
     MPI_T_VERBOSITY_USER_BASIC = 221,
