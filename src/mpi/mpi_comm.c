@@ -200,6 +200,11 @@ uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase)
     return tag | ((uint64_t)(2 * round + phase + 1) << 48);
 }
 
+bool weft__mpi_ids_contended(void)
+{
+    return weft__mpi.thread_level == MPI_THREAD_MULTIPLE || atomic_load(&weft__mpi.idups) > 0;
+}
+
 static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, const void *extra,
                  size_t extra_len, void *extra_all, int *rc)
 {
@@ -226,8 +231,7 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
         weft_lock_acquire(&weft__mpi.lock);
         memcpy(mine, weft__mpi.ctx_mask, sizeof weft__mpi.ctx_mask);
         weft_lock_release(&weft__mpi.lock);
-        mine[sizeof weft__mpi.ctx_mask] =
-            weft__mpi.thread_level == MPI_THREAD_MULTIPLE || atomic_load(&weft__mpi.idups) > 0;
+        mine[sizeof weft__mpi.ctx_mask] = weft__mpi_ids_contended();
         int wrc = exchange(id, weft__mpi_round_tag(tag, round, 0), members, n, me, mine, len, all);
         if (wrc < 0) {
             *rc = weft__mpi_err_from_weft(wrc);

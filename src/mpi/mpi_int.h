@@ -471,6 +471,10 @@ void weft__mpi_ctx_give(int k);
 /* Take context ids k and k2 (k2 < 0: k alone) on this process, both or neither:
  * false when another thread of it holds either. */
 bool weft__mpi_ctx_try_take(int k, int k2);
+/* Whether this process may take context ids while one of its agreements
+ * waits (other threads, MPI_Comm_idup agreements in flight): then every
+ * member of that agreement must confirm the id it picked. */
+bool weft__mpi_ids_contended(void);
 /* The tag of one phase (0 or 1) of one round of an id agreement made under
  * `tag`: above any tag of the caller, so that retries never mix. */
 uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase);

@@ -13,8 +13,10 @@
  * tag range of its own), pick the two lowest ids free in both unions (the same
  * pair on both sides: the same bits) and send each member the pair and the
  * remote group. Under MPI_THREAD_MULTIPLE another thread of a member may take
- * one of the pair meanwhile (its own creation saw the same free bits), so
- * every member then takes both or neither and says which; the leaders combine
+ * one of the pair meanwhile (its own creation saw the same free bits), and so
+ * may an MPI_Comm_idup progressing while a member waits; each member says
+ * whether that can happen to it, the leaders pass it on, and if it can
+ * anywhere every member then takes both or neither and says which; the leaders combine
  * their group's answers, swap them and tell the members, and unless all took
  * the pair everybody gives it back and starts again from fresh bitmaps (as
  * weft__mpi_comm_agree does for the other creations).
@@ -80,16 +82,27 @@ static int recv_alloc(int src, uint32_t id, uint64_t tag, void **buf, size_t *le
     return MPI_SUCCESS;
 }
 
-/* What the leaders swap: the union of their group's bitmaps, then the group. */
+/* What a member sends its leader: its bitmap, then whether it may take ids
+ * meanwhile (weft__mpi_ids_contended). */
+typedef struct bitmap_msg {
+    uint64_t mask[CTX_WORDS];
+    uint64_t contended;
+} bitmap_msg_t;
+
+/* What the leaders swap: the union of their group's bitmaps, whether any
+ * member of the group may take ids meanwhile, then the group. */
 typedef struct leader_msg {
     uint64_t mask[CTX_WORDS];
+    int contended;
     int size;
     int ranks[]; /* world ranks, in local_comm's order */
 } leader_msg_t;
 
-/* What a leader sends its members: the ids, then the remote group. */
+/* What a leader sends its members: the ids, whether any member of either
+ * group may take ids meanwhile (then all confirm the pair), then the remote
+ * group. */
 typedef struct member_msg {
-    int k, k_local, size;
+    int k, k_local, contended, size;
     int ranks[];
 } member_msg_t;
 
@@ -143,21 +156,23 @@ static int create_leader(MPI_Comm local_comm, int peer, uint32_t peer_id, uint64
     weft_lock_acquire(&weft__mpi.lock);
     memcpy(lm->mask, weft__mpi.ctx_mask, sizeof lm->mask);
     weft_lock_release(&weft__mpi.lock);
+    lm->contended = weft__mpi_ids_contended();
     lm->size = n;
     memcpy(lm->ranks, local_comm->group->ranks, (size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) {
         if (i == me)
             continue;
-        uint64_t mask[CTX_WORDS];
+        bitmap_msg_t bm;
         weft_request_t *r;
         int wrc = weft_sr_irecv(weft__mpi.ctx, local_comm->group->ranks[i], AUX_ID(local_comm),
-                                ltag, mask, sizeof mask, &r);
+                                ltag, &bm, sizeof bm, &r);
         if (wrc >= 0)
             wrc = weft_sr_wait(weft__mpi.ctx, r, NULL);
         if ((rc = wrc_to_mpi(wrc)))
             goto out;
         for (int w = 0; w < CTX_WORDS; w++)
-            lm->mask[w] |= mask[w];
+            lm->mask[w] |= bm.mask[w];
+        lm->contended |= bm.contended != 0;
     }
     /* Swap with the remote leader: send first (non-blocking), then receive. */
     weft_request_t *sreq;
@@ -184,6 +199,7 @@ static int create_leader(MPI_Comm local_comm, int peer, uint32_t peer_id, uint64
         goto out;
     }
     mm->size = rm->size;
+    mm->contended = lm->contended || rm->contended;
     memcpy(mm->ranks, rm->ranks, (size_t)rm->size * sizeof(int));
     /* Both leaders see the same union, so they choose the same pair; -1 tells
      * the members that all ids are in use. */
@@ -287,20 +303,20 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     uint64_t ptag = INTERCOMM_TAG | (uint64_t)tag;
     int peer = leader ? weft__mpi_comm_peer(peer_comm, remote_leader) : -1;
     uint32_t peer_id = leader ? AUX_ID(peer_comm) : 0;
-    bool threads = weft__mpi.thread_level == MPI_THREAD_MULTIPLE;
     member_msg_t *mm = NULL;
     for (int round = 0;; round++) {
         uint64_t lt = weft__mpi_round_tag(ltag, round, 0), pt = weft__mpi_round_tag(ptag, round, 0);
         if (leader) {
             rc = create_leader(local_comm, peer, peer_id, pt, lt, &mm);
         } else {
-            uint64_t mask[CTX_WORDS];
+            bitmap_msg_t bm;
             int lw = local_comm->group->ranks[local_leader];
             weft_lock_acquire(&weft__mpi.lock);
-            memcpy(mask, weft__mpi.ctx_mask, sizeof mask);
+            memcpy(bm.mask, weft__mpi.ctx_mask, sizeof bm.mask);
             weft_lock_release(&weft__mpi.lock);
+            bm.contended = weft__mpi_ids_contended();
             size_t len = 0;
-            rc = send_wait(lw, AUX_ID(local_comm), lt, mask, sizeof mask);
+            rc = send_wait(lw, AUX_ID(local_comm), lt, &bm, sizeof bm);
             if (!rc)
                 rc = recv_alloc(lw, AUX_ID(local_comm), lt, (void **)&mm, &len);
             if (!rc && (len < sizeof *mm || mm->size < 0 ||
@@ -313,7 +329,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
             free(mm);
             return weft__mpi_err(local_comm, rc, fn);
         }
-        if (!threads) { /* one thread: nobody can have taken the pair */
+        if (!mm->contended) { /* nobody can have taken the pair meanwhile */
             weft__mpi_ctx_try_take(mm->k, mm->k_local);
             break;
         }
