@@ -150,6 +150,16 @@ static int open_objects(weft_driver_t *d)
         return rc;
     if ((rc = fi_ep_bind(d->ep, &d->cq->fid, FI_TRANSMIT | FI_RECV)))
         return rc;
+    if (!strcmp(fi->fabric_attr->prov_name, "shm")) {
+        /* The shm provider names its memory region after the process id,
+         * and the region of a process that was killed stays behind; once
+         * the pid comes round again, that name is taken and the endpoint
+         * cannot open. A name of this job and rank is never anybody's. */
+        char name[64];
+        snprintf(name, sizeof name, "weft-%016llx-%d", (unsigned long long)d->tag_mark, d->rank);
+        if ((rc = fi_setname(&d->ep->fid, name, strlen(name) + 1)))
+            weft_log_debug("ofi: shm endpoint keeps its own name: %s", fi_strerror(-rc));
+    }
     return fi_enable(d->ep);
 }
 
