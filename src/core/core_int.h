@@ -255,22 +255,24 @@ struct weft__gate {
     weft_track_t *track;
     weft_track_caps_t caps;
     const weft__strategy_ops_t *strategy;
-    bool busy;                /* a packet is in flight on the track */
-    bool on_pending;          /* linked in ctx->pending_gates */
-    bool held;                /* strategy->hold: a packet left since the last progress pass */
-    uint32_t held_count;      /* submissions queued while held */
-    uint8_t hold_misses;      /* holds in a row that delayed one lone message */
-    uint8_t hold_skip;        /* packets still to send without holding after them */
-    size_t eager_max;         /* largest eager payload */
-    int eager_max_iov;        /* most iovec entries of an eager payload */
-    size_t rdata_max;         /* largest RDATA fragment */
-    uint32_t send_seq;        /* next sequence number to send */
-    uint32_t recv_seq;        /* next sequence number expected */
-    int64_t send_credit;      /* eager bytes we may still send to this peer */
-    uint64_t peer_window;     /* the eager window the peer grants us (its WEFT_EAGER_CREDITS) */
-    uint64_t credit_owed;     /* eager bytes consumed here, not yet returned */
-    uint64_t eager_held;      /* eager bytes of this peer received, not yet consumed */
-    weft_list_t backlog;      /* chunks waiting for the track */
+    bool busy;            /* a packet is in flight on the track */
+    bool on_pending;      /* linked in ctx->pending_gates */
+    bool held;            /* strategy->hold: a packet left since the last progress pass */
+    uint32_t held_count;  /* submissions queued while held */
+    uint8_t hold_misses;  /* holds in a row that delayed one lone message */
+    uint8_t hold_skip;    /* packets still to send without holding after them */
+    size_t eager_max;     /* largest eager payload */
+    int eager_max_iov;    /* most iovec entries of an eager payload */
+    size_t rdata_max;     /* largest RDATA fragment */
+    uint32_t send_seq;    /* next sequence number to send */
+    uint32_t recv_seq;    /* next sequence number expected */
+    int64_t send_credit;  /* eager bytes we may still send to this peer */
+    uint64_t peer_window; /* the eager window the peer grants us (its WEFT_EAGER_CREDITS) */
+    uint64_t credit_owed; /* eager bytes consumed here, not yet returned */
+    uint64_t eager_held;  /* eager bytes of this peer received, not yet consumed */
+    /* Chunks waiting for the track, one list per class (WEFT_CLASS_*):
+     * control chunks, RDATA streams, messages; each in queuing order. */
+    weft_list_t backlog[3];
     weft_list_t pending_link; /* in ctx->pending_gates */
     weft__chunk_t credit_chunk;
     /* Shared cells for cooperative rendezvous (NULL without WEFT_DRV_CAP_CELLS). */
@@ -395,6 +397,20 @@ void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c);
 /* Queue a chunk on its gate's backlog, which holds three runs in this order:
  * control chunks, RDATA streams, messages (each in queuing order). */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
+/* Whether nothing waits in g's backlog; its first chunk (control first, then
+ * RDATA, then messages), or NULL. */
+static inline bool weft__backlog_empty(const weft__gate_t *g)
+{
+    return weft_list_empty(&g->backlog[0]) && weft_list_empty(&g->backlog[1]) &&
+           weft_list_empty(&g->backlog[2]);
+}
+static inline weft__chunk_t *weft__backlog_first(const weft__gate_t *g)
+{
+    for (int cls = 0; cls < 3; cls++)
+        if (!weft_list_empty(&g->backlog[cls]))
+            return weft_list_entry(g->backlog[cls].next, weft__chunk_t, link);
+    return NULL;
+}
 enum { WEFT_CLASS_CTRL = 0, WEFT_CLASS_RDATA = 1, WEFT_CLASS_MESSAGE = 2 };
 int weft__chunk_class(uint8_t kind);
 /* Put a gate with work waiting on the context's list, which every progress

@@ -363,7 +363,8 @@ static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__st
     /* A test hook: both sides start their sequence numbers here, to exercise
      * wrap-around of the 32-bit counters. */
     g->send_seq = g->recv_seq = (uint32_t)weft__param_size("WEFT_SEQ_START", 0);
-    weft_list_init(&g->backlog);
+    for (int cls = 0; cls < 3; cls++)
+        weft_list_init(&g->backlog[cls]);
     weft_list_init(&g->pending_link);
     weft_list_init(&g->credit_chunk.link);
     g->credit_chunk.kind = WEFT_CHUNK_CREDIT;
@@ -523,7 +524,7 @@ static bool backlogs_empty(weft_ctx_t *ctx)
 {
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
-        if (!g->dead && (g->busy || !weft_list_empty(&g->backlog)))
+        if (!g->dead && (g->busy || !weft__backlog_empty(g)))
             return false;
     }
     return true;
@@ -563,9 +564,7 @@ int weft_finalize(weft_ctx_t *ctx)
     }
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
-        weft_list_for_each_safe(pos, tmp, &g->backlog)
-        {
-            weft__chunk_t *c = weft_list_entry(pos, weft__chunk_t, link);
+        for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
             weft_list_remove(&c->link);
             if (c->heap)
                 weft__ctrl_free(ctx, c);

@@ -717,10 +717,7 @@ void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status)
     if (!ctx->finalizing)
         weft_log_error("rank %d is lost (%s); its requests fail with WEFT_EPEERDEAD", g->peer,
                        weft_strerror(status));
-    weft_list_t *pos, *tmp;
-    weft_list_for_each_safe(pos, tmp, &g->backlog)
-    {
-        weft__chunk_t *c = weft_list_entry(pos, weft__chunk_t, link);
+    for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
         weft_list_remove(&c->link);
         c->queued = false;
         if (c->heap)
@@ -730,6 +727,7 @@ void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status)
         weft_list_remove(&g->pending_link);
         g->on_pending = false;
     }
+    weft_list_t *pos, *tmp;
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
     {
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);

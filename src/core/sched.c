@@ -26,26 +26,18 @@ int weft__chunk_class(uint8_t kind)
     }
 }
 
-/* The backlog is kept as three runs: control chunks, then RDATA streams, then
- * messages, each run in queuing order. A strategy finds each class without
- * walking the others (a long run of messages never hides an ACK), and the
- * order within a class, which the protocol needs, is kept. Control and RDATA
- * runs are short (one chunk per handshake in progress), so inserting behind
- * them costs little. */
+/* The backlog is kept as three lists: control chunks, RDATA streams,
+ * messages, each in queuing order. A strategy finds each class without
+ * walking the others (a long run of messages never hides an ACK, thousands of
+ * rendezvous streams in progress never slow the queuing of one more), and the
+ * order within a class, which the protocol needs, is kept. */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front)
 {
-    int cls = weft__chunk_class(c->kind);
-    if (front) {
-        weft_list_push_front(&g->backlog, &c->link);
-    } else if (cls == WEFT_CLASS_MESSAGE) {
-        weft_list_push_back(&g->backlog, &c->link);
-    } else {
-        weft_list_t *pos = g->backlog.next;
-        while (pos != &g->backlog &&
-               weft__chunk_class(weft_list_entry(pos, weft__chunk_t, link)->kind) <= cls)
-            pos = pos->next;
-        weft_list_push_back(pos, &c->link); /* right before pos */
-    }
+    weft_list_t *l = &g->backlog[weft__chunk_class(c->kind)];
+    if (front)
+        weft_list_push_front(l, &c->link);
+    else
+        weft_list_push_back(l, &c->link);
     c->queued = true;
 }
 
@@ -290,7 +282,7 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
             weft__sched_gate(g);
         return;
     }
-    if (g->busy || !weft_list_empty(&g->backlog) || (c->length && c->iovcnt != 1)) {
+    if (g->busy || !weft__backlog_empty(g) || (c->length && c->iovcnt != 1)) {
         weft__chunk_queue(g, c, false);
         weft__sched_gate(g);
         return;
@@ -328,13 +320,13 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
 int weft__sched_gate(weft__gate_t *g)
 {
     int events = 0;
-    while (!g->busy && !g->dead && !weft_list_empty(&g->backlog)) {
+    while (!g->busy && !g->dead && !weft__backlog_empty(g)) {
         weft__packet_t *pkt = &g->packet;
         pkt->nchunks = 0;
         if (g->strategy->build(g, pkt) <= 0) {
             /* Not even the first chunk fits an empty packet: it never will.
              * Fail it rather than block the gate for ever. */
-            weft__chunk_t *c = weft_list_entry(weft_list_front(&g->backlog), weft__chunk_t, link);
+            weft__chunk_t *c = weft__backlog_first(g);
             weft_list_remove(&c->link);
             c->queued = false;
             weft__proto_chunk_failed(g, c, WEFT_EUNSUPPORTED);

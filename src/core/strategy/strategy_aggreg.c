@@ -9,7 +9,7 @@
  * ends the run: a later message never passes it. Control chunks keep their
  * order among themselves too (an RTP must reach the sender before the ACK
  * that follows it). Neither class depends on the other's order, and RDATA
- * fragments carry their offset. The backlog keeps the classes in three runs
+ * fragments carry their offset. The backlog keeps the classes in three lists
  * (sched.c), so each is found without walking the others.
  *
  * With the strategy's hold, a packet that leaves makes the track count as busy
@@ -26,23 +26,18 @@ static inline weft__chunk_t *chunk_at(weft_list_t *pos)
 
 static int aggreg_build(weft__gate_t *g, weft__packet_t *pkt)
 {
-    weft_list_t *head = &g->backlog, *pos = head->next;
-    /* Control chunks, in order; once one does not fit, none after it goes. */
-    bool full = false;
-    for (; pos != head && weft__chunk_class(chunk_at(pos)->kind) == WEFT_CLASS_CTRL;
-         pos = pos->next)
-        if (!full && !weft__packet_add(g, pkt, chunk_at(pos)))
-            full = true;
-    weft_list_t *rdata = pos;
-    while (pos != head && weft__chunk_class(chunk_at(pos)->kind) == WEFT_CLASS_RDATA)
-        pos = pos->next;
-    weft_list_t *rdata_end = pos;
+    weft_list_t *ctrl = &g->backlog[WEFT_CLASS_CTRL], *rdata = &g->backlog[WEFT_CLASS_RDATA],
+                *msgs = &g->backlog[WEFT_CLASS_MESSAGE], *pos;
+    /* Control chunks, in order, up to the first that does not fit. */
+    for (pos = ctrl->next; pos != ctrl; pos = pos->next)
+        if (!weft__packet_add(g, pkt, chunk_at(pos)))
+            break;
     /* Messages, in sequence order, up to the first that does not fit. */
-    for (; pos != head; pos = pos->next)
+    for (pos = msgs->next; pos != msgs; pos = pos->next)
         if (!weft__packet_add(g, pkt, chunk_at(pos)))
             break;
     /* Rendezvous data in the room left (a fragment is cut to fit). */
-    for (pos = rdata; pos != rdata_end; pos = pos->next)
+    for (pos = rdata->next; pos != rdata; pos = pos->next)
         if (!weft__packet_add(g, pkt, chunk_at(pos)))
             break;
     return pkt->nchunks;

@@ -6,11 +6,8 @@
 
 static int default_build(weft__gate_t *g, weft__packet_t *pkt)
 {
-    weft_list_t *first = weft_list_front(&g->backlog);
-    if (!first)
-        return 0;
-    weft__chunk_t *c = weft_list_entry(first, weft__chunk_t, link);
-    return weft__packet_add(g, pkt, c) ? 1 : 0;
+    weft__chunk_t *c = weft__backlog_first(g);
+    return c && weft__packet_add(g, pkt, c) ? 1 : 0;
 }
 
 const weft__strategy_ops_t weft__strategy_default = {
