@@ -292,7 +292,7 @@ typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_SEND,
     WEFT_MPI_REQ_RECV,
     WEFT_MPI_REQ_DONE,  /* complete at creation (MPI_PROC_NULL) */
-    WEFT_MPI_REQ_BSEND, /* MPI_Ibsend: complete at creation, cancellable */
+    WEFT_MPI_REQ_BSEND, /* MPI_Ibsend, MPI_Bsend_init: complete once copied, cancellable */
     WEFT_MPI_REQ_GREQ,  /* generalized request */
     WEFT_MPI_REQ_COLL,  /* non-blocking collective schedule */
 } weft_mpi_req_kind_t;
@@ -352,6 +352,8 @@ int weft__mpi_req_wait_complete(MPI_Request r);
 /* Buffered send requests (mpi_p2p.c): MPI_Cancel asks the copy's send to be
  * canceled (the request then completes once the answer is in); poll collects
  * that answer; forget unlinks a request being freed from its copy. */
+int weft__mpi_bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int tag,
+                          MPI_Comm comm, MPI_Request user, const char *fn);
 void weft__mpi_bsend_cancel(MPI_Request r);
 void weft__mpi_bsend_poll(MPI_Request r);
 void weft__mpi_bsend_forget(MPI_Request r);

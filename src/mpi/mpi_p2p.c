@@ -204,10 +204,10 @@ void weft__mpi_bsend_forget(MPI_Request r)
     pthread_mutex_unlock(&bsend_lock);
 }
 
-/* Copy and start one buffered send; user, if given, is MPI_Ibsend's request,
- * to be linked to the copy. */
-static int bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
-                       MPI_Request user, const char *fn)
+/* Copy and start one buffered send; user, if given, is MPI_Ibsend's request
+ * (or a started persistent buffered send), to be linked to the copy. */
+int weft__mpi_bsend_start(const void *buf, int count, MPI_Datatype t, int dest, int tag,
+                          MPI_Comm comm, MPI_Request user, const char *fn)
 {
     size_t len = t->size * (size_t)count;
     pthread_mutex_lock(&bsend_lock);
@@ -313,7 +313,7 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
         r->complete = true;
         r->bsend = NULL;
         r->bsend_cancel = false;
-        if ((rc = bsend_start(buf, count, type, peer, tag, comm, r, fn))) {
+        if ((rc = weft__mpi_bsend_start(buf, count, type, peer, tag, comm, r, fn))) {
             weft__mpi_req_free(r);
             return rc;
         }

@@ -782,9 +782,18 @@ static int persistent(const void *buf, int count, MPI_Datatype type, int peer, i
         return weft__mpi_err(comm, MPI_ERR_RANK, fn);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
-    MPI_Request r = weft__mpi_req_alloc(recv ? WEFT_MPI_REQ_RECV : WEFT_MPI_REQ_SEND, comm);
+    /* A persistent buffered send is a buffered send each time it starts, and
+     * cancellable the same way (§3.9). */
+    int kind = recv                        ? WEFT_MPI_REQ_RECV
+               : mode == WEFT_MPI_MODE_BUF ? WEFT_MPI_REQ_BSEND
+                                           : WEFT_MPI_REQ_SEND;
+    MPI_Request r = weft__mpi_req_alloc(kind, comm);
     if (!r)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    if (kind == WEFT_MPI_REQ_BSEND) {
+        r->bsend = NULL;
+        r->bsend_cancel = false;
+    }
     r->persistent = true;
     r->buf = buf;
     r->count = count;
@@ -850,8 +859,14 @@ int PMPI_Start(MPI_Request *request)
         return MPI_SUCCESS;
     }
     if (r->mode == WEFT_MPI_MODE_BUF) {
-        int rc = PMPI_Bsend(r->buf, r->count, r->type, r->peer, r->tag, r->comm);
+        /* Its last copy, if still in flight, goes on alone. */
+        weft__mpi_bsend_forget(r);
+        r->bsend_cancel = false;
+        int rc = weft__mpi_bsend_start(r->buf, r->count, r->type, r->peer, r->tag, r->comm, r,
+                                       "MPI_Start");
         r->complete = true;
+        if (rc)
+            r->active = false;
         return rc;
     }
     free(r->staging);

@@ -1,7 +1,8 @@
 /* MPI_Cancel of sends (MPI 3.1 §3.8.4), each rank sending to its right
  * neighbour (to itself on one rank):
  *  - a send no receive matched yet (MPI_Isend, MPI_Issend and MPI_Ibsend,
- *    eager and rendezvous sizes, and a started persistent send) is canceled:
+ *    eager and rendezvous sizes, and a started persistent standard or
+ *    buffered send) is canceled:
  *    MPI_Test_cancelled says true, and the receiver's next receive on that
  *    tag gets the next message, never the canceled one; a canceled buffered
  *    send gives its space in the attached buffer back (the buffer holds one
@@ -15,7 +16,7 @@
 
 #define BIG (1 << 17) /* ints: 512 KiB, a rendezvous */
 
-enum { ISEND, ISSEND, PERSISTENT, IBSEND };
+enum { ISEND, ISSEND, PERSISTENT, IBSEND, PERSISTENT_BSEND };
 
 static int *buf_out, *buf_in;
 
@@ -44,7 +45,8 @@ static void unmatched(int right, int left, int how, int n, int tag)
 {
     MPI_Request r;
     MPI_Status st;
-    void *attached = how == IBSEND ? attach_one(n) : NULL;
+    int persistent = how == PERSISTENT || how == PERSISTENT_BSEND;
+    void *attached = how == IBSEND || how == PERSISTENT_BSEND ? attach_one(n) : NULL;
     mt_fill(buf_out, n, tag);
     if (how == ISSEND)
         MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
@@ -52,10 +54,12 @@ static void unmatched(int right, int left, int how, int n, int tag)
         MPI_MUST(MPI_Isend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
     else if (how == IBSEND)
         MPI_MUST(MPI_Ibsend(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
-    else {
+    else if (how == PERSISTENT_BSEND)
+        MPI_MUST(MPI_Bsend_init(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    else
         MPI_MUST(MPI_Send_init(buf_out, n, MPI_INT, right, tag, MPI_COMM_WORLD, &r));
+    if (persistent)
         MPI_MUST(MPI_Start(&r));
-    }
     MPI_MUST(MPI_Cancel(&r));
     MPI_MUST(MPI_Wait(&r, &st));
     int flag = 0;
@@ -67,7 +71,8 @@ static void unmatched(int right, int left, int how, int n, int tag)
     /* The next message on the same tag: the one the receiver must get. */
     int *next = malloc(sizeof(int) * (size_t)n + 1);
     mt_fill(next, n, tag + 1);
-    if (how == PERSISTENT) {
+    if (persistent) {
+        /* A buffered one starts only if the canceled copy gave its room back. */
         memcpy(buf_out, next, sizeof(int) * (size_t)n);
         MPI_MUST(MPI_Start(&r));
     } else if (how == IBSEND) {
@@ -86,7 +91,7 @@ static void unmatched(int right, int left, int how, int n, int tag)
     MPI_MUST(MPI_Wait(&r, &st));
     MPI_MUST(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0);
-    if (how == PERSISTENT)
+    if (persistent)
         MPI_MUST(MPI_Request_free(&r));
     /* Nothing else is left for that tag. */
     MPI_MUST(MPI_Iprobe(left, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
@@ -131,7 +136,7 @@ int main(int argc, char **argv)
     buf_in = malloc(sizeof(int) * BIG);
     static const int sizes[] = {1, 100, BIG};
     int tag = 10;
-    for (int how = ISEND; how <= IBSEND; how++)
+    for (int how = ISEND; how <= PERSISTENT_BSEND; how++)
         for (int i = 0; i < 3; i++, tag += 2)
             unmatched(right, left, how, sizes[i], tag);
     static const int matched_modes[] = {ISEND, ISSEND, IBSEND};
