@@ -69,15 +69,22 @@ static void cache_key_create(void)
     cache_key_ok = pthread_key_create(&cache_key, cache_thread_exit) == 0;
 }
 
-/* A request goes into an empty cache. On the thread's first free, make sure
- * its cache is flushed when it ends. Out of line: the hot path then computes
- * the cache's address once. */
-static __attribute__((noinline)) void cache_first(req_cache_t *c, MPI_Request r)
+/* Make sure the thread's cache is flushed when the thread ends: before the
+ * cache first holds anything (a free into it, or a refill that takes more
+ * than one request). */
+static void cache_arm(req_cache_t *c)
 {
     if (!c->armed) {
         pthread_once(&cache_key_once, cache_key_create);
         c->armed = !cache_key_ok || pthread_setspecific(cache_key, c) == 0;
     }
+}
+
+/* A request goes into an empty cache. Out of line: the hot path then
+ * computes the cache's address once. */
+static __attribute__((noinline)) void cache_first(req_cache_t *c, MPI_Request r)
+{
+    cache_arm(c);
     r->next_free = NULL;
     c->head = r;
     c->count = 1;
@@ -89,6 +96,8 @@ static MPI_Request cache_refill(req_cache_t *c)
     MPI_Request r = atomic_exchange_explicit(&shared_free, NULL, memory_order_acquire);
     if (!r)
         return malloc(sizeof *r);
+    if (r->next_free)
+        cache_arm(c); /* the rest stays in this thread's cache */
     c->head = r->next_free;
     c->count = 0;
     for (MPI_Request q = c->head; q; q = q->next_free)
