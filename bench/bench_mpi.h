@@ -45,6 +45,34 @@ static inline void bench_mpi_library(char *out, size_t len)
     out[k] = '\0';
 }
 
+/* One message to or from peer, waited for. */
+static inline void bench_mpi_send_wait(MPI_Comm c, int peer, int tag, const void *buf, size_t len)
+{
+    MPI_Request r;
+    MPI_Isend(buf, (int)len, MPI_BYTE, peer, tag, c, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+static inline void bench_mpi_recv_wait(MPI_Comm c, int peer, int tag, void *buf, size_t len)
+{
+    MPI_Request r;
+    MPI_Irecv(buf, (int)len, MPI_BYTE, peer, tag, c, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+/* The zero-byte handshake of the native benchmarks (bench_handshake), not
+ * MPI_Barrier, whose cost and skew differ between implementations. */
+static inline void bench_mpi_handshake(MPI_Comm c, int rank, int peer)
+{
+    if (rank == 0) {
+        bench_mpi_send_wait(c, peer, 0, NULL, 0);
+        bench_mpi_recv_wait(c, peer, 0, NULL, 0);
+    } else {
+        bench_mpi_recv_wait(c, peer, 0, NULL, 0);
+        bench_mpi_send_wait(c, peer, 0, NULL, 0);
+    }
+}
+
 /* MPI_Waitall without statuses. MPICH declares the status argument as an array,
  * and GCC 12 then warns (-Wstringop-overflow) that MPI_STATUSES_IGNORE, a null
  * pointer, is too small for it: a false positive silenced here, once. */

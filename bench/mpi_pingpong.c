@@ -27,44 +27,17 @@
 static MPI_Comm data, ctrl;
 static int rank, peer;
 
-static void send_wait(MPI_Comm c, int tag, const void *buf, size_t len)
-{
-    MPI_Request r;
-    MPI_Isend(buf, (int)len, MPI_BYTE, peer, tag, c, &r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-static void recv_wait(MPI_Comm c, int tag, void *buf, size_t len)
-{
-    MPI_Request r;
-    MPI_Irecv(buf, (int)len, MPI_BYTE, peer, tag, c, &r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-/* The same zero-byte handshake as weft_pingpong (not MPI_Barrier, whose cost
- * and skew differ between implementations). */
-static void handshake(void)
-{
-    if (rank == 0) {
-        send_wait(ctrl, 0, NULL, 0);
-        recv_wait(ctrl, 0, NULL, 0);
-    } else {
-        recv_wait(ctrl, 0, NULL, 0);
-        send_wait(ctrl, 0, NULL, 0);
-    }
-}
-
 static double run_latency(char *sbuf, char *rbuf, size_t len, long iters)
 {
-    handshake();
+    bench_mpi_handshake(ctrl, rank, peer);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         if (rank == 0) {
-            send_wait(data, TAG_PING, sbuf, len);
-            recv_wait(data, TAG_PING, rbuf, len);
+            bench_mpi_send_wait(data, peer, TAG_PING, sbuf, len);
+            bench_mpi_recv_wait(data, peer, TAG_PING, rbuf, len);
         } else {
-            recv_wait(data, TAG_PING, rbuf, len);
-            send_wait(data, TAG_PING, sbuf, len);
+            bench_mpi_recv_wait(data, peer, TAG_PING, rbuf, len);
+            bench_mpi_send_wait(data, peer, TAG_PING, sbuf, len);
         }
     }
     return (bench_now_us() - t0) / (double)iters / 2.0;
@@ -74,19 +47,19 @@ static double run_bandwidth(char *sbuf, char *rbuf, size_t len, long iters, int 
                             MPI_Request *reqs)
 {
     char ack[4] = {0};
-    handshake();
+    bench_mpi_handshake(ctrl, rank, peer);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         if (rank == 0) {
             for (int w = 0; w < window; w++)
                 MPI_Isend(sbuf, (int)len, MPI_BYTE, peer, TAG_PING, data, &reqs[w]);
             bench_waitall(window, reqs);
-            recv_wait(data, TAG_ACK, ack, sizeof ack);
+            bench_mpi_recv_wait(data, peer, TAG_ACK, ack, sizeof ack);
         } else {
             for (int w = 0; w < window; w++)
                 MPI_Irecv(rbuf, (int)len, MPI_BYTE, peer, TAG_PING, data, &reqs[w]);
             bench_waitall(window, reqs);
-            send_wait(data, TAG_ACK, ack, sizeof ack);
+            bench_mpi_send_wait(data, peer, TAG_ACK, ack, sizeof ack);
         }
     }
     double us = bench_now_us() - t0;
@@ -99,7 +72,7 @@ static double run_bandwidth(char *sbuf, char *rbuf, size_t len, long iters, int 
 static double run_bibw(char *sbuf, char *rbuf, size_t len, long iters, int window,
                        MPI_Request *reqs)
 {
-    handshake();
+    bench_mpi_handshake(ctrl, rank, peer);
     double t0 = bench_now_us();
     for (long i = 0; i < iters; i++) {
         for (int w = 0; w < window; w++)
@@ -108,7 +81,7 @@ static double run_bibw(char *sbuf, char *rbuf, size_t len, long iters, int windo
             MPI_Isend(sbuf, (int)len, MPI_BYTE, peer, TAG_PING, data, &reqs[window + w]);
         bench_waitall(2 * window, reqs);
     }
-    handshake(); /* the last window has arrived on both sides */
+    bench_mpi_handshake(ctrl, rank, peer); /* the last window has arrived on both sides */
     double us = bench_now_us() - t0;
     return 2.0 * (double)len * (double)window * (double)iters / us;
 }

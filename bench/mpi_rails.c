@@ -26,49 +26,22 @@
 static MPI_Comm data, ctrl;
 static int rank, peer;
 
-static void send_wait(MPI_Comm c, int tag, const void *buf, size_t len)
-{
-    MPI_Request r;
-    MPI_Isend(buf, (int)len, MPI_BYTE, peer, tag, c, &r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-static void recv_wait(MPI_Comm c, int tag, void *buf, size_t len)
-{
-    MPI_Request r;
-    MPI_Irecv(buf, (int)len, MPI_BYTE, peer, tag, c, &r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-}
-
-/* The zero-byte handshake of weft_rails (bench_handshake), not MPI_Barrier,
- * whose cost differs between implementations. */
-static void handshake(void)
-{
-    if (rank == 0) {
-        send_wait(ctrl, 0, NULL, 0);
-        recv_wait(ctrl, 0, NULL, 0);
-    } else {
-        recv_wait(ctrl, 0, NULL, 0);
-        send_wait(ctrl, 0, NULL, 0);
-    }
-}
-
 static double run(char *sbuf, char *rbuf, size_t len, long windows, int window, MPI_Request *reqs)
 {
     char ack[4] = {0};
-    handshake();
+    bench_mpi_handshake(ctrl, rank, peer);
     double t0 = bench_now_us();
     for (long i = 0; i < windows; i++) {
         if (rank == 0) {
             for (int w = 0; w < window; w++)
                 MPI_Isend(sbuf, (int)len, MPI_BYTE, peer, TAG_DATA, data, &reqs[w]);
             bench_waitall(window, reqs);
-            recv_wait(ctrl, TAG_ACK, ack, sizeof ack);
+            bench_mpi_recv_wait(ctrl, peer, TAG_ACK, ack, sizeof ack);
         } else {
             for (int w = 0; w < window; w++)
                 MPI_Irecv(rbuf, (int)len, MPI_BYTE, peer, TAG_DATA, data, &reqs[w]);
             bench_waitall(window, reqs);
-            send_wait(ctrl, TAG_ACK, ack, sizeof ack);
+            bench_mpi_send_wait(ctrl, peer, TAG_ACK, ack, sizeof ack);
         }
     }
     return (double)len * (double)window * (double)windows / (bench_now_us() - t0);
