@@ -67,6 +67,16 @@ static inline void mt_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
 }
 
+/* mt_init at MPI_THREAD_MULTIPLE; the level provided is checked. */
+static inline void mt_init_multiple(int *argc, char ***argv)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+    CHECK(provided == MPI_THREAD_MULTIPLE);
+}
+
 /* Sum the checks of every rank (with point-to-point only, so that tests of the
  * point-to-point layer do not depend on collectives), print one line on rank
  * 0, finalize, and return the exit code. */

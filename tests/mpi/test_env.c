@@ -122,11 +122,7 @@ int main(int argc, char **argv)
     MPI_Initialized(&flag);
     if (flag)
         return 1;
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
-    CHECK(provided == MPI_THREAD_MULTIPLE);
+    mt_init_multiple(&argc, &argv);
     environment();
     error_codes();
     bad_arguments();

@@ -79,17 +79,13 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+    mt_init_multiple(&argc, &argv);
     if (mt_size < 2) {
         if (mt_rank == 0)
             printf("intercomm_threads: needs 2 ranks or more; skipped\n");
         MPI_Finalize();
         return 77;
     }
-    CHECK(provided == MPI_THREAD_MULTIPLE);
     for (int t = 0; t < THREADS; t++)
         MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &per_thread[t]));
     pthread_t th[THREADS];

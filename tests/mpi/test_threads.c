@@ -45,11 +45,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
-    CHECK(provided == MPI_THREAD_MULTIPLE);
+    mt_init_multiple(&argc, &argv);
     for (int t = 0; t < THREADS; t++)
         MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &per_thread[t]));
     pthread_t th[THREADS];
