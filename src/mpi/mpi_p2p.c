@@ -519,12 +519,14 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
             weft__mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
+    unsigned spins = 0;
     for (;;) {
         int flag;
         rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc || flag)
             return rc;
         weft__mpi_progress();
+        weft__mpi_idle(&spins);
     }
 }
 WEFT_MPI_ALIAS(Probe)
