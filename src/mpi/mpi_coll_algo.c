@@ -7,7 +7,7 @@
  *   reduce       binomial tree; operands are always combined as
  *                (lower ranks) op (higher ranks), so non-commutative operations
  *                are reduced in rank order: towards rank 0, then sent to the root
- *   allreduce    reduce to rank 0 + bcast
+ *   allreduce    recursive doubling (folding the ranks beyond a power of two)
  *   gather(v), scatter(v), allgather(v), alltoall(v,w)
  *                every message of the collective posted in one round
  *   reduce_scatter(_block)  reduce to rank 0 + scatterv
@@ -207,13 +207,66 @@ int weft__coll_b_alltoall(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_bloc
     return MPI_SUCCESS;
 }
 
+/* Recursive doubling (MPICH's MPIR_Allreduce_intra_recursive_doubling): with
+ * P a power of two, log2 P rounds, in each of which a rank swaps its partial
+ * result with the rank that differs in one bit and combines the two. Otherwise
+ * the first 2*rem ranks (rem = P minus the largest power of two below it)
+ * first fold in pairs, the odd one of each pair taking part for both, and get
+ * the result back at the end: two more rounds. Each partial result covers a
+ * run of consecutive ranks and the lower run is always the left operand, so
+ * non-commutative operations are reduced in rank order. */
 int weft__coll_b_allreduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
                            size_t count, MPI_Datatype t, MPI_Op op)
 {
-    int err = weft__coll_b_reduce(s, c, src, dst, count, t, op, 0);
-    if (err)
-        return err;
-    return weft__coll_b_bcast(s, c, dst, count, t, 0);
+    enum { K_FOLD = 0, K_UNFOLD = 1, K_STEP = 2 };
+    int p = c->size, r = c->rank;
+    weft__coll_phase(s);
+    if (src != dst) {
+        weft__coll_copy(s, src, count, t, dst, count, t);
+        weft__coll_round(s);
+    }
+    if (p == 1)
+        return MPI_SUCCESS;
+    void *tmp = weft__coll_tmp_typed(s, count, t);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2;
+    int vr = r - rem; /* rank among the pof2 that exchange; -1: folded away */
+    if (r < 2 * rem) {
+        if (r % 2 == 0) {
+            weft__coll_send(s, c, r + 1, dst, count, t, K_FOLD);
+            vr = -1;
+        } else {
+            weft__coll_recv(s, c, r - 1, tmp, count, t, K_FOLD);
+            weft__coll_reduce(s, tmp, dst, count, t, op); /* (r - 1) op r */
+            vr = r / 2;
+        }
+        weft__coll_round(s);
+    }
+    for (int mask = 1, k = K_STEP; vr >= 0 && mask < pof2; mask <<= 1, k++) {
+        int vpeer = vr ^ mask;
+        int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
+        weft__coll_send(s, c, peer, dst, count, t, k);
+        weft__coll_recv(s, c, peer, tmp, count, t, k);
+        if (op->commute || peer < r) {
+            weft__coll_reduce(s, tmp, dst, count, t, op);
+        } else {
+            weft__coll_reduce(s, dst, tmp, count, t, op);
+            weft__coll_copy(s, tmp, count, t, dst, count, t);
+        }
+        weft__coll_round(s);
+    }
+    if (r < 2 * rem) {
+        if (r % 2)
+            weft__coll_send(s, c, r - 1, dst, count, t, K_UNFOLD);
+        else
+            weft__coll_recv(s, c, r + 1, dst, count, t, K_UNFOLD);
+        weft__coll_round(s);
+    }
+    return MPI_SUCCESS;
 }
 
 /* Reduce everything to rank 0, then scatter counts[i] elements to rank i. */
