@@ -487,6 +487,8 @@ int weft__progress_thread_start(struct weft_ctx *ctx);
 /* Where the progress thread goes (place.c): true with *out set to pin it
  * there, false to leave it unpinned. Called by the initializing thread. */
 bool weft__progress_place(const struct weft_ctx *ctx, cpu_set_t *out);
+/* More ranks on this node than cpus this process may run on (place.c). */
+bool weft__node_oversubscribed(const struct weft_ctx *ctx);
 void weft__progress_thread_stop(struct weft_ctx *ctx);
 
 /* Strategies (strategy/). */

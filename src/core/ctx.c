@@ -492,6 +492,13 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     ctx->node_leader = node_ranks[0];
     ctx->node_size = node_size;
     ctx->node_index = node_index;
+    /* More ranks than cpus: a waiter that polls on keeps a core that a peer
+     * needs for the very message it waits for, so it yields at once. */
+    if (!weft__param_str("WEFT_SPIN_US", NULL) && weft__node_oversubscribed(ctx)) {
+        ctx->spin_ns = 0;
+        weft_log_info("%d ranks on this node, more than its cpus: waiters yield at once",
+                      node_size);
+    }
     if ((rc = open_drivers(ctx, node_ranks, node_size, node_index)))
         goto err;
     if ((rc = weft__boot_fence(ctx->boot)))

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef WEFT_HAVE_HWLOC
 #include <hwloc.h>
@@ -116,6 +117,20 @@ static bool place_auto(const weft_ctx_t *ctx, const cpu_set_t *mine, cpu_set_t *
     weft_log_info("progress thread on cpu %s: a core left over (%d cores, %d ranks on this node)",
                   text, mycores, ctx->node_size);
     return true;
+}
+
+bool weft__node_oversubscribed(const weft_ctx_t *ctx)
+{
+    /* A rank allowed on several cpus (no binding, or a cpuset) shares those
+     * with the node's other ranks; a rank bound to one cpu was placed by
+     * somebody who knew the machine: count the machine's cpus then. */
+    cpu_set_t mine;
+    long cpus = 0;
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0)
+        cpus = CPU_COUNT(&mine);
+    if (cpus <= 1)
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 && ctx->node_size > cpus;
 }
 
 bool weft__progress_place(const weft_ctx_t *ctx, cpu_set_t *out)

@@ -41,7 +41,8 @@ static const weft_param_desc_t params[] = {
      "their request completes), block (as fixed_spin, sleeping at once)"},
     {"WEFT_SPIN_US", "10",
      "fixed_spin: how long a waiter spins before it sleeps; yield and fixed_spin: a polling "
-     "thread yields its core after this long without any event"},
+     "thread yields its core after this long without any event. Unset, it is 0 on a node "
+     "with more ranks than cpus"},
     {"WEFT_PROGRESS_THREAD", "0",
      "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
      "transfers advance while every application thread computes"},
