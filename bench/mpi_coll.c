@@ -9,7 +9,9 @@
  * pipeline behind one root, as in OSU's osu_bcast with root rotation). A run is
  * a loop of back-to-back calls; latency_us is the slowest rank's time per call,
  * median of R runs. Iterations are calibrated so a run lasts about 5 ms
- * (smoke), 20 ms (quick) or 50 ms. */
+ * (smoke), 20 ms (quick) or 50 ms. With more than 2 ranks the results are
+ * named allreduce_np<P> and bcast_np<P> (bench/weft-bench runs 4 ranks on 2
+ * cores, oversubscribed: how long a waiting rank holds a core the others need). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +81,10 @@ int main(int argc, char **argv)
     double target = o.smoke ? 5e3 : o.quick ? 2e4 : 5e4;
     size_t step = o.quick ? 8 : 2;
     for (l.bcast = 0; l.bcast <= 1; l.bcast++) {
-        const char *name = l.bcast ? "bcast" : "allreduce";
+        char name[32];
+        snprintf(name, sizeof name, "%s", l.bcast ? "bcast" : "allreduce");
+        if (l.size > 2)
+            snprintf(name + strlen(name), sizeof name - strlen(name), "_np%d", l.size);
         for (l.len = o.min; l.len <= o.max; l.len *= step) {
             long iters = bench_mpi_iters(l.comm, coll_iters, &l, 4, target, 2, 100000);
             for (int r = 0; r < o.runs; r++)

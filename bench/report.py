@@ -120,6 +120,13 @@ SECTIONS = [
      "message size (bytes)",
      [("allreduce", "latency_us", "MPI_Allreduce"), ("bcast", "latency_us", "MPI_Bcast")],
      "log2", "log"),
+    ("Collectives, 4 ranks on 2 cores", "coll4",
+     "`mpi_coll` again with 4 ranks on the 2 cores (oversubscribed, as on a "
+     "laptop or a shared node): every call needs ranks that are not running, "
+     "so this measures how soon a waiting rank gives its core away.",
+     "message size (bytes)",
+     [("allreduce_np4", "latency_us", "MPI_Allreduce"), ("bcast_np4", "latency_us", "MPI_Bcast")],
+     "log2", "log"),
     ("TCP over loopback", "tcp",
      "With `--tcp`: `mpi_pingpong` and `weft_pingpong` over weft's tcp driver "
      "(WEFT_DRIVERS=tcp) and Open MPI's tcp btl, against `raw_tcp`, a bare "
@@ -153,6 +160,8 @@ HEADLINE = [
 ] + [
     ("8 B allreduce (µs)", "allreduce", "latency_us", 8),
     ("8 B bcast (µs)", "bcast", "latency_us", 8),
+    ("8 B allreduce, 4 ranks on 2 cores (µs)", "allreduce_np4", "latency_us", 8),
+    ("8 B bcast, 4 ranks on 2 cores (µs)", "bcast_np4", "latency_us", 8),
 ]
 
 
