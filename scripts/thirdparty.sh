@@ -128,10 +128,6 @@ cartsuball:expects MPI_COMM_NULL where MPI 3.1 7.5.7 gives a 0-dim grid
 comm_info:expects unknown info keys dropped (MPI 3.1 6.4.4 allows either)
 typename:MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle here
 dims5:42 of 75395 equally balanced grids chosen differently from MPICH
-sendflood:timing: 700k round trips on 8 ranks over 2 shared cores
-allredmany:timing: 10000 allreduces on 4 ranks over 2 shared cores
-reduce:timing: 10 ranks over 2 shared cores
-allgatherv4:timing: 4 ranks over 2 shared cores
 '
 
 known_reason() {
