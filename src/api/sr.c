@@ -101,8 +101,19 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
-    bool locked;
-    struct weft_request *req = submit_begin(ctx, WEFT_REQ_SEND, &locked);
+    bool locked = weft_lock_try(&ctx->lock);
+    if (locked && !sync && iovcnt == 1 && (iov[0].iov_base || !iov[0].iov_len) &&
+        !atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
+        struct weft_request *req =
+            weft__proto_send_fast(ctx, dest, comm, tag, iov[0].iov_base, iov[0].iov_len);
+        if (req) {
+            weft_lock_release(&ctx->lock);
+            *req_out = req;
+            return WEFT_OK;
+        }
+    }
+    struct weft_request *req = locked ? weft__request_alloc(ctx, WEFT_REQ_SEND)
+                                      : weft__request_alloc_unlocked(WEFT_REQ_SEND);
     if (!req) {
         if (locked)
             weft_lock_release(&ctx->lock);

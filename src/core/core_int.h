@@ -372,7 +372,54 @@ struct weft_ctx {
 };
 
 /* Requests (request.c). */
-struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind);
+/* Reset the fields every path reads; the protocol fills the rest. */
+static inline struct weft_request *weft__request_init(struct weft_request *req, uint8_t kind)
+{
+    atomic_store_explicit(&req->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
+    req->kind = kind;
+    req->state = WEFT_RS_NONE;
+    req->exposed = false;
+    req->rail_keys = 0;
+    req->error = WEFT_OK;
+    req->id = 0;
+    req->gate = NULL;
+    memset(&req->status, 0, sizeof req->status);
+    weft_list_init(&req->link);
+    req->iov = req->iov_inline;
+    req->iovcnt = 0;
+    if (kind == WEFT_REQ_RECV) {
+        /* expected and rail_parts are set by weft__proto_recv when the receive
+         * is posted, or when it starts a rendezvous: a receive that takes its
+         * message at once never writes their cache line. */
+        memset(&req->match, 0, sizeof req->match);
+    } else {
+        weft_list_init(&req->chunk.link);
+        weft_list_init(&req->data.link);
+        req->chunk.queued = req->data.queued = false;
+        req->chunk.heap = req->data.heap = false;
+        req->chunk.req = req->data.req = req;
+        req->holds = 0;
+        req->sync = req->answered = false;
+        req->cancel = WEFT_CANCEL_NONE;
+    }
+    req->coop_listed = req->coop_watch = false;
+    req->coop_cell = -1;
+    req->next_submitted = NULL;
+    return req;
+}
+
+/* weft__request_alloc when the free list is empty. */
+struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind);
+/* A request from the context's free list (caller holds the engine lock). */
+static inline struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
+{
+    struct weft_request *req = ctx->free_requests;
+    if (WEFT_UNLIKELY(!req))
+        return weft__request_alloc_slow(ctx, kind);
+    ctx->free_requests = req->next_free;
+    return weft__request_init(req, kind);
+}
 /* A request for a thread that does not hold the engine lock. */
 struct weft_request *weft__request_alloc_unlocked(uint8_t kind);
 void weft__request_free(struct weft_ctx *ctx, struct weft_request *req);
@@ -420,12 +467,23 @@ void weft__gate_mark_pending(weft__gate_t *g);
  * empty backlog it leaves at once, alone in its packet; otherwise it joins the
  * backlog for the strategy. */
 void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c);
+/* The same for the send fast path, on a gate the caller found idle (not held,
+ * not busy, nothing in the backlog): 1 when the driver took the packet at once
+ * (counted; the caller completes the chunk's request), else 0, with the chunk
+ * queued, in flight or failed as weft__sched_submit would leave it. */
+int weft__sched_send_fast(weft__gate_t *g, weft__chunk_t *c);
 /* Build and send packets while the gate's track is idle. Returns events done. */
 int weft__sched_gate(weft__gate_t *g);
 int weft__sched_pending(struct weft_ctx *ctx);
 
 /* Protocols (proto.c). */
 int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req);
+/* A standard send of len contiguous bytes to dest that can go eager, alone, on
+ * an idle gate: a new request, sent (usually complete already). NULL when
+ * the message needs the general path (weft__proto_send); nothing changed
+ * then. Caller holds the engine lock, with no deferred submission waiting. */
+struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
+                                           uint64_t tag, const void *buf, size_t len);
 int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req);
 int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t len);
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);

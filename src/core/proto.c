@@ -163,6 +163,52 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     return WEFT_OK;
 }
 
+/* The path of most small sends, with weft__proto_send's eager case and the
+ * scheduler's lone-message case fused: no iovec to copy, no strategy, and a
+ * message the driver takes at once completes here. Every condition the
+ * general path would weigh is checked first; what does not fit goes there. */
+struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
+                                           uint64_t tag, const void *buf, size_t len)
+{
+    weft__gate_t *g = &ctx->gates[dest];
+    uint64_t cost = eager_cost(len);
+    if (g->held || g->busy || g->dead || dest == ctx->rank || len > g->eager_max ||
+        (uint64_t)g->send_credit < cost || !weft__backlog_empty(g))
+        return NULL;
+    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_SEND);
+    if (!req)
+        return NULL;
+    req->iov_inline[0].iov_base = (void *)buf;
+    req->iov_inline[0].iov_len = len;
+    req->iovcnt = 1;
+    req->length = len;
+    req->peer = dest;
+    req->gate = g;
+    req->status.source = ctx->rank;
+    req->status.tag = tag;
+    req->status.comm = comm;
+    req->status.length = len;
+    weft__chunk_t *c = &req->chunk;
+    c->iov = req->iov;
+    c->iovcnt = 1;
+    c->offset = 0;
+    c->kind = WEFT_CHUNK_EAGER;
+    c->hdr_len = (uint16_t)weft__wire_put_eager(c->hdr, false, g->send_seq, tag, comm, len, 0);
+    c->length = len;
+    req->holds = 1;
+    req->seq = g->send_seq++;
+    g->send_credit -= (int64_t)cost;
+    ctx->counters.eager_sent++;
+    ctx->counters.bytes_sent += len;
+    if (weft__sched_send_fast(g, c)) {
+        req->holds = 0;
+        weft__request_complete(ctx, req, WEFT_OK);
+    } else if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
+        weft_list_push_back(&ctx->live_requests, &req->link);
+    }
+    return req;
+}
+
 /* ---- cancel of a send ----
  *
  * MPI lets a send be cancelled until a receive matched it. The message may be

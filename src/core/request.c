@@ -4,59 +4,21 @@
 
 #include "core/core_int.h"
 
-/* Only the fields every path reads are reset; the protocol fills the rest. */
-static struct weft_request *request_init(struct weft_request *req, uint8_t kind)
+struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind)
 {
-    atomic_store_explicit(&req->done, 0, memory_order_relaxed);
-    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
-    req->kind = kind;
-    req->state = WEFT_RS_NONE;
-    req->exposed = false;
-    req->rail_keys = 0;
-    req->error = WEFT_OK;
-    req->id = 0;
-    req->gate = NULL;
-    memset(&req->status, 0, sizeof req->status);
-    weft_list_init(&req->link);
-    req->iov = req->iov_inline;
-    req->iovcnt = 0;
-    if (kind == WEFT_REQ_RECV) {
-        /* expected and rail_parts are set by weft__proto_recv when the receive
-         * is posted, or when it starts a rendezvous: a receive that takes its
-         * message at once never writes their cache line. */
-        memset(&req->match, 0, sizeof req->match);
-    } else {
-        weft_list_init(&req->chunk.link);
-        weft_list_init(&req->data.link);
-        req->chunk.queued = req->data.queued = false;
-        req->chunk.heap = req->data.heap = false;
-        req->chunk.req = req->data.req = req;
-        req->holds = 0;
-        req->sync = req->answered = false;
-        req->cancel = WEFT_CANCEL_NONE;
-    }
-    req->coop_listed = req->coop_watch = false;
-    req->coop_cell = -1;
-    req->next_submitted = NULL;
-    return req;
-}
-
-struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uint8_t kind)
-{
-    struct weft_request *req = ctx->free_requests;
-    if (!req) /* take back, all at once, what threads returned without the lock */
-        req = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
+    /* Take back, all at once, what threads returned without the lock. */
+    struct weft_request *req = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
     if (req)
         ctx->free_requests = req->next_free;
     else if (!(req = malloc(sizeof *req)))
         return NULL;
-    return request_init(req, kind);
+    return weft__request_init(req, kind);
 }
 
 struct weft_request *weft__request_alloc_unlocked(uint8_t kind)
 {
     struct weft_request *req = malloc(sizeof *req);
-    return req ? request_init(req, kind) : NULL;
+    return req ? weft__request_init(req, kind) : NULL;
 }
 
 void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)

@@ -237,13 +237,10 @@ void weft__gate_mark_pending(weft__gate_t *g)
     }
 }
 
-/* Hand a built packet to the driver and account for the answer. Returns 1 when
- * the driver took it, 0 when it had no room (the caller keeps the chunks). */
-static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
+/* The driver took the packet (at once or in flight): count it, and start a
+ * hold where the strategy holds. */
+static void taken(weft__gate_t *g, weft__packet_t *pkt)
 {
-    int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
-    if (rc == WEFT_EAGAIN)
-        return 0;
     if (g->peer == g->ctx->rank)
         g->ctx->self_pending = true;
     commit(g, pkt);
@@ -257,11 +254,27 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
             weft__gate_mark_pending(g);
         }
     }
+}
+
+/* What follows the driver's answer rc (not WEFT_EAGAIN) to a packet. */
+static void sent(weft__gate_t *g, weft__packet_t *pkt, int rc)
+{
+    taken(g, pkt);
     if (rc == WEFT_INPROGRESS) {
         g->busy = true;
-        return 1;
+        return;
     }
     weft__proto_chunks_sent(g, pkt, rc);
+}
+
+/* Hand a built packet to the driver and account for the answer. Returns 1 when
+ * the driver took it, 0 when it had no room (the caller keeps the chunks). */
+static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
+{
+    int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
+    if (rc == WEFT_EAGAIN)
+        return 0;
+    sent(g, pkt, rc);
     return 1;
 }
 
@@ -269,24 +282,8 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
  * strategy would build the same packet: this chunk alone. So it is built here
  * directly (packet header written just before the chunk header: one iovec
  * entry for both) and the strategy is not consulted. */
-void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
+static weft__packet_t *lone_packet(weft__gate_t *g, weft__chunk_t *c)
 {
-    if (g->held) {
-        /* A packet left since the last progress pass: more may be coming,
-         * so this one waits to share a packet. A packet's worth of chunks
-         * leaves without waiting for the pass (a thread that only submits
-         * still sends full packets, and the backlog stays bounded). */
-        weft__chunk_queue(g, c, false);
-        g->stats.held++;
-        if (++g->held_count >= WEFT_PKT_MAX_CHUNKS)
-            weft__sched_gate(g);
-        return;
-    }
-    if (g->busy || !weft__backlog_empty(g) || (c->length && c->iovcnt != 1)) {
-        weft__chunk_queue(g, c, false);
-        weft__sched_gate(g);
-        return;
-    }
     weft__packet_t *pkt = &g->packet;
     uint64_t len = c->length;
     size_t total = weft__wire_chunk_size(WEFT_WIRE_PKT_HDR + c->hdr_len, len);
@@ -309,12 +306,52 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
     pkt->length = total;
     pkt->chunks[0] = c;
     pkt->nchunks = 1;
-    /* The chunk is not in the backlog (commit's unlink of it is a no-op); with
-     * no room it joins the backlog like any other. */
-    if (!send_packet(g, pkt)) {
+    return pkt;
+}
+
+/* The chunk is not in the backlog (commit's unlink of it is a no-op); with no
+ * room it joins the backlog like any other. */
+static void lone_full(weft__gate_t *g, weft__chunk_t *c)
+{
+    weft__chunk_queue(g, c, false);
+    weft__gate_mark_pending(g);
+}
+
+void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
+{
+    if (g->held) {
+        /* A packet left since the last progress pass: more may be coming,
+         * so this one waits to share a packet. A packet's worth of chunks
+         * leaves without waiting for the pass (a thread that only submits
+         * still sends full packets, and the backlog stays bounded). */
         weft__chunk_queue(g, c, false);
-        weft__gate_mark_pending(g);
+        g->stats.held++;
+        if (++g->held_count >= WEFT_PKT_MAX_CHUNKS)
+            weft__sched_gate(g);
+        return;
     }
+    if (g->busy || !weft__backlog_empty(g) || (c->length && c->iovcnt != 1)) {
+        weft__chunk_queue(g, c, false);
+        weft__sched_gate(g);
+        return;
+    }
+    if (!send_packet(g, lone_packet(g, c)))
+        lone_full(g, c);
+}
+
+int weft__sched_send_fast(weft__gate_t *g, weft__chunk_t *c)
+{
+    weft__packet_t *pkt = lone_packet(g, c);
+    int rc = g->drv_ops->send(g->track, pkt->iov, pkt->iovcnt, pkt);
+    if (WEFT_LIKELY(rc == WEFT_OK)) {
+        taken(g, pkt);
+        return 1;
+    }
+    if (rc == WEFT_EAGAIN)
+        lone_full(g, c);
+    else
+        sent(g, pkt, rc);
+    return 0;
 }
 
 int weft__sched_gate(weft__gate_t *g)
