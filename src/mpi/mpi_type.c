@@ -441,19 +441,24 @@ void weft__mpi_type_envelope_drop(MPI_Datatype t)
 
 /* Build from a layout, then give the result its envelope: ints and addrs are
  * copied, types held. */
-int weft__mpi_type_make(const weft_mpi_layout_t *l, int combiner, int ni, const int *ints, int na,
-                        const MPI_Aint *addrs, int nd, const MPI_Datatype *types, MPI_Datatype *out)
+int weft__mpi_type_make_pieces(const weft_mpi_layout_t *l, int combiner, int np,
+                               const int *const *ints, const int *ni, int na, const MPI_Aint *addrs,
+                               int nd, const MPI_Datatype *types, MPI_Datatype *out)
 {
+    int nints = 0;
+    for (int i = 0; i < np; i++)
+        nints += ni[i];
     MPI_Datatype t;
     int err = weft__mpi_type_build(l, &t);
     if (err)
         return err;
-    if ((err = weft__mpi_type_envelope_alloc(t, combiner, ni, na, nd))) {
+    if ((err = weft__mpi_type_envelope_alloc(t, combiner, nints, na, nd))) {
         weft__mpi_type_destroy(t);
         return err;
     }
-    if (ni)
-        memcpy(t->ints, ints, ni * sizeof *ints);
+    for (int i = 0, at = 0; i < np; at += ni[i++])
+        if (ni[i])
+            memcpy(t->ints + at, ints[i], ni[i] * sizeof(int));
     if (na)
         memcpy(t->addrs, addrs, na * sizeof *addrs);
     if (nd)
@@ -461,6 +466,12 @@ int weft__mpi_type_make(const weft_mpi_layout_t *l, int combiner, int ni, const 
     weft__mpi_type_envelope_hold(t, nd);
     *out = t;
     return MPI_SUCCESS;
+}
+
+int weft__mpi_type_make(const weft_mpi_layout_t *l, int combiner, int ni, const int *ints, int na,
+                        const MPI_Aint *addrs, int nd, const MPI_Datatype *types, MPI_Datatype *out)
+{
+    return weft__mpi_type_make_pieces(l, combiner, 1, &ints, &ni, na, addrs, nd, types, out);
 }
 
 #define ERR(cls, fn) weft__mpi_err(NULL, (cls), (fn))

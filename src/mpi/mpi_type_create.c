@@ -110,20 +110,11 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                            .unit = weft__mpi_type_extent(oldtype),
                            .blens = array_of_blocklengths,
                            .type = oldtype};
-    MPI_Datatype t;
-    if ((err = weft__mpi_type_build(&l, &t)))
-        return ERR(err, fn);
-    if ((err = weft__mpi_type_envelope_alloc(t, MPI_COMBINER_INDEXED, 2 * count + 1, 0, 1))) {
-        weft__mpi_type_destroy(t);
-        return ERR(err, fn);
-    }
-    t->ints[0] = count;
-    memcpy(t->ints + 1, array_of_blocklengths, count * sizeof(int));
-    memcpy(t->ints + 1 + count, array_of_displacements, count * sizeof(int));
-    t->types[0] = oldtype;
-    weft__mpi_type_envelope_hold(t, 1);
-    *newtype = t;
-    return MPI_SUCCESS;
+    const int *ints[3] = {&count, array_of_blocklengths, array_of_displacements};
+    int ni[3] = {1, count, count};
+    err = weft__mpi_type_make_pieces(&l, MPI_COMBINER_INDEXED, 3, ints, ni, 0, NULL, 1, &oldtype,
+                                     newtype);
+    return err ? ERR(err, fn) : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Type_indexed)
 
@@ -143,20 +134,11 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                            .adisp = array_of_displacements,
                            .blens = array_of_blocklengths,
                            .type = oldtype};
-    MPI_Datatype t;
-    if ((err = weft__mpi_type_build(&l, &t)))
-        return ERR(err, fn);
-    if ((err = weft__mpi_type_envelope_alloc(t, MPI_COMBINER_HINDEXED, count + 1, count, 1))) {
-        weft__mpi_type_destroy(t);
-        return ERR(err, fn);
-    }
-    t->ints[0] = count;
-    memcpy(t->ints + 1, array_of_blocklengths, count * sizeof(int));
-    memcpy(t->addrs, array_of_displacements, count * sizeof(MPI_Aint));
-    t->types[0] = oldtype;
-    weft__mpi_type_envelope_hold(t, 1);
-    *newtype = t;
-    return MPI_SUCCESS;
+    const int *ints[2] = {&count, array_of_blocklengths};
+    int ni[2] = {1, count};
+    err = weft__mpi_type_make_pieces(&l, MPI_COMBINER_HINDEXED, 2, ints, ni, count,
+                                     array_of_displacements, 1, &oldtype, newtype);
+    return err ? ERR(err, fn) : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Type_create_hindexed)
 
@@ -174,20 +156,12 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
                            .unit = weft__mpi_type_extent(oldtype),
                            .blen = blocklength,
                            .type = oldtype};
-    MPI_Datatype t;
-    if ((err = weft__mpi_type_build(&l, &t)))
-        return ERR(err, fn);
-    if ((err = weft__mpi_type_envelope_alloc(t, MPI_COMBINER_INDEXED_BLOCK, count + 2, 0, 1))) {
-        weft__mpi_type_destroy(t);
-        return ERR(err, fn);
-    }
-    t->ints[0] = count;
-    t->ints[1] = blocklength;
-    memcpy(t->ints + 2, array_of_displacements, count * sizeof(int));
-    t->types[0] = oldtype;
-    weft__mpi_type_envelope_hold(t, 1);
-    *newtype = t;
-    return MPI_SUCCESS;
+    int head[2] = {count, blocklength};
+    const int *ints[2] = {head, array_of_displacements};
+    int ni[2] = {2, count};
+    err = weft__mpi_type_make_pieces(&l, MPI_COMBINER_INDEXED_BLOCK, 2, ints, ni, 0, NULL, 1,
+                                     &oldtype, newtype);
+    return err ? ERR(err, fn) : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Type_create_indexed_block)
 

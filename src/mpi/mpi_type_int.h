@@ -84,6 +84,10 @@ void weft__mpi_type_envelope_drop(MPI_Datatype t);
 int weft__mpi_type_make(const weft_mpi_layout_t *l, int combiner, int ni, const int *ints, int na,
                         const MPI_Aint *addrs, int nd, const MPI_Datatype *types,
                         MPI_Datatype *out);
+/* The same with the envelope's integers in np pieces: ni[i] of them at ints[i]. */
+int weft__mpi_type_make_pieces(const weft_mpi_layout_t *l, int combiner, int np,
+                               const int *const *ints, const int *ni, int na, const MPI_Aint *addrs,
+                               int nd, const MPI_Datatype *types, MPI_Datatype *out);
 /* Mark t contiguous if its data is one range (after its bounds changed). */
 void weft__mpi_type_set_contig(MPI_Datatype t);
 /* Free a type that nobody holds (also one half built). */
