@@ -214,18 +214,24 @@ static int delete_all(int kind, void *obj, weft_mpi_attr_t **list)
 static int copy_all(int kind, void *from_obj, weft_mpi_attr_t *from, void *to_obj,
                     weft_mpi_attr_t **to)
 {
-    /* Copy oldest first so the new list keeps the same order. */
-    weft_mpi_attr_t *stack[256];
-    int n = 0;
-    for (weft_mpi_attr_t *a = from; a && n < 256; a = a->next)
+    /* Copy oldest first so the new list keeps the same order: the list is
+     * newest first, so walk it backwards through an array of every entry. */
+    weft_mpi_attr_t *local[64], **stack = local;
+    int n = 0, rc = MPI_SUCCESS;
+    for (weft_mpi_attr_t *a = from; a; a = a->next)
+        n++;
+    if (n > (int)(sizeof local / sizeof *local) && !(stack = malloc(sizeof *stack * (size_t)n)))
+        return MPI_ERR_NO_MEM;
+    n = 0;
+    for (weft_mpi_attr_t *a = from; a; a = a->next)
         stack[n++] = a;
-    while (n-- > 0) {
+    while (rc == MPI_SUCCESS && n-- > 0) {
         weft_mpi_attr_t *a = stack[n];
         keyval_t *k = &keyvals[a->keyval - 1];
         if (!k->copy_fn)
             continue;
         void *out = NULL;
-        int flag = 0, rc;
+        int flag = 0;
         switch (kind) {
         case KV_COMM:
             rc = ((MPI_Comm_copy_attr_function *)k->copy_fn)(from_obj, a->keyval, k->extra_state,
@@ -240,12 +246,12 @@ static int copy_all(int kind, void *from_obj, weft_mpi_attr_t *from, void *to_ob
                                                             a->value, &out, &flag);
             break;
         }
-        if (rc)
-            return rc;
-        if (flag && (rc = attr_set(kind, to_obj, to, a->keyval, out, true)))
-            return rc;
+        if (rc == MPI_SUCCESS && flag)
+            rc = attr_set(kind, to_obj, to, a->keyval, out, true);
     }
-    return MPI_SUCCESS;
+    if (stack != local)
+        free(stack);
+    return rc;
 }
 
 int weft__mpi_attrs_copy(MPI_Comm from, MPI_Comm to)

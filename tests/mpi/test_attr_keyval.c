@@ -1,7 +1,8 @@
 /* Keyvals freed while attributes still use them (MPI 3.1 §6.7.2): the
  * attributes live on, a dup still copies them through the copy callback, and
  * the delete callback runs when each object goes. A dup whose copy callback
- * fails returns the error and a null handle. */
+ * fails returns the error and a null handle. A dup copies any number of
+ * attributes. */
 #include "mpitest.h"
 
 static int copies, deletes;
@@ -109,11 +110,38 @@ static void type_dup_copy_fails(void)
     MPI_MUST(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* A dup copies every attribute, however many there are, oldest first. */
+static void comm_dup_many(void)
+{
+    enum { N = 300 };
+    static int keys[N];
+    for (int i = 0; i < N; i++) {
+        MPI_MUST(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keys[i], NULL));
+        MPI_MUST(MPI_Comm_set_attr(MPI_COMM_WORLD, keys[i], (void *)(MPI_Aint)(i + 1)));
+    }
+    MPI_Comm d;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    int found = 0;
+    for (int i = 0; i < N; i++) {
+        void *v = NULL;
+        int flag = 0;
+        MPI_MUST(MPI_Comm_get_attr(d, keys[i], &v, &flag));
+        found += flag && (MPI_Aint)v == i + 1;
+    }
+    CHECK(found == N);
+    MPI_MUST(MPI_Comm_free(&d));
+    for (int i = 0; i < N; i++) {
+        MPI_MUST(MPI_Comm_delete_attr(MPI_COMM_WORLD, keys[i]));
+        MPI_MUST(MPI_Comm_free_keyval(&keys[i]));
+    }
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     comm_keyval_freed();
     type_keyval_freed();
     type_dup_copy_fails();
+    comm_dup_many();
     return mt_finish("test_attr_keyval");
 }
