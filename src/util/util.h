@@ -19,6 +19,10 @@
 /* Monotonic time in nanoseconds. */
 uint64_t weft__now_ns(void);
 
+/* True when s is 1 to max bytes of [A-Za-z0-9._-]: fit to go into a file or
+ * shared-memory name as it is (job ids in segment names). */
+int weft__name_plain(const char *s, size_t max);
+
 /* Sequence-number comparison that survives wrap-around of 32-bit counters:
  * true when a comes strictly before b. */
 static inline int weft__seq_before(uint32_t a, uint32_t b)

@@ -154,10 +154,10 @@ static int open_objects(weft_driver_t *d)
         /* The shm provider names its memory region after the process id,
          * and the region of a process that was killed stays behind; once
          * the pid comes round again, that name is taken and the endpoint
-         * cannot open. A name of this job and rank is never anybody's. */
-        char name[64];
-        snprintf(name, sizeof name, "weft-%016llx-%d", (unsigned long long)d->tag_mark, d->rank);
-        if ((rc = fi_setname(&d->ep->fid, name, strlen(name) + 1)))
+         * cannot open. A name of this job and rank is never anybody's, and
+         * weftrun removes what a killed rank of its job left (it sweeps
+         * /dev/shm/weft-<job>-*). */
+        if ((rc = fi_setname(&d->ep->fid, d->shm_name, strlen(d->shm_name) + 1)))
             weft_log_debug("ofi: shm endpoint keeps its own name: %s", fi_strerror(-rc));
     }
     return fi_enable(d->ep);
@@ -253,6 +253,11 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
     uint8_t key[WEFT_SIPHASH_KEY_LEN] = {0};
     memcpy(key, params->job_secret, WEFT_MIN(sizeof key, (size_t)WEFT_DRV_SECRET_LEN));
     d->tag_mark = weft__siphash24(key, "weft-ofi-tag", 12);
+    if (weft__name_plain(params->job_id, 48))
+        snprintf(d->shm_name, sizeof d->shm_name, "weft-%s-ofi-%d", params->job_id, d->rank);
+    else
+        snprintf(d->shm_name, sizeof d->shm_name, "weft-%016llx-%d",
+                 (unsigned long long)d->tag_mark, d->rank);
     d->rx_depth = (int)WEFT_MIN(WEFT_MAX(weft__param_size("WEFT_OFI_RX_DEPTH", 64), 4ull), 4096ull);
     d->tx_depth = (int)WEFT_MIN(WEFT_MAX(weft__param_size("WEFT_OFI_TX_DEPTH", 64), 4ull), 4096ull);
     d->ping_ns = WEFT_MAX(weft__param_size("WEFT_OFI_PING_MS", 1000), 10ull) * 1000000ull;

@@ -136,6 +136,7 @@ struct weft_driver {
     int *node_ranks; /* ranks on this node (a copy) */
     int node_size;
     uint64_t tag_mark;    /* the job's mark, already shifted into the high bits */
+    char shm_name[96];    /* the shm provider's region: weft-<job>-ofi-<rank> */
     struct fi_info *info; /* the provider's offer we took */
     struct fid_fabric *fabric;
     struct fid_domain *domain;

@@ -78,18 +78,11 @@ static uint64_t pidns_id(void)
  * not hold is replaced by its hash, so any job id gives a valid, unique name. */
 static void segment_name(char *out, size_t n, const char *job_id, int rank)
 {
-    size_t len = strlen(job_id);
-    int plain = len > 0 && len <= 48;
-    for (size_t i = 0; plain && i < len; i++) {
-        char c = job_id[i];
-        plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '.' || c == '_' || c == '-';
-    }
-    if (plain)
+    if (weft__name_plain(job_id, 48))
         snprintf(out, n, "/weft-%s-%d", job_id, rank);
     else
-        snprintf(out, n, "/weft-h%016llx-%d", (unsigned long long)fnv1a(job_id, len, FNV_INIT),
-                 rank);
+        snprintf(out, n, "/weft-h%016llx-%d",
+                 (unsigned long long)fnv1a(job_id, strlen(job_id), FNV_INIT), rank);
 }
 
 static uint64_t random_word(void)
