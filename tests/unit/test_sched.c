@@ -1104,12 +1104,18 @@ static void test_rails_measured(void)
         CHECK(finish(reqs, (int[2]){1, 1}, sts));
         CHECK(st[0].error == WEFT_OK && st[0].length == LEN);
         CHECK(test_verify(rb, LEN, 78) == -1);
+        /* Each rail measured once, from its part of the first message (8 and
+         * 16 ms of service, over the meter's 5 ms). Checked here: the second
+         * message's parts are quick, but a loaded machine (a sanitizer's
+         * memcpy of 512 KiB among other jobs) may stretch one past 5 ms, a
+         * second sample as legitimate as the first. */
+        if (msg == 0)
+            CHECK(ctx[1]->gates[0].meter[0].samples == 1 && ctx[1]->gates[0].meter[1].samples == 1);
     }
     /* Rail 0 served its half in about half the time: about 2:1 now. */
     CHECK(recv0->nrget == 1 && recv1->nrget == 1);
     CHECK(recv0->rget_len[0] + recv1->rget_len[0] == LEN);
     CHECK(recv0->rget_len[0] > recv1->rget_len[0] * 13 / 10);
-    CHECK(ctx[1]->gates[0].meter[0].samples == 1 && ctx[1]->gates[0].meter[1].samples == 1);
     close_pair();
     free(b);
     free(rb);
