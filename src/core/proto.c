@@ -94,6 +94,28 @@ static void recv_maybe_complete(struct weft_ctx *ctx, struct weft_request *req)
         weft__request_complete(ctx, req, req->status.error);
 }
 
+/* Make req's chunk the gate's next message, eager, charged to its credit
+ * (the sequence number is taken by number_message). */
+static inline void eager_chunk(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req,
+                               uint64_t cost)
+{
+    weft__chunk_t *c = &req->chunk;
+    g->send_credit -= (int64_t)cost;
+    c->kind = req->sync ? WEFT_CHUNK_EAGER_SYNC : WEFT_CHUNK_EAGER;
+    c->hdr_len = (uint16_t)weft__wire_put_eager(c->hdr, req->sync, g->send_seq, req->status.tag,
+                                                req->status.comm, req->length, req->id);
+    c->length = req->length;
+    req->holds = req->sync ? 2 : 1;
+    ctx->counters.eager_sent++;
+}
+
+/* The message takes the gate's next sequence number. */
+static inline void number_message(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
+{
+    req->seq = g->send_seq++;
+    ctx->counters.bytes_sent += req->length;
+}
+
 int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
 {
     weft__gate_t *g = req->gate;
@@ -102,7 +124,6 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     uint64_t len = req->length;
     uint64_t cost = eager_cost(len);
     weft__chunk_t *c = &req->chunk;
-    uint32_t seq = g->send_seq;
     int rc;
 
     c->iov = req->iov;
@@ -114,13 +135,7 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
         req->iovcnt <= g->eager_max_iov) {
         if (req->sync && (rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
             return rc;
-        g->send_credit -= (int64_t)cost;
-        c->kind = req->sync ? WEFT_CHUNK_EAGER_SYNC : WEFT_CHUNK_EAGER;
-        c->hdr_len = (uint16_t)weft__wire_put_eager(c->hdr, req->sync, seq, req->status.tag,
-                                                    req->status.comm, len, req->id);
-        c->length = len;
-        req->holds = req->sync ? 2 : 1;
-        ctx->counters.eager_sent++;
+        eager_chunk(ctx, g, req, cost);
     } else {
         if (len <= g->eager_max && (uint64_t)g->send_credit < cost)
             ctx->counters.credit_stalls++;
@@ -140,17 +155,15 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
             }
         }
         c->kind = WEFT_CHUNK_RDV;
-        c->hdr_len = (uint16_t)weft__wire_put_rdv(c->hdr, seq, req->status.tag, req->status.comm,
-                                                  len, req->id, rkey);
+        c->hdr_len = (uint16_t)weft__wire_put_rdv(c->hdr, g->send_seq, req->status.tag,
+                                                  req->status.comm, len, req->id, rkey);
         if (rkey && req->rail_keys > 1)
             c->hdr[1] = (uint8_t)(req->rail_keys - 1); /* flags: rail keys after the first */
         c->length = 0;
         req->holds = 2;
         ctx->counters.rdv_sent++;
     }
-    req->seq = seq;
-    g->send_seq++;
-    ctx->counters.bytes_sent += len;
+    number_message(ctx, g, req);
     /* The submitting thread runs the scheduler itself: with an idle track the
      * message leaves now, with no queue hop. */
     weft__sched_submit(g, c);
@@ -192,14 +205,8 @@ struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint3
     c->iov = req->iov;
     c->iovcnt = 1;
     c->offset = 0;
-    c->kind = WEFT_CHUNK_EAGER;
-    c->hdr_len = (uint16_t)weft__wire_put_eager(c->hdr, false, g->send_seq, tag, comm, len, 0);
-    c->length = len;
-    req->holds = 1;
-    req->seq = g->send_seq++;
-    g->send_credit -= (int64_t)cost;
-    ctx->counters.eager_sent++;
-    ctx->counters.bytes_sent += len;
+    eager_chunk(ctx, g, req, cost);
+    number_message(ctx, g, req);
     if (weft__sched_send_fast(g, c)) {
         req->holds = 0;
         weft__request_complete(ctx, req, WEFT_OK);
