@@ -76,10 +76,16 @@ enum {
     WEFT_CANCEL_ASKED,  /* CANCEL queued or sent: waiting for the receiver's answer */
 };
 
+/* Requests are cache-line aligned (weft__request_alloc*). The first line holds
+ * what waiting for, retiring and recycling a completed request touch (done,
+ * error, status, iov), so a thread that waits for thousands of requests reads
+ * one line of each; the free-list link shares the status's bytes, dead once the
+ * request is free. */
 struct weft_request {
     /* Common to sends and receives, hot: the first cache lines. */
-    atomic_int done;     /* 0 until complete; read without the lock by test; a futex */
-    atomic_int sleeping; /* a waiter sleeps on done (progress.c) */
+    _Alignas(WEFT_CACHELINE) atomic_int done; /* 0 until complete; read without the lock by
+                                               * test; a futex */
+    atomic_int sleeping;                      /* a waiter sleeps on done (progress.c) */
     uint8_t kind;
     uint8_t state;
     bool exposed; /* rkey must be unexposed at completion */
@@ -92,20 +98,21 @@ struct weft_request {
      * with rkey, because every request resets rail_keys. */
     uint8_t rail_keys;
     uint8_t rail_key_len;
+    int error; /* result once done */
+    int iovcnt;
+    struct iovec *iov; /* user data */
+    union {
+        weft_status_t status;           /* while live */
+        struct weft_request *next_free; /* on a free list */
+    };
+    /* Second line. */
     int peer;           /* destination, or requested source (may be ANY) */
-    int error;          /* result once done */
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
     weft__gate_t *gate; /* gate of the peer once known */
-    weft_status_t status;
-    struct iovec *iov; /* user data */
-    int iovcnt;
-    size_t length; /* total bytes of iov */
+    size_t length;      /* total bytes of iov */
     struct iovec iov_inline[2];
-    weft_list_t link; /* in the context's list of live requests (peer death) */
-    union {
-        struct weft_request *next_free;      /* on a free list */
-        struct weft_request *next_submitted; /* in ctx->submitted, waiting to be submitted */
-    };
+    weft_list_t link;                    /* in the context's list of live requests (peer death) */
+    struct weft_request *next_submitted; /* in ctx->submitted, waiting to be submitted */
     /* What only one kind needs: a receive never touches the send part, so a
      * posted receive costs a few cache lines, not the whole object. A receive
      * that finds its message at once writes the first three lines only: the
@@ -170,6 +177,9 @@ typedef struct weft__unexpected {
         weft_rkey_t rkey;               /* RDV */
     };
 } weft__unexpected_t;
+
+_Static_assert(offsetof(struct weft_request, status) + sizeof(weft_status_t) <= WEFT_CACHELINE,
+               "what retiring a request reads is its first cache line");
 
 _Static_assert(sizeof(weft__unexpected_t) <= 3 * WEFT_CACHELINE, "a descriptor is 3 cache lines");
 _Static_assert(offsetof(weft__unexpected_t, match.comm) == WEFT_CACHELINE &&

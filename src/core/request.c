@@ -10,14 +10,14 @@ struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind
     struct weft_request *req = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
     if (req)
         ctx->free_requests = req->next_free;
-    else if (!(req = malloc(sizeof *req)))
+    else if (!(req = aligned_alloc(_Alignof(struct weft_request), sizeof *req)))
         return NULL;
     return weft__request_init(req, kind);
 }
 
 struct weft_request *weft__request_alloc_unlocked(uint8_t kind)
 {
-    struct weft_request *req = malloc(sizeof *req);
+    struct weft_request *req = aligned_alloc(_Alignof(struct weft_request), sizeof *req);
     return req ? weft__request_init(req, kind) : NULL;
 }
 
