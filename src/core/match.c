@@ -9,9 +9,10 @@
  *    (comm, source), as the text of the seed says;
  *  - every key includes the communicator, the wildcard table included, so a
  *    receive never matches a message of another communicator;
- *  - an entry goes back to its slab as soon as both its FIFOs
- *    are empty. NewMadeleine kept them for ever, so an application that used
- *    many distinct tags grew the tables without bound;
+ *  - an entry goes back to its slab once both its FIFOs are empty, as soon
+ *    as another entry of its table empties (each table parks the last empty
+ *    one for reuse). NewMadeleine kept them for ever, so an application that
+ *    used many distinct tags grew the tables without bound;
  *  - the tables grow and shrink with the number of live entries;
  *  - unexpected messages enter the three wildcard FIFOs lazily. Keeping them
  *    costs every message three more entries to find or make and, when it is
@@ -84,6 +85,9 @@ struct weft__match {
     bool wild_msgs;                 /* messages are in the wildcard FIFOs too (see above) */
     weft_slab_cache_t entries;      /* where entries live (one cache line each) */
     weft__match_entry_t *free_list; /* chained through next */
+    /* Per table, the last entry that emptied, left in place (see
+     * entry_release): a receive and its message that keep one key reuse it. */
+    weft__match_entry_t *parked[WEFT_MATCH_NIDX];
     size_t free_count;
     long fail_after; /* test hook, < 0 when off */
 };
@@ -232,6 +236,8 @@ static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, in
     table_t *t = &m->tables[idx];
     weft__match_entry_t *e = table_lookup(t, hash, comm, source, tag);
     if (e) {
+        if (e == m->parked[idx])
+            m->parked[idx] = NULL;
         *out = e;
         return WEFT_OK;
     }
@@ -253,12 +259,13 @@ static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, in
     return WEFT_OK;
 }
 
-/* Drop an entry once nothing hangs from it: an empty entry is never left in a
- * table, which is what keeps memory proportional to what is pending. */
-static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
+/* Drop an entry once nothing hangs from it. The entry that empties last is
+ * parked: left in its table, so the next receive or message with its key finds
+ * it there, and the one parked before it is dropped. A ping-pong or a loop on
+ * one tag then makes and drops no entry per message, and a table never holds
+ * more than one empty entry, so memory stays proportional to what is pending. */
+static void entry_drop(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
-    if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
-        return;
     table_t *t = &m->tables[idx];
     bucket_unlink(t, e);
     t->count--;
@@ -269,6 +276,27 @@ static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t 
     size_t nbuckets = t->mask + 1;
     if (nbuckets > TABLE_SHRINK_FLOOR && t->count * 8 < nbuckets)
         table_resize(t, nbuckets / 2);
+}
+
+static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
+{
+    if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
+        return;
+    weft__match_entry_t *old = m->parked[idx];
+    m->parked[idx] = e;
+    if (old)
+        entry_drop(m, idx, old);
+}
+
+/* The same for the roll-back of a failed operation: what it emptied goes at
+ * once, so failing again makes and fails the same allocations. */
+static void entry_release_now(weft__match_t *m, int idx, weft__match_entry_t *e)
+{
+    if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
+        return;
+    if (m->parked[idx] == e)
+        m->parked[idx] = NULL;
+    entry_drop(m, idx, e);
 }
 
 /* Like a message, a receive keeps no pointer to its entry: alone in its FIFO,
@@ -378,12 +406,12 @@ static int link_wild(weft__match_t *m, weft__match_msg_t *msg)
 
 err_release_entries:
     while (--idx > WEFT_MATCH_IDX_SPEC)
-        entry_release(m, idx, entries[idx]); /* frees only those just created */
+        entry_release_now(m, idx, entries[idx]); /* frees only those just created */
     return rc;
 }
 
-/* Take a message out of one FIFO. */
-static void unlink_msg(weft__match_t *m, weft__match_msg_t *msg, int idx)
+/* Take a message out of one FIFO (now: a roll-back, see entry_release_now). */
+static void unlink_msg(weft__match_t *m, weft__match_msg_t *msg, int idx, bool now)
 {
     weft_list_t *l = msg_link(msg, idx), *prev = l->prev, *next = l->next;
     prev->next = next;
@@ -391,14 +419,19 @@ static void unlink_msg(weft__match_t *m, weft__match_msg_t *msg, int idx)
     l->next = l->prev = NULL;
     /* Alone in its FIFO: both neighbours are the entry's list head, and the
      * entry may go. Otherwise the FIFO still holds a message. */
-    if (prev == next)
-        entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, msgs));
+    if (prev != next)
+        return;
+    weft__match_entry_t *e = weft_container_of(prev, weft__match_entry_t, msgs);
+    if (now)
+        entry_release_now(m, idx, e);
+    else
+        entry_release(m, idx, e);
 }
 
-static void unlink_wild(weft__match_t *m, weft__match_msg_t *msg)
+static void unlink_wild(weft__match_t *m, weft__match_msg_t *msg, bool now)
 {
     for (int idx = WEFT_MATCH_IDX_SPEC + 1; idx < WEFT_MATCH_NIDX; idx++)
-        unlink_msg(m, msg, idx);
+        unlink_msg(m, msg, idx, now);
 }
 
 static int by_arrival(const void *a, const void *b)
@@ -433,7 +466,7 @@ static __attribute__((noinline)) int wild_index(weft__match_t *m)
         int rc = link_wild(m, msgs[i]);
         if (rc != WEFT_OK) {
             while (i-- > 0)
-                unlink_wild(m, msgs[i]);
+                unlink_wild(m, msgs[i], true);
             free(msgs);
             return rc;
         }
@@ -456,7 +489,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     if (rc != WEFT_OK)
         return rc;
     if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
-        entry_release(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if just created */
+        entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if just created */
         return rc;
     }
     weft_list_push_back(&e->msgs, &msg->link);
@@ -541,12 +574,12 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
     if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
-    unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC);
+    unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC, false);
     /* Every message inside is in the wildcard FIFOs exactly while they are
      * kept, so the flag says it without reading the message's wildcard links
      * (a cache line a receive naming source and tag would not read). */
     if (m->wild_msgs)
-        unlink_wild(m, msg);
+        unlink_wild(m, msg, false);
     /* An empty queue needs no wildcard FIFOs: the next wildcard post or peek
      * starts them again, with nothing to index. */
     if (--m->unexpected == 0)
@@ -575,7 +608,15 @@ size_t weft__match_entry_count(const weft__match_t *m)
 {
     size_t n = 0;
     for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
-        n += m->tables[idx].count;
+        n += m->tables[idx].count - (m->parked[idx] != NULL);
+    return n;
+}
+
+size_t weft__match_parked_count(const weft__match_t *m)
+{
+    size_t n = 0;
+    for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
+        n += m->parked[idx] != NULL;
     return n;
 }
 

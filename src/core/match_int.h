@@ -10,8 +10,12 @@
 
 /* Live hash entries over the four tables. An entry lives only while its posted
  * FIFO or its unexpected FIFO is non-empty, so after everything has matched,
- * been cancelled or been removed this is 0. */
+ * been cancelled or been removed this is 0 (a parked entry, below, is not
+ * live). */
 size_t weft__match_entry_count(const weft__match_t *m);
+/* Empty entries left in the tables for reuse: at most one per table, the last
+ * one that emptied (not counted by weft__match_entry_count). */
+size_t weft__match_parked_count(const weft__match_t *m);
 
 /* Tables never shrink below this many buckets (see match.c). */
 #define WEFT_MATCH_SHRINK_FLOOR 1024

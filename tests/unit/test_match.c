@@ -424,6 +424,66 @@ static void test_enomem_wild(void)
     weft__match_destroy(m);
 }
 
+/* The entry that empties last stays parked in its table: a receive or a
+ * message with its key reuses it without an allocation, the next entry that
+ * empties in the same table replaces it, and a table parks one at most. */
+static void test_parked_entry(void)
+{
+    weft__match_t *m = new_matcher();
+    test_recv_t r;
+    test_msg_t msg;
+    int err;
+
+    recv_set(&r, 0, 0, 1, 5);
+    post_none(m, &r);
+    msg_set(&msg, 0, 0, 1, 5);
+    CHECK(deliver(m, &msg) == &r);
+    check_empty(m);
+    CHECK(weft__match_parked_count(m) == 1);
+    /* Every allocation fails now, yet key (0, 1, 5) is served by the parked
+     * entry, posted or unexpected; a new key is not. */
+    weft__match_fail_allocs_after(m, 0);
+    for (int i = 0; i < 3; i++) {
+        recv_set(&r, i, 0, 1, 5);
+        post_none(m, &r);
+        CHECK(weft__match_entry_count(m) == 1 && weft__match_parked_count(m) == 0);
+        msg_set(&msg, i, 0, 1, 5);
+        CHECK(deliver(m, &msg) == &r);
+        CHECK(deliver(m, &msg) == NULL); /* unexpected, same entry */
+        CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg && err == WEFT_OK);
+        check_empty(m);
+        CHECK(weft__match_parked_count(m) == 1);
+    }
+    recv_set(&r, 9, 0, 1, 6);
+    CHECK(weft__match_post(m, &r.match, &err) == NULL && err == WEFT_ENOMEM);
+    weft__match_fail_allocs_after(m, -1);
+    /* Another key empties: it replaces the parked one, which goes. */
+    post_none(m, &r);
+    CHECK(weft__match_entry_count(m) == 1 && weft__match_parked_count(m) == 1);
+    msg_set(&msg, 9, 0, 1, 6);
+    CHECK(deliver(m, &msg) == &r);
+    check_empty(m);
+    CHECK(weft__match_parked_count(m) == 1);
+    weft__match_fail_allocs_after(m, 0);
+    recv_set(&r, 10, 0, 1, 5);
+    CHECK(weft__match_post(m, &r.match, &err) == NULL && err == WEFT_ENOMEM);
+    recv_set(&r, 11, 0, 1, 6);
+    post_none(m, &r);
+    CHECK(weft__match_cancel(m, &r.match));
+    weft__match_fail_allocs_after(m, -1);
+    /* Wildcard receives park in their own tables, one each. */
+    test_recv_t any;
+    recv_set(&any, 12, 0, ANY_SRC, ANY_TAG);
+    post_none(m, &any);
+    recv_set(&r, 13, 0, 1, ANY_TAG);
+    post_none(m, &r);
+    CHECK(weft__match_cancel(m, &r.match));
+    CHECK(weft__match_cancel(m, &any.match));
+    check_empty(m);
+    CHECK(weft__match_parked_count(m) == 3);
+    weft__match_destroy(m);
+}
+
 /* Messages that arrived while no wildcard receive looked are indexed in
  * arrival order when the first one comes, across keys and sources; messages
  * arriving after that go into every FIFO at once; an empty queue stops it. */
@@ -780,6 +840,7 @@ int main(void)
     test_peek_remove();
     test_enomem();
     test_enomem_wild();
+    test_parked_entry();
     test_lazy_wild();
     test_differential();
     test_scale();
