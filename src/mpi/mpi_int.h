@@ -299,8 +299,11 @@ typedef enum weft_mpi_req_kind {
 
 typedef struct weft__mpi_sched weft__mpi_sched_t;
 
+/* Cache-line aligned (weft__mpi_req_alloc): what allocating, waiting for and
+ * freeing a point-to-point request touch lies in its first two lines, so a
+ * program with thousands of requests in flight reads two lines of each. */
 struct weft_mpi_request {
-    uint32_t magic;
+    _Alignas(64) uint32_t magic;
     weft_mpi_req_kind_t kind;
     bool persistent; /* made by *_init; stays until Request_free */
     bool active;     /* persistent: started and not yet completed */
@@ -309,31 +312,36 @@ struct weft_mpi_request {
     MPI_Comm comm;   /* for error handlers and source translation */
     weft_request_t *wreq;
     MPI_Status status;
+    struct weft_mpi_request *next_free;
+    /* Second line: what alloc resets and free looks at, and the arguments
+     * every point-to-point request records. */
+    weft__mpi_sched_t *sched; /* collectives */
     /* Non-contiguous data that went through a staging buffer. */
     void *staging;
-    void *user_buf;
-    int user_count;
     MPI_Datatype user_type;
-    /* Persistent requests: how to start again. */
+    void *user_buf;
+    /* How to start (again, for persistent requests). */
+    const void *buf;
+    MPI_Datatype type;
+    int count;
     int mode; /* WEFT_MPI_MODE_* */
     int peer, tag;
-    const void *buf;
-    int count;
-    MPI_Datatype type;
+    /* Third line on: what some kinds only use. */
+    int user_count;
     /* Generalized requests. */
     MPI_Grequest_query_function *query_fn;
     MPI_Grequest_free_function *free_fn;
     MPI_Grequest_cancel_function *cancel_fn;
     void *extra_state;
     atomic_int greq_done;
-    /* Collectives. */
-    weft__mpi_sched_t *sched;
     /* MPI_Ibsend: the copy's entry while it lives (under the buffered sends'
      * lock), and whether a cancel waits for its send's outcome. */
     struct weft__mpi_bsend *bsend;
     bool bsend_cancel;
-    struct weft_mpi_request *next_free;
 };
+
+_Static_assert(offsetof(struct weft_mpi_request, tag) + sizeof(int) <= 128,
+               "what every point-to-point request touches is in its first two lines");
 
 enum {
     WEFT_MPI_MODE_STD,

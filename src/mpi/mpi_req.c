@@ -27,6 +27,9 @@ struct weft_mpi_request weft_mpi_request_null = {
 
 typedef struct req_cache {
     MPI_Request head;
+    /* Requests freed into the cache and not taken since: what CACHE_MAX
+     * bounds. What a refill brought is not counted (counting it would walk
+     * the whole stack), so the cache holds at most that plus CACHE_MAX. */
     int count;
     bool armed; /* the thread-exit destructor is set for this thread */
 } req_cache_t;
@@ -95,13 +98,11 @@ static MPI_Request cache_refill(req_cache_t *c)
 {
     MPI_Request r = atomic_exchange_explicit(&shared_free, NULL, memory_order_acquire);
     if (!r)
-        return malloc(sizeof *r);
+        return aligned_alloc(_Alignof(struct weft_mpi_request), sizeof *r);
     if (r->next_free)
         cache_arm(c); /* the rest stays in this thread's cache */
     c->head = r->next_free;
     c->count = 0;
-    for (MPI_Request q = c->head; q; q = q->next_free)
-        c->count++;
     return r;
 }
 
@@ -111,7 +112,8 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
     MPI_Request r = c->head;
     if (r) {
         c->head = r->next_free;
-        c->count--;
+        if (c->count > 0)
+            c->count--;
     } else if (!(r = cache_refill(c))) {
         return NULL;
     }
