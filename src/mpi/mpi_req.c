@@ -83,16 +83,6 @@ static void cache_arm(req_cache_t *c)
     }
 }
 
-/* A request goes into an empty cache. Out of line: the hot path then
- * computes the cache's address once. */
-static __attribute__((noinline)) void cache_first(req_cache_t *c, MPI_Request r)
-{
-    cache_arm(c);
-    r->next_free = NULL;
-    c->head = r;
-    c->count = 1;
-}
-
 /* The cache is empty: take the shared stack, or make a new request. */
 static MPI_Request cache_refill(req_cache_t *c)
 {
@@ -154,10 +144,8 @@ void weft__mpi_req_free(MPI_Request r)
         shared_push(r, r);
         return;
     }
-    if (!c->head) {
-        cache_first(c, r);
-        return;
-    }
+    if (__builtin_expect(!c->armed, 0))
+        cache_arm(c);
     r->next_free = c->head;
     c->head = r;
     c->count++;
