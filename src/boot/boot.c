@@ -707,7 +707,9 @@ int weft__boot_abort(weft_boot_t *b, int code, const char *msg)
         /* Alone there is nobody to end but ourselves, which the caller does. */
         return WEFT_OK;
     }
-    size_t mlen = strnlen(msg, WEFT_BOOT_ABORT_MSG_MAX);
+    size_t mlen = strlen(msg); /* a C string; the launcher gets its first bytes */
+    if (mlen > WEFT_BOOT_ABORT_MSG_MAX)
+        mlen = WEFT_BOOT_ABORT_MSG_MAX;
     uint8_t *p = b->tx + WEFT_BOOT_PROTO_HDR_SIZE;
     weft__boot_put32(p, (uint32_t)code);
     weft__boot_put16(p + 4, (uint16_t)mlen);
