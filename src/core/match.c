@@ -105,11 +105,14 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-/* 32 bits: plenty for any table, and an entry keeps them in 4 bytes. */
+/* 32 bits: plenty for any table, and an entry keeps them in 4 bytes. The
+ * multiplication spreads (comm, source) over all 64 bits before the tag joins
+ * it, and one finaliser then mixes the three: every bit of each reaches the
+ * low bits that pick a bucket. */
 static inline uint32_t key_hash(uint32_t comm, int32_t source, uint64_t tag)
 {
     uint64_t comm_source = ((uint64_t)comm << 32) | (uint32_t)source;
-    return (uint32_t)mix64(tag ^ mix64(comm_source + 0x9e3779b97f4a7c15ULL));
+    return (uint32_t)mix64(tag ^ (comm_source * 0x9e3779b97f4a7c15ULL));
 }
 
 static inline int class_of(int32_t source, uint64_t tag)
@@ -357,6 +360,14 @@ weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int3
 {
     if (m->posted == 0 || source < 0 || tag == WEFT_MATCH_ANY_TAG)
         return NULL;
+    if (m->posted_class[WEFT_MATCH_IDX_SPEC] == m->posted) {
+        /* Only receives naming source and tag are posted: one lookup. */
+        weft__match_entry_t *e = table_lookup(&m->tables[WEFT_MATCH_IDX_SPEC],
+                                              key_hash(comm, source, tag), comm, source, tag);
+        return e && !weft_list_empty(&e->recvs)
+                   ? weft_list_entry(e->recvs.next, weft__match_recv_t, link)
+                   : NULL;
+    }
     weft__match_recv_t *best = NULL;
     for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
         if (m->posted_class[idx] == 0)
