@@ -39,11 +39,20 @@ static void copy_to_iov(const struct iovec *iov, int iovcnt, uint64_t off, const
             continue;
         }
         size_t take = WEFT_MIN(iov[i].iov_len - off, len);
-        memcpy((char *)iov[i].iov_base + off, src, take);
+        weft__copy((char *)iov[i].iov_base + off, src, take);
         src += take;
         len -= take;
         off = 0;
     }
+}
+
+/* The first n bytes of a receive (n <= req->length): one entry, or the walk. */
+static inline void copy_to_recv(const struct weft_request *req, const uint8_t *src, uint64_t n)
+{
+    if (WEFT_LIKELY(req->iovcnt == 1))
+        weft__copy(req->iov[0].iov_base, src, n);
+    else
+        copy_to_iov(req->iov, req->iovcnt, 0, src, n);
 }
 
 static void queue_ctrl(weft__gate_t *g, weft__chunk_t *c)
@@ -500,7 +509,7 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
         rdv_start(ctx, req, g, u->length, u->sreq, &u->rkey, u->nkeys);
     } else {
         uint64_t n = WEFT_MIN(u->length, (uint64_t)req->length);
-        copy_to_iov(req->iov, req->iovcnt, 0, weft__unexpected_data(u), n);
+        copy_to_recv(req, weft__unexpected_data(u), n);
         req->status.length = n;
         credit_return(g, eager_cost(u->length));
         if (u->kind == WEFT_CHUNK_EAGER_SYNC)
@@ -579,7 +588,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
             return WEFT_OK;
         }
         uint64_t n = WEFT_MIN(c->len, (uint64_t)req->length);
-        copy_to_iov(req->iov, req->iovcnt, 0, c->payload, n);
+        copy_to_recv(req, c->payload, n);
         req->status.length = n;
         credit_return(g, eager_cost(c->len));
         if (c->kind == WEFT_CHUNK_EAGER_SYNC)
@@ -607,7 +616,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     if (!eager)
         u->rkey = c->rkey;
     else if (c->len)
-        memcpy((uint8_t *)weft__unexpected_data(u), c->payload, c->len);
+        weft__copy((uint8_t *)weft__unexpected_data(u), c->payload, c->len);
     int rc = weft__match_add_unexpected(ctx->match, &u->match);
     if (rc) {
         weft__unexpected_free(ctx, u);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WEFT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define WEFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -28,6 +29,41 @@ int weft__name_plain(const char *s, size_t max);
 static inline int weft__seq_before(uint32_t a, uint32_t b)
 {
     return (int32_t)(a - b) < 0;
+}
+
+/* memcpy for the few bytes of a small message or header: up to 32 bytes in
+ * overlapping loads and stores, inline, where a call to memcpy costs more
+ * than the copy; larger sizes go to memcpy. n may be 0 (then src and dst are
+ * not touched and may be NULL). */
+static inline void weft__copy(void *restrict dst, const void *restrict src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (WEFT_UNLIKELY(n > 32)) {
+        memcpy(d, s, n);
+    } else if (n > 16) {
+        uint64_t a[2], b[2];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else if (n >= 8) {
+        uint64_t head, tail;
+        memcpy(&head, s, 8);
+        memcpy(&tail, s + n - 8, 8);
+        memcpy(d, &head, 8);
+        memcpy(d + n - 8, &tail, 8);
+    } else if (n >= 4) {
+        uint32_t head, tail;
+        memcpy(&head, s, 4);
+        memcpy(&tail, s + n - 4, 4);
+        memcpy(d, &head, 4);
+        memcpy(d + n - 4, &tail, 4);
+    } else if (n) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
 }
 
 #endif

@@ -79,13 +79,12 @@ static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int i
     }
     atomic_store_explicit(&s->length, (uint32_t)(total + SHM_REC_HDR), memory_order_relaxed);
     uint8_t *p = s->data;
+    /* iov_base may be NULL for an empty entry: weft__copy then reads nothing. */
     if (WEFT_LIKELY(iovcnt == 1)) {
-        if (WEFT_LIKELY(total)) /* iov_base may be NULL for an empty packet */
-            memcpy(p, iov[0].iov_base, total);
+        weft__copy(p, iov[0].iov_base, total);
     } else {
         for (int i = 0; i < iovcnt; i++) {
-            if (iov[i].iov_len) /* iov_base may be NULL for an empty entry */
-                memcpy(p, iov[i].iov_base, iov[i].iov_len);
+            weft__copy(p, iov[i].iov_base, iov[i].iov_len);
             p += iov[i].iov_len;
         }
     }
