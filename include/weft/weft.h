@@ -135,6 +135,23 @@ WEFT_API void weft_abort(weft_ctx_t *ctx, int code, const char *msg) __attribute
  * number of events handled (>= 0) or an error. */
 WEFT_API int weft_progress(weft_ctx_t *ctx);
 
+/* The state of a caller's own polling loop (weft_progress, test, iprobe...):
+ * zero it before the loop, and again after a poll that found what the loop
+ * waits for if the loop goes on. */
+typedef struct weft_idle {
+    unsigned spins;
+    int yielding;
+    uint64_t since;
+} weft_idle_t;
+
+/* Call between two polls that found nothing: the thread waits as the library's
+ * own waits do (WEFT_WAIT, WEFT_SPIN_US). It spins, and once it has been idle
+ * for the waiting policy's patience (WEFT_SPIN_US; none when the node has more
+ * ranks than cpus or under WEFT_WAIT=block) it yields its core between polls,
+ * so a peer or a thread sharing the core can run. Under WEFT_WAIT=spin it never
+ * yields. Thread-safe (each thread its own state). */
+WEFT_API void weft_idle(weft_ctx_t *ctx, weft_idle_t *state);
+
 /* Start a send of len bytes at buf to rank dest, on communicator comm with tag
  * (<= WEFT_TAG_MAX). The buffer must stay untouched until the request completes.
  * *req_out receives the request, to be completed by wait/test. Errors:

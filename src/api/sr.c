@@ -6,16 +6,8 @@
 
 #include "core/core_int.h"
 
-/* A probing thread polls; after WEFT_SPIN_US without any event it yields its
- * core between polls, since with more runnable threads than cores the peer we
- * wait for may need this one. The clock is read once every CLOCK_EVERY idle
- * polls, so polling stays cheap. Waits follow WEFT_WAIT (progress.c). */
-#define CLOCK_EVERY 64
-
-typedef struct waiter {
-    unsigned spins;
-    uint64_t idle_since; /* 0 while events keep coming */
-} waiter_t;
+/* Waits follow WEFT_WAIT (progress.c); a probing thread polls and waits
+ * between polls as weft_idle says. */
 
 static int set_iov(struct weft_request *req, const struct iovec *iov, int iovcnt)
 {
@@ -211,18 +203,6 @@ static int retire(weft_ctx_t *ctx, struct weft_request *req, weft_status_t *stat
     return rc;
 }
 
-static void waiter_idle(weft_ctx_t *ctx, waiter_t *w)
-{
-    if (++w->spins < CLOCK_EVERY)
-        return;
-    w->spins = 0;
-    uint64_t now = weft__now_ns();
-    if (!w->idle_since)
-        w->idle_since = now;
-    else if (now - w->idle_since >= ctx->spin_ns)
-        sched_yield();
-}
-
 /* weft_progress without the trip through the exported symbol (the PLT): a
  * thread that finds another one progressing goes on, never a convoy. */
 static inline int progress(weft_ctx_t *ctx)
@@ -390,12 +370,12 @@ out_unlock:
 int weft_sr_probe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, weft_status_t *status)
 {
     int flag = 0;
-    waiter_t w = {0};
+    weft_idle_t idle = {0};
     for (;;) {
         int rc = weft_sr_iprobe(ctx, src, comm, tag, &flag, status);
         if (rc || flag)
             return rc;
-        waiter_idle(ctx, &w);
+        weft_idle(ctx, &idle);
     }
 }
 

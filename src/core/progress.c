@@ -131,6 +131,33 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
     }
 }
 
+void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
+{
+    if (!ctx || !st)
+        return;
+    if (ctx->wait_policy == WEFT__WAIT_SPIN) {
+        cpu_relax();
+        return;
+    }
+    if (st->yielding) {
+        sched_yield();
+        return;
+    }
+    if (++st->spins < CLOCK_EVERY) {
+        cpu_relax();
+        return;
+    }
+    st->spins = 0;
+    uint64_t now = weft__now_ns();
+    if (!st->since)
+        st->since = now;
+    uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
+    if (now - st->since >= patience) {
+        st->yielding = 1;
+        sched_yield();
+    }
+}
+
 static void wake_one_sleeper(weft_ctx_t *ctx)
 {
     weft_lock_acquire(&ctx->sleep_lock);

@@ -551,13 +551,13 @@ int weft__coll_run(weft__mpi_sched_t *s)
         return err;
     }
     bool done = false;
-    unsigned spins = 0;
+    weft_idle_t idle = {0};
     int err = weft__mpi_sched_poll(s, &done);
     while (!done) {
         weft__mpi_progress();
         err = weft__mpi_sched_poll(s, &done);
         if (!done)
-            weft__mpi_idle(&spins); /* oversubscribed: the peer needs our core */
+            weft_idle(weft__mpi.ctx, &idle); /* a peer may need our core */
     }
     weft__mpi_sched_free(s);
     return err;

@@ -520,7 +520,6 @@ int weft__mpi_topo_dup(const weft_mpi_topo_t *t, weft_mpi_topo_t **out);
 /* Requests (mpi_req.c) and p2p (mpi_p2p.c). */
 void weft__mpi_req_fini(void);
 void weft__mpi_req_drain(void); /* finalize: complete requests freed while active */
-void weft__mpi_idle(unsigned *spins);
 int weft__mpi_send_start(MPI_Request r);
 int weft__mpi_recv_start(MPI_Request r);
 

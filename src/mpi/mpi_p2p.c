@@ -519,14 +519,14 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
             weft__mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    unsigned spins = 0;
+    weft_idle_t idle = {0};
     for (;;) {
         int flag;
         rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc || flag)
             return rc;
         weft__mpi_progress();
-        weft__mpi_idle(&spins);
+        weft_idle(weft__mpi.ctx, &idle);
     }
 }
 WEFT_MPI_ALIAS(Probe)
@@ -580,14 +580,14 @@ WEFT_MPI_ALIAS(Improbe)
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    unsigned spins = 0;
+    weft_idle_t idle = {0};
     for (;;) {
         int flag;
         int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
         if (rc || flag)
             return rc;
         weft__mpi_progress();
-        weft__mpi_idle(&spins);
+        weft_idle(weft__mpi.ctx, &idle);
     }
 }
 WEFT_MPI_ALIAS(Mprobe)

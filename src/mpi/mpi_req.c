@@ -7,7 +7,6 @@
  * keeps its arguments to start again.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,14 +230,6 @@ void weft__mpi_progress(void)
     reap_detached(false);
 }
 
-/* Between two fruitless polls: spin a little, then let other threads (and the
- * peer, on an oversubscribed node) run. */
-void weft__mpi_idle(unsigned *spins)
-{
-    if (++*spins > 64)
-        sched_yield();
-}
-
 /* A p2p engine request finished: record the status, unpack staged data. */
 static void finish_p2p(MPI_Request r, const weft_status_t *ws, int wrc)
 {
@@ -327,13 +318,13 @@ int weft__mpi_req_wait_complete(MPI_Request r)
         finish_p2p(r, &ws, wrc);
         return MPI_SUCCESS;
     }
-    unsigned spins = 0;
+    weft_idle_t idle = {0};
     for (;;) {
         weft__mpi_req_poll(r);
         if (r->complete)
             return MPI_SUCCESS;
         weft__mpi_progress();
-        weft__mpi_idle(&spins);
+        weft_idle(weft__mpi.ctx, &idle);
     }
 }
 
@@ -621,7 +612,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
         return rc;
     if (!index)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Waitany");
-    unsigned spins = 0;
+    weft_idle_t idle = {0};
     for (;;) {
         int i = scan_any(count, reqs);
         if (i == MPI_UNDEFINED) {
@@ -636,7 +627,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
             return err ? weft__mpi_err(comm, err, "MPI_Waitany") : MPI_SUCCESS;
         }
         weft__mpi_progress();
-        weft__mpi_idle(&spins);
+        weft_idle(weft__mpi.ctx, &idle);
     }
 }
 WEFT_MPI_ALIAS(Waitany)
@@ -674,13 +665,13 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
         return weft__mpi_err(NULL, MPI_ERR_ARG, fn);
     bool failed = false;
     MPI_Comm comm = NULL;
-    unsigned spins = 0;
+    weft_idle_t idle = {0};
     for (;;) {
         some_pass(count, reqs, outcount, indices, statuses, &failed, &comm);
         if (*outcount != 0 || !wait)
             break;
         weft__mpi_progress();
-        weft__mpi_idle(&spins);
+        weft_idle(weft__mpi.ctx, &idle);
     }
     if (*outcount == 0)
         weft__mpi_progress();

@@ -6,7 +6,6 @@
  * order and completes everything through a testany loop. Every byte is
  * checked, and so is every status. Some sends and receives use iovecs.
  * Optional argument: messages per rank. */
-#include <sched.h>
 
 #include "../common/test_util.h"
 
@@ -167,13 +166,15 @@ int main(int argc, char **argv)
                                sends[k].len, &reqs[nmsg + k]));
             /* Poll a while first, so that messages arrive before their
              * receives: eager ones are kept aside, rendezvous as descriptors. */
+            weft_idle_t idle = {0};
             for (int i = 0; i < 2000; i++)
-                if (weft_progress(ctx) <= 0 && i % 16 == 0)
-                    sched_yield();
+                if (weft_progress(ctx) <= 0)
+                    weft_idle(ctx, &idle); /* the waiting policy's idle step */
             for (int k = nmsg - 1; k >= 0; k--)
                 MUST(post_recv(ctx, k, recvs[k].peer, comm, (uint64_t)recvs[k].j, recvs[k].buf,
                                recvs[k].len, &reqs[k]));
-            int left = 2 * nmsg, idle = 0;
+            int left = 2 * nmsg;
+            idle = (weft_idle_t){0};
             long calls = 0;
             while (left > 0) {
                 int index = -2, flag = 0;
@@ -182,13 +183,10 @@ int main(int argc, char **argv)
                 calls++;
                 if (!flag) {
                     CHECK(rc == WEFT_OK);
-                    if (++idle >= 16) {
-                        idle = 0;
-                        sched_yield(); /* oversubscribed: let the peers run */
-                    }
+                    weft_idle(ctx, &idle); /* oversubscribed: lets the peers run */
                     continue;
                 }
-                idle = 0;
+                idle = (weft_idle_t){0};
                 if (index < 0 || index >= 2 * nmsg) {
                     CHECK(index >= 0 && index < 2 * nmsg);
                     break;

@@ -166,6 +166,30 @@ static void self_sync_and_truncation(weft_ctx_t *ctx)
     }
 }
 
+/* weft_idle: spins, reads the clock every 64 calls, and once idle for the
+ * patience (WEFT_SPIN_US, 10 us by default here) yields between polls; never
+ * under WEFT_WAIT=spin. */
+static void check_idle(weft_ctx_t *ctx)
+{
+    weft_idle(NULL, NULL); /* harmless */
+    weft_idle(ctx, NULL);
+    weft_idle_t st = {0};
+    for (int i = 0; i < 63; i++)
+        weft_idle(ctx, &st);
+    CHECK(st.since == 0 && !st.yielding);
+    const char *wait = getenv("WEFT_WAIT");
+    bool spin = wait && !strcmp(wait, "spin");
+    weft_idle(ctx, &st);
+    CHECK(spin ? st.since == 0 : st.since != 0);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        weft_idle(ctx, &st);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (!st.yielding && t.tv_sec - t0.tv_sec < 2);
+    CHECK(spin ? !st.yielding : st.yielding != 0);
+}
+
 int main(void)
 {
     test_watchdog(60);
@@ -179,6 +203,7 @@ int main(void)
     test_rank = weft_rank(ctx);
     CHECK(weft_rank(ctx) == 0 && weft_size(ctx) == 1);
     check_bad_arguments(ctx);
+    check_idle(ctx);
 
     uint64_t tag = 100;
     size_t lens[] = {0, 1, EAGER_LEN, 16383, 16384, 16385, RDV_LEN, RDV_LEN + 13};
