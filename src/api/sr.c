@@ -52,11 +52,11 @@ static int check_common(weft_ctx_t *ctx, const struct iovec *iov, int iovcnt,
 /* A request is submitted at once by a thread that gets the engine lock (after
  * whatever other threads queued), and queued without waiting, lock-free, when
  * another thread holds it (at WEFT_THREAD_MULTIPLE): the holder submits it,
- * in order. Errors of a queued request come from its completion. */
-static struct weft_request *submit_begin(weft_ctx_t *ctx, uint8_t kind, bool *locked)
+ * in order. Errors of a queued request come from its completion. A request
+ * for it comes from the context's list under the lock, else from malloc. */
+static inline struct weft_request *submit_alloc(weft_ctx_t *ctx, uint8_t kind, bool locked)
 {
-    *locked = weft_lock_try(&ctx->lock);
-    return *locked ? weft__request_alloc(ctx, kind) : weft__request_alloc_unlocked(kind);
+    return locked ? weft__request_alloc(ctx, kind) : weft__request_alloc_unlocked(kind);
 }
 
 static int submit_end(weft_ctx_t *ctx, struct weft_request *req, bool locked, int rc,
@@ -104,8 +104,7 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
             return WEFT_OK;
         }
     }
-    struct weft_request *req = locked ? weft__request_alloc(ctx, WEFT_REQ_SEND)
-                                      : weft__request_alloc_unlocked(WEFT_REQ_SEND);
+    struct weft_request *req = submit_alloc(ctx, WEFT_REQ_SEND, locked);
     if (!req) {
         if (locked)
             weft_lock_release(&ctx->lock);
@@ -155,8 +154,19 @@ static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const st
         return rc;
     if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
         return WEFT_ERANK;
-    bool locked;
-    struct weft_request *req = submit_begin(ctx, WEFT_REQ_RECV, &locked);
+    bool locked = weft_lock_try(&ctx->lock);
+    if (locked && src >= 0 && tag != WEFT_ANY_TAG && iovcnt == 1 &&
+        (iov[0].iov_base || !iov[0].iov_len) &&
+        !atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
+        struct weft_request *req =
+            weft__proto_recv_fast(ctx, src, comm, tag, iov[0].iov_base, iov[0].iov_len);
+        if (req) {
+            weft_lock_release(&ctx->lock);
+            *req_out = req;
+            return WEFT_OK;
+        }
+    }
+    struct weft_request *req = submit_alloc(ctx, WEFT_REQ_RECV, locked);
     if (!req) {
         if (locked)
             weft_lock_release(&ctx->lock);

@@ -495,6 +495,14 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req);
 struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
                                            uint64_t tag, const void *buf, size_t len);
 int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req);
+/* A receive of up to len bytes from src (a rank) with tag (not a wildcard)
+ * whose message already waits, eager: a new request, complete, with the data
+ * copied into buf. NULL when the receive needs the general path (no such
+ * message yet, a rendezvous or synchronous one, no free request); nothing
+ * changed then. Caller holds the engine lock, with no deferred submission
+ * waiting. */
+struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32_t comm,
+                                           uint64_t tag, void *buf, size_t len);
 int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t len);
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status);
 void weft__proto_rget_done(void *owner, void *peer_cookie, void *op_cookie, int status);

@@ -519,6 +519,42 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
     weft__unexpected_free(ctx, u);
 }
 
+struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32_t comm,
+                                           uint64_t tag, void *buf, size_t len)
+{
+    weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
+    if (!m)
+        return NULL;
+    weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
+    struct weft_request *req = ctx->free_requests;
+    if (u->kind != WEFT_CHUNK_EAGER || !req)
+        return NULL; /* a handshake to answer, or a request to make: the general path */
+    ctx->free_requests = req->next_free;
+    weft__match_remove_msg(ctx->match, m);
+    uint64_t n = WEFT_MIN(u->length, (uint64_t)len);
+    weft__copy(buf, weft__unexpected_data(u), n);
+    credit_return(&ctx->gates[src], eager_cost(u->length));
+    int err = u->length > len ? WEFT_ETRUNC : WEFT_OK;
+    weft__unexpected_free(ctx, u);
+    /* Born complete: only the first cache line is written, which is all that
+     * test, wait, cancel and retiring read of a request in this state (the
+     * other fields are reset by weft__request_init when it is reused). */
+    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
+    req->kind = WEFT_REQ_RECV;
+    req->state = WEFT_RS_NONE;
+    req->exposed = false;
+    req->coop_listed = req->coop_watch = false;
+    req->coop_cell = -1;
+    req->rail_keys = 0;
+    req->error = err;
+    req->iovcnt = 1;
+    req->iov = req->iov_inline;
+    req->status =
+        (weft_status_t){.source = src, .comm = comm, .tag = tag, .length = n, .error = err};
+    atomic_store_explicit(&req->done, 1, memory_order_release);
+    return req;
+}
+
 int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
 {
     int err;
