@@ -155,8 +155,8 @@ static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const st
     if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
         return WEFT_ERANK;
     bool locked = weft_lock_try(&ctx->lock);
-    if (locked && src >= 0 && tag != WEFT_ANY_TAG && iovcnt == 1 &&
-        (iov[0].iov_base || !iov[0].iov_len) &&
+    if (locked && weft__match_any_unexpected(ctx->match) && src >= 0 && tag != WEFT_ANY_TAG &&
+        iovcnt == 1 && (iov[0].iov_base || !iov[0].iov_len) &&
         !atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
         struct weft_request *req =
             weft__proto_recv_fast(ctx, src, comm, tag, iov[0].iov_base, iov[0].iov_len);

@@ -76,15 +76,14 @@ typedef struct table {
 } table_t;
 
 struct weft__match {
+    weft__match_counts_t counts; /* first: read inline (match.h) */
     table_t tables[WEFT_MATCH_NIDX];
     uint64_t next_seq;                    /* global posting order (seed 000) */
     size_t posted_class[WEFT_MATCH_NIDX]; /* lets arrive skip empty classes */
-    size_t posted;
-    size_t unexpected;
-    uint64_t next_arrival;          /* arrival order of unexpected messages */
-    bool wild_msgs;                 /* messages are in the wildcard FIFOs too (see above) */
-    weft_slab_cache_t entries;      /* where entries live (one cache line each) */
-    weft__match_entry_t *free_list; /* chained through next */
+    uint64_t next_arrival;                /* arrival order of unexpected messages */
+    bool wild_msgs;                       /* messages are in the wildcard FIFOs too (see above) */
+    weft_slab_cache_t entries;            /* where entries live (one cache line each) */
+    weft__match_entry_t *free_list;       /* chained through next */
     /* Per table, the last entry that emptied, left in place (see
      * entry_release): a receive and its message that keep one key reuse it. */
     weft__match_entry_t *parked[WEFT_MATCH_NIDX];
@@ -314,7 +313,7 @@ static void recv_unlink(weft__match_t *m, weft__match_recv_t *recv)
     if (prev == next)
         entry_release(m, idx, weft_container_of(prev, weft__match_entry_t, recvs));
     m->posted_class[idx]--;
-    m->posted--;
+    m->counts.posted--;
 }
 
 int weft__match_create(weft__match_t **out)
@@ -358,9 +357,9 @@ void weft__match_destroy(weft__match_t *m)
 weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int32_t source,
                                            uint64_t tag)
 {
-    if (m->posted == 0 || source < 0 || tag == WEFT_MATCH_ANY_TAG)
+    if (m->counts.posted == 0 || source < 0 || tag == WEFT_MATCH_ANY_TAG)
         return NULL;
-    if (m->posted_class[WEFT_MATCH_IDX_SPEC] == m->posted) {
+    if (m->posted_class[WEFT_MATCH_IDX_SPEC] == m->counts.posted) {
         /* Only receives naming source and tag are posted: one lookup. */
         weft__match_entry_t *e = table_lookup(&m->tables[WEFT_MATCH_IDX_SPEC],
                                               key_hash(comm, source, tag), comm, source, tag);
@@ -459,11 +458,11 @@ static __attribute__((noinline)) int wild_index(weft__match_t *m)
 {
     if (m->wild_msgs)
         return WEFT_OK;
-    if (m->unexpected == 0) {
+    if (m->counts.unexpected == 0) {
         m->wild_msgs = true;
         return WEFT_OK;
     }
-    weft__match_msg_t **msgs = malloc(m->unexpected * sizeof(*msgs));
+    weft__match_msg_t **msgs = malloc(m->counts.unexpected * sizeof(*msgs));
     if (!msgs)
         return WEFT_ENOMEM;
     size_t n = 0;
@@ -505,7 +504,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     }
     weft_list_push_back(&e->msgs, &msg->link);
     msg->arrival = m->next_arrival++;
-    m->unexpected++;
+    m->counts.unexpected++;
     return WEFT_OK;
 }
 
@@ -515,7 +514,7 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
 {
     int idx = class_of(recv->source, recv->tag);
     uint32_t hash = key_hash(recv->comm, recv->source, recv->tag);
-    if (m->unexpected > 0) {
+    if (m->counts.unexpected > 0) {
         if (idx != WEFT_MATCH_IDX_SPEC) {
             int rc = wild_index(m);
             if (rc != WEFT_OK) {
@@ -542,7 +541,7 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
     recv->seq = m->next_seq++;
     weft_list_push_back(&e->recvs, &recv->link);
     m->posted_class[idx]++;
-    m->posted++;
+    m->counts.posted++;
     *err = WEFT_OK;
     return NULL;
 }
@@ -569,7 +568,7 @@ static weft__match_msg_t *peek_walk(const weft__match_t *m, uint32_t comm, int32
 
 weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t source, uint64_t tag)
 {
-    if (m->unexpected == 0)
+    if (m->counts.unexpected == 0)
         return NULL;
     int idx = class_of(source, tag);
     if (idx != WEFT_MATCH_IDX_SPEC && wild_index(m) != WEFT_OK)
@@ -593,7 +592,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
         unlink_wild(m, msg, false);
     /* An empty queue needs no wildcard FIFOs: the next wildcard post or peek
      * starts them again, with nothing to index. */
-    if (--m->unexpected == 0)
+    if (--m->counts.unexpected == 0)
         m->wild_msgs = false;
 }
 
@@ -607,12 +606,12 @@ bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv)
 
 size_t weft__match_posted_count(const weft__match_t *m)
 {
-    return m->posted;
+    return m->counts.posted;
 }
 
 size_t weft__match_unexpected_count(const weft__match_t *m)
 {
-    return m->unexpected;
+    return m->counts.unexpected;
 }
 
 size_t weft__match_entry_count(const weft__match_t *m)

@@ -78,6 +78,18 @@ typedef struct weft__match_msg {
 
 typedef struct weft__match weft__match_t;
 
+/* What the structure holds, first in it, so a hot path can read it inline. */
+typedef struct weft__match_counts {
+    size_t posted;     /* receives posted */
+    size_t unexpected; /* unexpected messages inside */
+} weft__match_counts_t;
+
+/* Whether an unexpected message waits (a receive may find its message). */
+static inline bool weft__match_any_unexpected(const weft__match_t *m)
+{
+    return ((const weft__match_counts_t *)(const void *)m)->unexpected != 0;
+}
+
 int weft__match_create(weft__match_t **out);
 /* Free the structure. Receives and messages still inside are simply forgotten
  * (their owner frees them). */
