@@ -323,13 +323,30 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
     MPI_Request r = weft__mpi_req_alloc(recv ? WEFT_MPI_REQ_RECV : WEFT_MPI_REQ_SEND, comm);
     if (!r)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-    r->buf = buf;
-    r->count = count;
-    r->type = type;
-    r->peer = peer;
-    r->tag = tag;
-    r->mode = mode;
-    int wrc = recv ? weft__mpi_recv_start(r) : weft__mpi_send_start(r);
+    size_t len = type->size * (size_t)count;
+    int wrc;
+    if ((type->contig || len == 0) && mode != WEFT_MPI_MODE_SYNC) {
+        /* One contiguous buffer, not synchronous: the engine call alone, as
+         * send_start and recv_start would make it, without recording the
+         * arguments in r (only MPI_Start reads them again). */
+        weft_ctx_t *ctx = weft__mpi.ctx;
+        char *p = (char *)buf + type->true_lb;
+        if (recv)
+            wrc = weft_sr_irecv(
+                ctx, peer == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, peer),
+                comm->id_p2p, tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)tag, p, len, &r->wreq);
+        else
+            wrc = weft_sr_isend(ctx, weft__mpi_comm_peer(comm, peer), comm->id_p2p, (uint64_t)tag,
+                                p, len, &r->wreq);
+    } else {
+        r->buf = buf;
+        r->count = count;
+        r->type = type;
+        r->peer = peer;
+        r->tag = tag;
+        r->mode = mode;
+        wrc = recv ? weft__mpi_recv_start(r) : weft__mpi_send_start(r);
+    }
     if (wrc < 0) {
         weft__mpi_req_free(r);
         return engine_err(comm, wrc, fn);
