@@ -482,6 +482,30 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c);
  * (counted; the caller completes the chunk's request), else 0, with the chunk
  * queued, in flight or failed as weft__sched_submit would leave it. */
 int weft__sched_send_fast(weft__gate_t *g, weft__chunk_t *c);
+/* The driver copied a packet of total bytes carrying one message of len bytes
+ * (a track with WEFT_DRV_CAP_SEND_COPY; the send fast path built the packet
+ * itself): count it as commit would, and start the strategy's hold. */
+void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len);
+/* The first cache line of a request that completes as it is made (the
+ * fast paths): what test, wait, retiring and the cancel of a receive read of
+ * it (a send's caller sets what a send's cancel reads). The other fields are
+ * reset by weft__request_init when it is reused. */
+static inline void weft__request_born_done(struct weft_request *req, uint8_t kind,
+                                           const weft_status_t *st)
+{
+    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
+    req->kind = kind;
+    req->state = WEFT_RS_NONE;
+    req->exposed = false;
+    req->coop_listed = req->coop_watch = false;
+    req->coop_cell = -1;
+    req->rail_keys = 0;
+    req->error = st->error;
+    req->iovcnt = 1;
+    req->iov = req->iov_inline;
+    req->status = *st;
+    atomic_store_explicit(&req->done, 1, memory_order_release);
+}
 /* Build and send packets while the gate's track is idle. Returns events done. */
 int weft__sched_gate(weft__gate_t *g);
 int weft__sched_pending(struct weft_ctx *ctx);

@@ -189,6 +189,55 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
  * scheduler's lone-message case fused: no iovec to copy, no strategy, and a
  * message the driver takes at once completes here. Every condition the
  * general path would weigh is checked first; what does not fit goes there. */
+/* A track that copies what it sends: the packet is gathered from a header on
+ * the stack and the payload, and a send the driver takes makes a request born
+ * complete, one cache line written. NULL when the driver has no room (nothing
+ * sent, nothing changed), or has failed, which the general path meets again
+ * and reports. */
+static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, uint32_t comm,
+                                        uint64_t tag, const void *buf, size_t len, uint64_t cost)
+{
+    struct weft_request *req = ctx->free_requests;
+    if (!req)
+        return NULL;
+    uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
+    size_t hlen = WEFT_WIRE_PKT_HDR + weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false,
+                                                           g->send_seq, tag, comm, len, 0);
+    size_t total = weft__wire_chunk_size(hlen, len);
+    weft__wire_put_packet(hdr, 1, total);
+    static const uint8_t zero_pad[WEFT_WIRE_ALIGN];
+    struct iovec iov[3] = {{hdr, hlen}};
+    int n = 1;
+    if (len)
+        iov[n++] = (struct iovec){(void *)buf, len};
+    if (total > hlen + len)
+        iov[n++] = (struct iovec){(void *)zero_pad, total - hlen - len};
+    if (g->drv_ops->send(g->track, iov, n, NULL) != WEFT_OK)
+        return NULL;
+    ctx->free_requests = req->next_free;
+    g->send_credit -= (int64_t)cost;
+    g->send_seq++;
+    ctx->counters.eager_sent++;
+    ctx->counters.bytes_sent += len;
+    weft__sched_lone_copied(g, total, len);
+    weft__request_born_done(
+        req, WEFT_REQ_SEND,
+        &(weft_status_t){.source = ctx->rank, .comm = comm, .tag = tag, .length = len});
+    /* What a cancel of it reads (weft__proto_send_cancel reopens a completed
+     * eager send and asks the receiver for its message by sequence number). */
+    req->peer = g->peer;
+    req->id = 0;
+    req->gate = g;
+    req->length = len;
+    req->holds = 0;
+    req->sync = req->answered = false;
+    req->cancel = WEFT_CANCEL_NONE;
+    req->seq = g->send_seq - 1;
+    req->chunk.kind = WEFT_CHUNK_EAGER;
+    req->chunk.queued = false;
+    return req;
+}
+
 struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
                                            uint64_t tag, const void *buf, size_t len)
 {
@@ -197,6 +246,8 @@ struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint3
     if (g->held || g->busy || g->dead || dest == ctx->rank || len > g->eager_max ||
         (uint64_t)g->send_credit < cost || !weft__backlog_empty(g))
         return NULL;
+    if (g->caps.flags & WEFT_DRV_CAP_SEND_COPY)
+        return send_copied(ctx, g, comm, tag, buf, len, cost);
     struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_SEND);
     if (!req)
         return NULL;
@@ -536,22 +587,9 @@ struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32
     credit_return(&ctx->gates[src], eager_cost(u->length));
     int err = u->length > len ? WEFT_ETRUNC : WEFT_OK;
     weft__unexpected_free(ctx, u);
-    /* Born complete: only the first cache line is written, which is all that
-     * test, wait, cancel and retiring read of a request in this state (the
-     * other fields are reset by weft__request_init when it is reused). */
-    atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
-    req->kind = WEFT_REQ_RECV;
-    req->state = WEFT_RS_NONE;
-    req->exposed = false;
-    req->coop_listed = req->coop_watch = false;
-    req->coop_cell = -1;
-    req->rail_keys = 0;
-    req->error = err;
-    req->iovcnt = 1;
-    req->iov = req->iov_inline;
-    req->status =
-        (weft_status_t){.source = src, .comm = comm, .tag = tag, .length = n, .error = err};
-    atomic_store_explicit(&req->done, 1, memory_order_release);
+    weft__request_born_done(
+        req, WEFT_REQ_RECV,
+        &(weft_status_t){.source = src, .comm = comm, .tag = tag, .length = n, .error = err});
     return req;
 }
 

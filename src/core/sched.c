@@ -237,13 +237,9 @@ void weft__gate_mark_pending(weft__gate_t *g)
     }
 }
 
-/* The driver took the packet (at once or in flight): count it, and start a
- * hold where the strategy holds. */
-static void taken(weft__gate_t *g, weft__packet_t *pkt)
+/* A packet left: start a hold where the strategy holds. */
+static void hold_after(weft__gate_t *g)
 {
-    if (g->peer == g->ctx->rank)
-        g->ctx->self_pending = true;
-    commit(g, pkt);
     g->held_count = 0;
     if (g->strategy->hold) {
         /* Until the next progress pass, submissions join the backlog. */
@@ -254,6 +250,31 @@ static void taken(weft__gate_t *g, weft__packet_t *pkt)
             weft__gate_mark_pending(g);
         }
     }
+}
+
+/* The driver took the packet (at once or in flight): count it, and start a
+ * hold where the strategy holds. */
+static void taken(weft__gate_t *g, weft__packet_t *pkt)
+{
+    if (g->peer == g->ctx->rank)
+        g->ctx->self_pending = true;
+    commit(g, pkt);
+    hold_after(g);
+}
+
+void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len)
+{
+    weft__gate_stats_t *st = &g->stats;
+    st->packets_sent++;
+    st->chunks_sent++;
+    st->wire_bytes_sent += total;
+    if (!st->max_chunks)
+        st->max_chunks = 1;
+    st->messages_sent++;
+    st->msg_bytes_sent += len;
+    g->ctx->counters.packets_sent++;
+    g->ctx->counters.chunks_sent++;
+    hold_after(g);
 }
 
 /* What follows the driver's answer rc (not WEFT_EAGAIN) to a packet. */

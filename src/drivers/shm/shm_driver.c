@@ -619,7 +619,8 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     d->active[d->nactive++] = t;
 
     *caps = (weft_track_caps_t){
-        .flags = t->cma ? (WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS) : 0,
+        .flags = WEFT_DRV_CAP_SEND_COPY |
+                 (t->cma ? (WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS) : 0),
         .max_packet = t->max_packet,
         .max_iov = SHM_MAX_IOV,
         .rdv_threshold = d->rdv_threshold,
