@@ -191,9 +191,11 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
  * general path would weigh is checked first; what does not fit goes there. */
 /* A track that copies what it sends: the packet is gathered from a header on
  * the stack and the payload, and a send the driver takes makes a request born
- * complete, one cache line written. NULL when the driver has no room (nothing
- * sent, nothing changed), or has failed, which the general path meets again
- * and reports. */
+ * complete, one cache line written (its data is copied: the buffer may be
+ * reused). A copy still in flight (WEFT_INPROGRESS) keeps the gate busy until
+ * send_done, with a packet of no chunks as its cookie. NULL when the driver has
+ * no room (nothing sent, nothing changed), or has failed, which the general
+ * path meets again and reports. */
 static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, uint32_t comm,
                                         uint64_t tag, const void *buf, size_t len, uint64_t cost)
 {
@@ -212,8 +214,12 @@ static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, u
         iov[n++] = (struct iovec){(void *)buf, len};
     if (total > hlen + len)
         iov[n++] = (struct iovec){(void *)zero_pad, total - hlen - len};
-    if (g->drv_ops->send(g->track, iov, n, NULL) != WEFT_OK)
+    g->packet.nchunks = 0; /* the gate is idle: its packet is free */
+    int rc = g->drv_ops->send(g->track, iov, n, &g->packet);
+    if (rc != WEFT_OK && rc != WEFT_INPROGRESS)
         return NULL;
+    if (rc == WEFT_INPROGRESS)
+        g->busy = true;
     ctx->free_requests = req->next_free;
     g->send_credit -= (int64_t)cost;
     g->send_seq++;

@@ -40,9 +40,9 @@ enum {
      * WEFT_INPROGRESS): both sides may move a rendezvous piece by piece,
      * coordinated through memory they share. */
     WEFT_DRV_CAP_CELLS = 1u << 2,
-    /* send() copies the packet before it returns: WEFT_OK, WEFT_EAGAIN or an
-     * error, never WEFT_INPROGRESS, so the engine may gather a packet from
-     * buffers that do not outlive the call. */
+    /* send() copies the packet before it returns, so the engine may gather a
+     * packet from buffers that do not outlive the call. WEFT_INPROGRESS then
+     * only says that the copy has not left yet; send_done follows as usual. */
     WEFT_DRV_CAP_SEND_COPY = 1u << 3,
 };
 

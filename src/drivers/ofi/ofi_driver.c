@@ -388,7 +388,8 @@ static int ofi_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     }
     d->tracks[peer_rank] = t;
     d->nlive++;
-    caps->flags = d->rma ? WEFT_DRV_CAP_RGET : 0;
+    /* ofi_send copies every packet (injected, or into a registered buffer). */
+    caps->flags = WEFT_DRV_CAP_SEND_COPY | (d->rma ? WEFT_DRV_CAP_RGET : 0);
     caps->max_packet = d->max_packet - OFI_PKT_HDR;
     caps->max_iov = OFI_MAX_IOV;
     caps->rdv_threshold = d->rdv_threshold;
