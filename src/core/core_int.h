@@ -115,8 +115,9 @@ struct weft_request {
     struct weft_request *next_submitted; /* in ctx->submitted, waiting to be submitted */
     /* What only one kind needs: a receive never touches the send part, so a
      * posted receive costs a few cache lines, not the whole object. A receive
-     * that finds its message at once writes the first three lines only: the
-     * fields after match are set when it is posted or starts a rendezvous. */
+     * that finds its message at once through the general path writes the first
+     * three lines only (the receive fast path, one): the fields after match
+     * are set when it is posted or starts a rendezvous. */
     union {
         struct { /* WEFT_REQ_RECV */
             weft__match_recv_t match;

@@ -261,11 +261,7 @@ static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, in
     return WEFT_OK;
 }
 
-/* Drop an entry once nothing hangs from it. The entry that empties last is
- * parked: left in its table, so the next receive or message with its key finds
- * it there, and the one parked before it is dropped. A ping-pong or a loop on
- * one tag then makes and drops no entry per message, and a table never holds
- * more than one empty entry, so memory stays proportional to what is pending. */
+/* Take an empty entry out of its table and free it. */
 static void entry_drop(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
     table_t *t = &m->tables[idx];
@@ -280,6 +276,11 @@ static void entry_drop(weft__match_t *m, int idx, weft__match_entry_t *e)
         table_resize(t, nbuckets / 2);
 }
 
+/* Drop an entry once nothing hangs from it. The entry that empties last is
+ * parked: left in its table, so the next receive or message with its key finds
+ * it there, and the one parked before it is dropped. A ping-pong or a loop on
+ * one tag then makes and drops no entry per message, and a table never holds
+ * more than one empty entry, so memory stays proportional to what is pending. */
 static inline void entry_release(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
     if (!weft_list_empty(&e->recvs) || !weft_list_empty(&e->msgs))
@@ -416,7 +417,7 @@ static int link_wild(weft__match_t *m, weft__match_msg_t *msg)
 
 err_release_entries:
     while (--idx > WEFT_MATCH_IDX_SPEC)
-        entry_release_now(m, idx, entries[idx]); /* frees only those just created */
+        entry_release_now(m, idx, entries[idx]); /* frees only the empty ones */
     return rc;
 }
 
@@ -499,7 +500,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     if (rc != WEFT_OK)
         return rc;
     if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
-        entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if just created */
+        entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if empty */
         return rc;
     }
     weft_list_push_back(&e->msgs, &msg->link);

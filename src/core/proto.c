@@ -185,10 +185,6 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
     return WEFT_OK;
 }
 
-/* The path of most small sends, with weft__proto_send's eager case and the
- * scheduler's lone-message case fused: no iovec to copy, no strategy, and a
- * message the driver takes at once completes here. Every condition the
- * general path would weigh is checked first; what does not fit goes there. */
 /* A track that copies what it sends: the packet is gathered from a header on
  * the stack and the payload, and a send the driver takes makes a request born
  * complete, one cache line written (its data is copied: the buffer may be
@@ -244,6 +240,10 @@ static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, u
     return req;
 }
 
+/* The path of most small sends, with weft__proto_send's eager case and the
+ * scheduler's lone-message case fused: no iovec to copy, no strategy, and a
+ * message the driver takes at once completes here. Every condition the
+ * general path would weigh is checked first; what does not fit goes there. */
 struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
                                            uint64_t tag, const void *buf, size_t len)
 {

@@ -313,8 +313,9 @@ struct weft_mpi_request {
     weft_request_t *wreq;
     MPI_Status status;
     struct weft_mpi_request *next_free;
-    /* Second line: what alloc resets and free looks at, and the arguments
-     * every point-to-point request records. */
+    /* Second line: what alloc resets and free looks at, and the arguments a
+     * point-to-point request records when it needs them again (persistent,
+     * non-contiguous or synchronous). */
     weft__mpi_sched_t *sched; /* collectives */
     /* Non-contiguous data that went through a staging buffer. */
     void *staging;
