@@ -353,6 +353,17 @@ enum {
 };
 
 MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm);
+/* Record how to start r (again): what send_start, recv_start and MPI_Start read. */
+static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int count,
+                                        MPI_Datatype type, int peer, int tag, int mode)
+{
+    r->buf = buf;
+    r->count = count;
+    r->type = type;
+    r->peer = peer;
+    r->tag = tag;
+    r->mode = mode;
+}
 void weft__mpi_req_free(MPI_Request r);
 /* Advance r once; on completion set r->complete and r->status. Never blocks. */
 int weft__mpi_req_poll(MPI_Request r);

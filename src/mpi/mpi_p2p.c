@@ -230,12 +230,7 @@ int weft__mpi_bsend_start(const void *buf, int count, MPI_Datatype t, int dest, 
     }
     weft__mpi_type_pack(t, buf, (size_t)count, 0, len, copy);
     r->staging = copy;
-    r->buf = copy;
-    r->count = (int)len;
-    r->type = MPI_BYTE;
-    r->peer = dest;
-    r->tag = tag;
-    r->mode = WEFT_MPI_MODE_STD;
+    weft__mpi_req_record(r, copy, (int)len, MPI_BYTE, dest, tag, WEFT_MPI_MODE_STD);
     int wrc = weft__mpi_send_start(r);
     if (wrc < 0) {
         weft__mpi_req_free(r);
@@ -339,12 +334,7 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
             wrc = weft_sr_isend(ctx, weft__mpi_comm_peer(comm, peer), comm->id_p2p, (uint64_t)tag,
                                 p, len, &r->wreq);
     } else {
-        r->buf = buf;
-        r->count = count;
-        r->type = type;
-        r->peer = peer;
-        r->tag = tag;
-        r->mode = mode;
+        weft__mpi_req_record(r, buf, count, type, peer, tag, mode);
         wrc = recv ? weft__mpi_recv_start(r) : weft__mpi_send_start(r);
     }
     if (wrc < 0) {

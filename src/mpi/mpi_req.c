@@ -785,12 +785,7 @@ static int persistent(const void *buf, int count, MPI_Datatype type, int peer, i
         r->bsend_cancel = false;
     }
     r->persistent = true;
-    r->buf = buf;
-    r->count = count;
-    r->type = type;
-    r->peer = peer;
-    r->tag = tag;
-    r->mode = mode;
+    weft__mpi_req_record(r, buf, count, type, peer, tag, mode);
     *request = r;
     return MPI_SUCCESS;
 }
