@@ -2,7 +2,8 @@
  * tag-matching micro-benchmark (same N, message size, permutations, handshakes
  * and medians). Built by bench/weft-bench with each MPI's compiler wrapper.
  *
- *   mpirun -n 2 mpi_match [--pin] [--quick|--smoke] [--runs R] [--min N] [--max N] [--size S]
+ *   mpirun -n 2 mpi_match [--pin] [--quick|--smoke] [--runs R] [--min N] [--max N] [--step K]
+ *                         [--size S]
  *
  * expected: rank 0 posts N Irecvs (tags 0..N-1), rank 1 Isends N messages with
  * shuffled tags; unexpected: the N messages arrive first (tags in order), then
@@ -94,8 +95,9 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     bench_opts_t o = {.runs = 11, .min = 1, .max = 4096, .window = 1, .msg_size = 8};
-    if (bench_parse_opts(argc, argv, &o,
-                         "[--pin] [--quick|--smoke] [--runs R] [--min N] [--max N] [--size S]"))
+    if (bench_parse_opts(
+            argc, argv, &o,
+            "[--pin] [--quick|--smoke] [--runs R] [--min N] [--max N] [--step K] [--size S]"))
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (o.quick && o.runs == 11)
         o.runs = o.smoke ? 1 : 5;
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
         printf("# %-6s %18s %20s\n", "N", "expected_us_per_req", "unexpected_us_per_req");
         fflush(stdout);
     }
-    for (int n = (int)o.min; n <= nmax; n *= 2) {
+    for (int n = (int)o.min; n <= nmax; n = (int)bench_next((size_t)n, &o)) {
         run_expected(n, 1);
         run_unexpected(n, 2);
         for (int r = 0; r < o.runs; r++) {

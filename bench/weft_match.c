@@ -1,10 +1,11 @@
 /* weft_match: the "shuffled" tag-matching micro-benchmark of seed 000 (the
  * NewMadeleine constant-time matching talk), over the native weft API.
  *
- *   weftrun -n 2 weft_match [--pin] [--quick] [--runs R] [--min N] [--max N] [--size S]
- *                           [--only expected|unexpected]
+ *   weftrun -n 2 weft_match [--pin] [--quick] [--runs R] [--min N] [--max N] [--step K]
+ *                           [--size S] [--only expected|unexpected]
  *
- * For N = 1, 2, 4, ... 4096 (--min/--max) and messages of S bytes (default 8):
+ * For N = 1, 2, 4, ... 4096 (--min/--max; --step K multiplies by K instead of
+ * 2, ending on --max) and messages of S bytes (default 8):
  *
  * expected    rank 0 posts N receives with distinct tags 0..N-1, in order, then
  *             tells rank 1 (a zero-byte message on a control communicator); rank 1
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
     }
     argc = nargs;
     if (bench_parse_opts(argc, argv, &o,
-                         "[--pin] [--quick] [--runs R] [--min N] [--max N] [--size S] "
+                         "[--pin] [--quick] [--runs R] [--min N] [--max N] [--step K] [--size S] "
                          "[--only expected|unexpected]"))
         return 2;
     if (o.quick && o.runs == 11)
@@ -169,7 +170,7 @@ int main(int argc, char **argv)
         printf("%-6s %18s %20s\n", "N", "expected_us_per_req", "unexpected_us_per_req");
         fflush(stdout);
     }
-    for (int n = (int)o.min; n <= nmax; n *= 2) {
+    for (int n = (int)o.min; n <= nmax; n = (int)bench_next((size_t)n, &o)) {
         /* warm-up: pools and tables reach their size */
         if (do_expected)
             run_expected(n, 1);
