@@ -487,6 +487,11 @@ int weft__sched_send_fast(weft__gate_t *g, weft__chunk_t *c);
  * (a track with WEFT_DRV_CAP_SEND_COPY; the send fast path built the packet
  * itself): count it as commit would, and start the strategy's hold. */
 void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len);
+/* The iovec of a packet carrying one message: its headers (hlen bytes, packet
+ * header first), the payload, and the zero padding up to total bytes.
+ * Returns the number of entries (1 to 3). */
+int weft__sched_lone_iov(struct iovec iov[3], const void *hdr, size_t hlen, const void *payload,
+                         uint64_t len, size_t total);
 /* The first cache line of a request that completes as it is made (the
  * fast paths): what test, wait, retiring and the cancel of a receive read of
  * it (a send's caller sets what a send's cancel reads). The other fields are

@@ -203,13 +203,8 @@ static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, u
                                                            g->send_seq, tag, comm, len, 0);
     size_t total = weft__wire_chunk_size(hlen, len);
     weft__wire_put_packet(hdr, 1, total);
-    static const uint8_t zero_pad[WEFT_WIRE_ALIGN];
-    struct iovec iov[3] = {{hdr, hlen}};
-    int n = 1;
-    if (len)
-        iov[n++] = (struct iovec){(void *)buf, len};
-    if (total > hlen + len)
-        iov[n++] = (struct iovec){(void *)zero_pad, total - hlen - len};
+    struct iovec iov[3];
+    int n = weft__sched_lone_iov(iov, hdr, hlen, buf, len, total);
     g->packet.nchunks = 0; /* the gate is idle: its packet is free */
     int rc = g->drv_ops->send(g->track, iov, n, &g->packet);
     if (rc != WEFT_OK && rc != WEFT_INPROGRESS)

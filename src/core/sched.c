@@ -303,27 +303,27 @@ static int send_packet(weft__gate_t *g, weft__packet_t *pkt)
  * strategy would build the same packet: this chunk alone. So it is built here
  * directly (packet header written just before the chunk header: one iovec
  * entry for both) and the strategy is not consulted. */
+int weft__sched_lone_iov(struct iovec iov[3], const void *hdr, size_t hlen, const void *payload,
+                         uint64_t len, size_t total)
+{
+    iov[0] = (struct iovec){(void *)hdr, hlen};
+    int n = 1;
+    if (len)
+        iov[n++] = (struct iovec){(void *)payload, len};
+    if (total > hlen + len)
+        iov[n++] = (struct iovec){(void *)zero_pad, total - hlen - len};
+    return n;
+}
+
 static weft__packet_t *lone_packet(weft__gate_t *g, weft__chunk_t *c)
 {
     weft__packet_t *pkt = &g->packet;
     uint64_t len = c->length;
-    size_t total = weft__wire_chunk_size(WEFT_WIRE_PKT_HDR + c->hdr_len, len);
+    size_t hlen = WEFT_WIRE_PKT_HDR + c->hdr_len;
+    size_t total = weft__wire_chunk_size(hlen, len);
     weft__wire_put_packet(c->lone_pkt_hdr, 1, total);
-    pkt->iov[0].iov_base = c->lone_pkt_hdr;
-    pkt->iov[0].iov_len = WEFT_WIRE_PKT_HDR + c->hdr_len;
-    int n = 1;
-    if (len) {
-        pkt->iov[n].iov_base = c->iov[0].iov_base;
-        pkt->iov[n].iov_len = len;
-        n++;
-    }
-    size_t pad = total - WEFT_WIRE_PKT_HDR - c->hdr_len - len;
-    if (pad) {
-        pkt->iov[n].iov_base = (void *)zero_pad;
-        pkt->iov[n].iov_len = pad;
-        n++;
-    }
-    pkt->iovcnt = n;
+    pkt->iovcnt = weft__sched_lone_iov(pkt->iov, c->lone_pkt_hdr, hlen,
+                                       len ? c->iov[0].iov_base : NULL, len, total);
     pkt->length = total;
     pkt->chunks[0] = c;
     pkt->nchunks = 1;
