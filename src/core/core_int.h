@@ -85,7 +85,7 @@ struct weft_request {
     /* Common to sends and receives, hot: the first cache lines. */
     _Alignas(WEFT_CACHELINE) atomic_int done; /* 0 until complete; read without the lock by
                                                * test; a futex */
-    atomic_int sleeping;                      /* a waiter sleeps on done (progress.c) */
+    atomic_int sleeping;                      /* 1 while a waiter sleeps: its futex (progress.c) */
     uint8_t kind;
     uint8_t state;
     bool exposed; /* rkey must be unexposed at completion */

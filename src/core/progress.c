@@ -158,27 +158,41 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
     }
 }
 
+/* A thread sleeps on its request's `sleeping` word, set to 1 while it sleeps;
+ * whoever wakes it sets the word back to 0 first, so a wake that comes before
+ * the thread is inside futex_wait is not lost (the kernel sees the word
+ * changed and returns at once). A futex on the request's done flag would
+ * lose the baton's hand-over below, which leaves done as it is. */
+static void wake_sleeper(atomic_int *word)
+{
+    if (atomic_load(word) && atomic_exchange(word, 0))
+        futex_wake(word);
+}
+
+/* The poller leaves: hand the baton to a sleeper. */
 static void wake_one_sleeper(weft_ctx_t *ctx)
 {
     weft_lock_acquire(&ctx->sleep_lock);
     if (!weft_list_empty(&ctx->sleepers)) {
         weft__sleeper_t *s = weft_list_entry(ctx->sleepers.next, weft__sleeper_t, link);
-        futex_wake(s->flag);
+        wake_sleeper(s->flag);
     }
     weft_lock_release(&ctx->sleep_lock);
 }
 
-/* Sleep until *flag is set, the poller leaves, or the safety timeout. */
+/* Sleep until the request is done, the poller leaves, or the safety timeout.
+ * Either the waker sees sleeping set (and clears it before waking us), or we
+ * see done or no poller: every store comes before the loads on both sides. */
 static void sleep_on(weft_ctx_t *ctx, struct weft_request *req)
 {
-    weft__sleeper_t me = {.flag = &req->done};
+    weft__sleeper_t me = {.flag = &req->sleeping};
     weft_lock_acquire(&ctx->sleep_lock);
     weft_list_push_back(&ctx->sleepers, &me.link);
     atomic_fetch_add(&ctx->nsleepers, 1);
     weft_lock_release(&ctx->sleep_lock);
     atomic_store(&req->sleeping, 1);
     if (!atomic_load(&req->done) && atomic_load(&ctx->poller))
-        futex_wait(&req->done, 0, SLEEP_TIMEOUT);
+        futex_wait(&req->sleeping, 1, SLEEP_TIMEOUT);
     atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
     weft_lock_acquire(&ctx->sleep_lock);
     weft_list_remove(&me.link);
@@ -229,8 +243,7 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
 void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
 {
     atomic_fetch_add_explicit(&ctx->completions, 1, memory_order_relaxed);
-    if (atomic_load(&req->sleeping))
-        futex_wake(&req->done);
+    wake_sleeper(&req->sleeping);
 }
 
 static void *progress_main(void *arg)

@@ -1,10 +1,16 @@
 /* A lock whose kind is chosen at run time from the thread level: none (single,
  * funneled, serialized), spin or mutex (multiple). The hot path pays one
- * predictable branch, never an #ifdef flavour. */
+ * predictable branch, never an #ifdef flavour.
+ *
+ * The spin kind is for short sections. A thread that finds it taken spins a
+ * little, then yields its core between tries: with more threads than cores the
+ * holder may have been preempted on the very core the spinner holds, and a
+ * spinner that never yields keeps it from running for a whole time slice. */
 #ifndef WEFT_LOCK_H
 #define WEFT_LOCK_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -19,6 +25,17 @@ typedef struct weft_lock {
     atomic_int spin;
     pthread_mutex_t mutex;
 } weft_lock_t;
+
+#define WEFT_LOCK_SPINS 64 /* tries between two yields of a spin lock's waiter */
+
+static inline void weft_lock_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
 
 static inline void weft_lock_init(weft_lock_t *l, weft_lock_kind_t kind)
 {
@@ -50,9 +67,13 @@ static inline void weft_lock_acquire(weft_lock_t *l)
     case WEFT_LOCK_NONE:
         return;
     case WEFT_LOCK_SPIN:
-        while (atomic_exchange_explicit(&l->spin, 1, memory_order_acquire)) {
-            while (atomic_load_explicit(&l->spin, memory_order_relaxed))
-                __builtin_ia32_pause();
+        for (unsigned n = 0; atomic_exchange_explicit(&l->spin, 1, memory_order_acquire);) {
+            while (atomic_load_explicit(&l->spin, memory_order_relaxed)) {
+                if (++n % WEFT_LOCK_SPINS)
+                    weft_lock_pause();
+                else
+                    sched_yield();
+            }
         }
         return;
     default:
