@@ -268,12 +268,19 @@ static void entry_drop(weft__match_t *m, int idx, weft__match_entry_t *e)
     bucket_unlink(t, e);
     t->count--;
     entry_free(m, e);
-    /* Shrink at load 1/8 to load 1/4: far enough from the growth threshold that
-     * an insert/remove pattern around one size cannot make every call rehash, so
-     * resizing stays amortised O(1). */
+    /* Shrink at load 1/32, in one step, to load 1/4 at most: far from the
+     * growth threshold, so an insert/remove pattern around one size cannot
+     * make every call rehash and resizing stays amortised O(1). Draining a
+     * burst of N keys then rehashes once, walking N/32 entries, where halving
+     * at load 1/8 rehashed at every halving and walked about N/2 entries, each
+     * a cache line the drain had left. */
     size_t nbuckets = t->mask + 1;
-    if (nbuckets > TABLE_SHRINK_FLOOR && t->count * 8 < nbuckets)
-        table_resize(t, nbuckets / 2);
+    if (WEFT_UNLIKELY(nbuckets > TABLE_SHRINK_FLOOR && t->count * 32 < nbuckets)) {
+        size_t target = TABLE_SHRINK_FLOOR;
+        while (target < t->count * 4)
+            target *= 2;
+        table_resize(t, target);
+    }
 }
 
 /* Drop an entry once nothing hangs from it. The entry that empties last is
