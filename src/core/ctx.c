@@ -393,11 +393,9 @@ static void ctx_free(weft_ctx_t *ctx)
         next = r->next_free;
         free(r);
     }
-    while (ctx->free_requests) {
-        struct weft_request *r = ctx->free_requests;
-        ctx->free_requests = r->next_free;
-        free(r);
-    }
+    while (ctx->nfree_reqs)
+        free(ctx->free_reqs[--ctx->nfree_reqs]);
+    free(ctx->free_reqs);
     while (ctx->free_chunks) {
         weft__chunk_t *c = ctx->free_chunks;
         ctx->free_chunks = c->next_free;

@@ -195,7 +195,7 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
 static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, uint32_t comm,
                                         uint64_t tag, const void *buf, size_t len, uint64_t cost)
 {
-    struct weft_request *req = ctx->free_requests;
+    struct weft_request *req = weft__request_peek(ctx);
     if (!req)
         return NULL;
     uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
@@ -211,7 +211,7 @@ static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, u
         return NULL;
     if (rc == WEFT_INPROGRESS)
         g->busy = true;
-    ctx->free_requests = req->next_free;
+    weft__request_take(ctx);
     g->send_credit -= (int64_t)cost;
     g->send_seq++;
     ctx->counters.eager_sent++;
@@ -578,10 +578,10 @@ struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32
     if (!m)
         return NULL;
     weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
-    struct weft_request *req = ctx->free_requests;
+    struct weft_request *req = weft__request_peek(ctx);
     if (u->kind != WEFT_CHUNK_EAGER || !req)
         return NULL; /* a handshake to answer, or a request to make: the general path */
-    ctx->free_requests = req->next_free;
+    weft__request_take(ctx);
     weft__match_remove_msg(ctx->match, m);
     uint64_t n = WEFT_MIN(u->length, (uint64_t)len);
     weft__copy(buf, weft__unexpected_data(u), n);

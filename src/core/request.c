@@ -4,12 +4,35 @@
 
 #include "core/core_int.h"
 
+/* Room for one more free request; false when the stack cannot grow. */
+static bool free_room(struct weft_ctx *ctx)
+{
+    if (ctx->nfree_reqs < ctx->free_reqs_cap)
+        return true;
+    uint32_t cap = ctx->free_reqs_cap ? ctx->free_reqs_cap * 2 : 64;
+    struct weft_request **a = realloc(ctx->free_reqs, cap * sizeof *a);
+    if (!a)
+        return false;
+    ctx->free_reqs = a;
+    ctx->free_reqs_cap = cap;
+    return true;
+}
+
 struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind)
 {
     /* Take back, all at once, what threads returned without the lock. */
-    struct weft_request *req = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
+    struct weft_request *r = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
+    while (r) {
+        struct weft_request *next = r->next_free;
+        if (free_room(ctx))
+            ctx->free_reqs[ctx->nfree_reqs++] = r;
+        else
+            free(r);
+        r = next;
+    }
+    struct weft_request *req = weft__request_peek(ctx);
     if (req)
-        ctx->free_requests = req->next_free;
+        weft__request_take(ctx);
     else if (!(req = aligned_alloc(_Alignof(struct weft_request), sizeof *req)))
         return NULL;
     return weft__request_init(req, kind);
@@ -25,8 +48,11 @@ void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)
 {
     if (req->iov != req->iov_inline)
         free(req->iov);
-    req->next_free = ctx->free_requests;
-    ctx->free_requests = req;
+    if (WEFT_UNLIKELY(!free_room(ctx))) {
+        free(req);
+        return;
+    }
+    ctx->free_reqs[ctx->nfree_reqs++] = req;
 }
 
 void weft__request_return(struct weft_ctx *ctx, struct weft_request *req)
