@@ -103,6 +103,10 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
         c->head = r->next_free;
         if (c->count > 0)
             c->count--;
+        /* A burst leaves the next one cold: fetch its first line (its link
+         * and what this function writes) while the caller uses this one. */
+        if (c->head)
+            __builtin_prefetch(c->head, 1);
     } else if (!(r = cache_refill(c))) {
         return NULL;
     }
