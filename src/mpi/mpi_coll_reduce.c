@@ -4,6 +4,7 @@
  * and mpi_coll_algo.c.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi/mpi_coll_int.h"
 
@@ -50,6 +51,117 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 }
 WEFT_MPI_ALIAS(Ireduce)
 
+/* A small blocking allreduce runs without a schedule: the same messages as
+ * weft__coll_b_allreduce (same peers, tags, bytes and order of operands), so
+ * ranks that take either path interoperate, posted and waited for directly.
+ * It spares a schedule's allocations and its polling of every step. */
+#define ALLREDUCE_DIRECT_MAX 1024 /* bytes: the partner's operand lives on the stack */
+
+/* Send `out` to and/or receive `in` from `peer` (n bytes each; NULL: that
+ * direction is not used), and wait for both. Non-blocking collectives in
+ * flight move on meanwhile. Returns a weft status. */
+static int xfer(MPI_Comm c, int peer, uint64_t tag, const void *out, void *in, size_t n)
+{
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    int world = weft__mpi_comm_peer(c, peer);
+    weft_request_t *reqs[2];
+    int nreq = 0, rc = WEFT_OK;
+    if (in && (rc = weft_sr_irecv(ctx, world, c->id_coll, tag, in, n, &reqs[nreq])) == WEFT_OK)
+        nreq++;
+    if (rc == WEFT_OK && out &&
+        (rc = weft_sr_isend(ctx, world, c->id_coll, tag, out, n, &reqs[nreq])) == WEFT_OK)
+        nreq++;
+    if (rc != WEFT_OK && nreq) { /* the receive was posted, the send failed */
+        weft_sr_cancel(ctx, reqs[0]);
+        weft_sr_wait(ctx, reqs[0], NULL);
+        return rc;
+    }
+    if (weft__mpi_scheds_active()) {
+        weft_idle_t idle = {0};
+        for (int i = 0; i < nreq;) {
+            int flag = 0;
+            weft__mpi_progress();
+            int trc = weft_sr_test(ctx, reqs[i], &flag, NULL);
+            if (flag) {
+                rc = rc != WEFT_OK ? rc : trc;
+                i++;
+            } else {
+                weft_idle(ctx, &idle);
+            }
+        }
+        return rc;
+    }
+    for (int i = 0; i < nreq; i++) {
+        int wrc = weft_sr_wait(ctx, reqs[i], NULL);
+        rc = rc != WEFT_OK ? rc : wrc;
+    }
+    return rc;
+}
+
+/* Whether allreduce_direct takes this call: decided from this rank's
+ * arguments only, which is safe because both paths send the same messages. */
+static bool allreduce_direct_fits(const void *sbuf, void *rbuf, int count, MPI_Datatype t,
+                                  MPI_Comm comm)
+{
+    (void)sbuf;
+    (void)rbuf;
+    return !comm->inter && count > 0 && t->contig && t->true_lb == 0 &&
+           t->size <= ALLREDUCE_DIRECT_MAX / (size_t)count;
+}
+
+static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+                            MPI_Comm comm)
+{
+    enum { K_FOLD = 0, K_UNFOLD = 1, K_STEP = 2, PHASE = 1 };
+    size_t n = t->size * (size_t)count;
+    uint32_t seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
+    uint64_t base = ((uint64_t)seq << 32) | ((uint64_t)PHASE << 24);
+    if (sbuf != MPI_IN_PLACE && sbuf != rbuf)
+        memcpy(rbuf, sbuf, n);
+    int p = comm->size, r = comm->rank;
+    if (p == 1)
+        return MPI_SUCCESS;
+    _Alignas(16) unsigned char tmp[ALLREDUCE_DIRECT_MAX];
+    int rc = WEFT_OK, err = MPI_SUCCESS;
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2;
+    int vr = r - rem; /* rank among the pof2 that exchange; -1: folded away */
+    if (r < 2 * rem) {
+        if (r % 2 == 0) {
+            rc = xfer(comm, r + 1, base | K_FOLD, rbuf, NULL, n);
+            vr = -1;
+        } else {
+            rc = xfer(comm, r - 1, base | K_FOLD, NULL, tmp, n);
+            if (rc == WEFT_OK)
+                err = weft__mpi_op_apply(op, tmp, rbuf, count, t); /* (r - 1) op r */
+            vr = r / 2;
+        }
+    }
+    for (int mask = 1, k = K_STEP; rc == WEFT_OK && err == MPI_SUCCESS && vr >= 0 && mask < pof2;
+         mask <<= 1, k++) {
+        int vpeer = vr ^ mask;
+        int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
+        rc = xfer(comm, peer, base | (uint64_t)k, rbuf, tmp, n);
+        if (rc != WEFT_OK)
+            break;
+        if (op->commute || peer < r) {
+            err = weft__mpi_op_apply(op, tmp, rbuf, count, t);
+        } else {
+            err = weft__mpi_op_apply(op, rbuf, tmp, count, t);
+            memcpy(rbuf, tmp, n);
+        }
+    }
+    if (rc == WEFT_OK && err == MPI_SUCCESS && r < 2 * rem) {
+        if (r % 2)
+            rc = xfer(comm, r - 1, base | K_UNFOLD, rbuf, NULL, n);
+        else
+            rc = xfer(comm, r + 1, base | K_UNFOLD, NULL, rbuf, n);
+    }
+    return rc != WEFT_OK ? weft__mpi_err_from_weft(rc) : err;
+}
+
 static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
                      MPI_Comm comm, MPI_Request *req)
 {
@@ -61,6 +173,10 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MP
         COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
         COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
+    if (!req && allreduce_direct_fits(sbuf, rbuf, count, t, comm)) {
+        int e = allreduce_direct(sbuf, rbuf, count, t, op, comm);
+        return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
+    }
     COLL_NEW_SCHED(s, comm, name);
     int err = comm->inter ? weft__coll_inter_allreduce(s, comm, sbuf, rbuf, count, t, op)
                           : weft__coll_b_allreduce(s, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf,

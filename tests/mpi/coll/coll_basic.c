@@ -231,6 +231,21 @@ static void test_allreduce(void)
     CHECK(dm.v == (P == 1 ? -1.0 : -1.0) && dm.i == P / 2);
     COLL(nb, MPI_Allreduce(d, dr, 0, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
          MPI_Iallreduce(d, dr, 0, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq_));
+    /* A small contiguous allreduce runs without a schedule, a strided one with
+     * it: ranks whose types differ but whose signatures match (4 ints) take
+     * different paths and must still agree. */
+    int v[8] = {0}, vr[8] = {0};
+    MPI_Datatype strided;
+    CHECK(MPI_Type_vector(4, 1, 2, MPI_INT, &strided) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&strided) == MPI_SUCCESS);
+    int odd = R % 2;
+    for (int k = 0; k < 4; k++)
+        v[odd ? 2 * k : k] = R * 10 + k;
+    CHECK(MPI_Allreduce(v, vr, odd ? 1 : 4, odd ? strided : MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
+          MPI_SUCCESS);
+    for (int k = 0; k < 4; k++)
+        CHECK(vr[odd ? 2 * k : k] == 10 * P * (P - 1) / 2 + P * k);
+    MPI_Type_free(&strided);
 }
 
 static void test_gather_scatter(void)
