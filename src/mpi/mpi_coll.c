@@ -113,6 +113,48 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 }
 WEFT_MPI_ALIAS(Ibarrier)
 
+/* A blocking bcast of a contiguous buffer runs without a schedule: the
+ * binomial tree of weft__coll_b_bcast, same messages and tags (so ranks
+ * taking either path interoperate), posted and waited for directly. As with
+ * a schedule, an error (a truncated receive) is reported once every step has
+ * run, so no child is left waiting. */
+static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
+{
+    int p = comm->size;
+    size_t n = t->size * (size_t)count;
+    uint32_t seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
+    uint64_t tag = ((uint64_t)seq << 32) | (1ull << 24); /* phase 1, step 0 */
+    if (p == 1)
+        return MPI_SUCCESS;
+    char none;
+    void *data = n ? buf : &none; /* zero bytes still make a message */
+    weft_request_t *reqs[32];
+    int nreq = 0, rc = WEFT_OK;
+    int vr = (comm->rank - root + p) % p;
+    int mask = 1;
+    while (mask < p) {
+        if (vr & mask) {
+            rc = weft__coll_post_direct(comm, (vr - mask + root) % p, tag, data, n, false, reqs,
+                                        &nreq);
+            int wrc = weft__coll_wait_direct(reqs, nreq);
+            rc = rc != WEFT_OK ? rc : wrc;
+            nreq = 0;
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask < p) {
+            int prc = weft__coll_post_direct(comm, (vr + mask + root) % p, tag, data, n, true, reqs,
+                                             &nreq);
+            rc = rc != WEFT_OK ? rc : prc;
+        }
+    }
+    int wrc = weft__coll_wait_direct(reqs, nreq);
+    rc = rc != WEFT_OK ? rc : wrc;
+    return rc == WEFT_OK ? MPI_SUCCESS : weft__mpi_err_from_weft(rc);
+}
+
 static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *req)
 {
     const char *name = req ? "MPI_Ibcast" : "MPI_Bcast";
@@ -120,6 +162,10 @@ static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, 
     COLL_CHECK(comm, weft__coll_check_root(comm, root), name);
     if (!comm->inter || root != MPI_PROC_NULL)
         COLL_CHECK(comm, weft__coll_check_data(buf, count, t), name);
+    if (!req && !comm->inter && t->contig && t->true_lb == 0) {
+        int e = bcast_direct(buf, count, t, root, comm);
+        return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
+    }
     COLL_NEW_SCHED(s, comm, name);
     int err = comm->inter ? weft__coll_inter_bcast(s, comm, buf, count, t, root)
                           : weft__coll_b_bcast(s, comm, buf, (size_t)count, t, root);

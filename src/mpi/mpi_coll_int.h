@@ -216,6 +216,16 @@ int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request 
             return weft__mpi_err(comm, e_, name);                                                  \
     } while (0)
 
+/* Small blocking collectives that run without a schedule (allreduce, bcast)
+ * send the very messages their schedule would: these post one of them on c's
+ * collective id (appending to reqs; nothing when buf is NULL) and wait for
+ * them all, moving non-blocking collectives in flight meanwhile. Both return a
+ * weft status: the first error. A request posted before a failure is still
+ * waited for (a receive then waits for its message: the peer sends it). */
+int weft__coll_post_direct(MPI_Comm c, int peer, uint64_t tag, void *buf, size_t n, bool send,
+                           weft_request_t **reqs, int *nreq);
+int weft__coll_wait_direct(weft_request_t **reqs, int n);
+
 #define COLL_NEW_SCHED(s, comm, name)                                                              \
     weft__mpi_sched_t *s = weft__coll_new(comm);                                                   \
     if (!s)                                                                                        \

@@ -58,44 +58,16 @@ WEFT_MPI_ALIAS(Ireduce)
 #define ALLREDUCE_DIRECT_MAX 1024 /* bytes: the partner's operand lives on the stack */
 
 /* Send `out` to and/or receive `in` from `peer` (n bytes each; NULL: that
- * direction is not used), and wait for both. Non-blocking collectives in
- * flight move on meanwhile. Returns a weft status. */
+ * direction is not used), and wait for both. Returns a weft status. */
 static int xfer(MPI_Comm c, int peer, uint64_t tag, const void *out, void *in, size_t n)
 {
-    weft_ctx_t *ctx = weft__mpi.ctx;
-    int world = weft__mpi_comm_peer(c, peer);
     weft_request_t *reqs[2];
-    int nreq = 0, rc = WEFT_OK;
-    if (in && (rc = weft_sr_irecv(ctx, world, c->id_coll, tag, in, n, &reqs[nreq])) == WEFT_OK)
-        nreq++;
-    if (rc == WEFT_OK && out &&
-        (rc = weft_sr_isend(ctx, world, c->id_coll, tag, out, n, &reqs[nreq])) == WEFT_OK)
-        nreq++;
-    if (rc != WEFT_OK && nreq) { /* the receive was posted, the send failed */
-        weft_sr_cancel(ctx, reqs[0]);
-        weft_sr_wait(ctx, reqs[0], NULL);
-        return rc;
-    }
-    if (weft__mpi_scheds_active()) {
-        weft_idle_t idle = {0};
-        for (int i = 0; i < nreq;) {
-            int flag = 0;
-            weft__mpi_progress();
-            int trc = weft_sr_test(ctx, reqs[i], &flag, NULL);
-            if (flag) {
-                rc = rc != WEFT_OK ? rc : trc;
-                i++;
-            } else {
-                weft_idle(ctx, &idle);
-            }
-        }
-        return rc;
-    }
-    for (int i = 0; i < nreq; i++) {
-        int wrc = weft_sr_wait(ctx, reqs[i], NULL);
-        rc = rc != WEFT_OK ? rc : wrc;
-    }
-    return rc;
+    int nreq = 0;
+    int rc = weft__coll_post_direct(c, peer, tag, in, n, false, reqs, &nreq);
+    if (rc == WEFT_OK)
+        rc = weft__coll_post_direct(c, peer, tag, (void *)out, n, true, reqs, &nreq);
+    int wrc = weft__coll_wait_direct(reqs, nreq);
+    return rc != WEFT_OK ? rc : wrc;
 }
 
 /* Whether allreduce_direct takes this call: decided from this rank's
@@ -121,8 +93,11 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     int p = comm->size, r = comm->rank;
     if (p == 1)
         return MPI_SUCCESS;
+    /* As with a schedule, every step runs whatever failed before (a
+     * truncated message), so no peer is left waiting; the first error is
+     * reported at the end. */
     _Alignas(16) unsigned char tmp[ALLREDUCE_DIRECT_MAX];
-    int rc = WEFT_OK, err = MPI_SUCCESS;
+    int rc = WEFT_OK, err = MPI_SUCCESS, e;
     int pof2 = 1;
     while (pof2 * 2 <= p)
         pof2 *= 2;
@@ -139,25 +114,25 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
             vr = r / 2;
         }
     }
-    for (int mask = 1, k = K_STEP; rc == WEFT_OK && err == MPI_SUCCESS && vr >= 0 && mask < pof2;
-         mask <<= 1, k++) {
+    for (int mask = 1, k = K_STEP; vr >= 0 && mask < pof2; mask <<= 1, k++) {
         int vpeer = vr ^ mask;
         int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-        rc = xfer(comm, peer, base | (uint64_t)k, rbuf, tmp, n);
-        if (rc != WEFT_OK)
-            break;
+        int xrc = xfer(comm, peer, base | (uint64_t)k, rbuf, tmp, n);
+        rc = rc != WEFT_OK ? rc : xrc;
+        if (xrc != WEFT_OK)
+            continue; /* no operand to combine */
         if (op->commute || peer < r) {
-            err = weft__mpi_op_apply(op, tmp, rbuf, count, t);
+            e = weft__mpi_op_apply(op, tmp, rbuf, count, t);
         } else {
-            err = weft__mpi_op_apply(op, rbuf, tmp, count, t);
+            e = weft__mpi_op_apply(op, rbuf, tmp, count, t);
             memcpy(rbuf, tmp, n);
         }
+        err = err != MPI_SUCCESS ? err : e;
     }
-    if (rc == WEFT_OK && err == MPI_SUCCESS && r < 2 * rem) {
-        if (r % 2)
-            rc = xfer(comm, r - 1, base | K_UNFOLD, rbuf, NULL, n);
-        else
-            rc = xfer(comm, r + 1, base | K_UNFOLD, NULL, rbuf, n);
+    if (r < 2 * rem) {
+        int xrc = r % 2 ? xfer(comm, r - 1, base | K_UNFOLD, rbuf, NULL, n)
+                        : xfer(comm, r + 1, base | K_UNFOLD, NULL, rbuf, n);
+        rc = rc != WEFT_OK ? rc : xrc;
     }
     return rc != WEFT_OK ? weft__mpi_err_from_weft(rc) : err;
 }

@@ -542,6 +542,47 @@ void weft__mpi_sched_fini(void)
     }
 }
 
+int weft__coll_post_direct(MPI_Comm c, int peer, uint64_t tag, void *buf, size_t n, bool send,
+                           weft_request_t **reqs, int *nreq)
+{
+    if (!buf)
+        return WEFT_OK;
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    int world = weft__mpi_comm_peer(c, peer);
+    int rc = send ? weft_sr_isend(ctx, world, c->id_coll, tag, buf, n, &reqs[*nreq])
+                  : weft_sr_irecv(ctx, world, c->id_coll, tag, buf, n, &reqs[*nreq]);
+    if (rc == WEFT_OK)
+        (*nreq)++;
+    return rc;
+}
+
+int weft__coll_wait_direct(weft_request_t **reqs, int n)
+{
+    weft_ctx_t *ctx = weft__mpi.ctx;
+    int rc = WEFT_OK;
+    if (weft__mpi_scheds_active()) {
+        /* Non-blocking collectives in flight move on while we wait. */
+        weft_idle_t idle = {0};
+        for (int i = 0; i < n;) {
+            int flag = 0;
+            weft__mpi_progress();
+            int trc = weft_sr_test(ctx, reqs[i], &flag, NULL);
+            if (flag) {
+                rc = rc != WEFT_OK ? rc : trc;
+                i++;
+            } else {
+                weft_idle(ctx, &idle);
+            }
+        }
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        int wrc = weft_sr_wait(ctx, reqs[i], NULL);
+        rc = rc != WEFT_OK ? rc : wrc;
+    }
+    return rc;
+}
+
 int weft__coll_run(weft__mpi_sched_t *s)
 {
     weft__coll_round(s);
