@@ -72,11 +72,8 @@ static int xfer(MPI_Comm c, int peer, uint64_t tag, const void *out, void *in, s
 
 /* Whether allreduce_direct takes this call: decided from this rank's
  * arguments only, which is safe because both paths send the same messages. */
-static bool allreduce_direct_fits(const void *sbuf, void *rbuf, int count, MPI_Datatype t,
-                                  MPI_Comm comm)
+static bool allreduce_direct_fits(int count, MPI_Datatype t, MPI_Comm comm)
 {
-    (void)sbuf;
-    (void)rbuf;
     return !comm->inter && count > 0 && t->contig && t->true_lb == 0 &&
            t->size <= ALLREDUCE_DIRECT_MAX / (size_t)count;
 }
@@ -148,7 +145,7 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MP
         COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
         COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
-    if (!req && allreduce_direct_fits(sbuf, rbuf, count, t, comm)) {
+    if (!req && allreduce_direct_fits(count, t, comm)) {
         int e = allreduce_direct(sbuf, rbuf, count, t, op, comm);
         return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
     }
