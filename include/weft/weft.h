@@ -146,10 +146,11 @@ typedef struct weft_idle {
 
 /* Call between two polls that found nothing: the thread waits as the library's
  * own waits do (WEFT_WAIT, WEFT_SPIN_US). It spins, and once it has been idle
- * for the waiting policy's patience (WEFT_SPIN_US; none when the node has more
- * ranks than cpus or under WEFT_WAIT=block) it yields its core between polls,
- * so a peer or a thread sharing the core can run. Under WEFT_WAIT=spin it never
- * yields. Thread-safe (each thread its own state). */
+ * for the waiting policy's patience (WEFT_SPIN_US, or none under
+ * WEFT_WAIT=block) it yields its core between polls, so a peer or a thread
+ * sharing the core can run. When WEFT_SPIN_US is 0 (set so, or left unset on a
+ * node with more ranks than cpus) it yields at every call. Under
+ * WEFT_WAIT=spin it never yields. Thread-safe (each thread its own state). */
 WEFT_API void weft_idle(weft_ctx_t *ctx, weft_idle_t *state);
 
 /* Start a send of len bytes at buf to rank dest, on communicator comm with tag

@@ -105,6 +105,10 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
     uint64_t idle_since = 0;
     uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
     unsigned done_before = atomic_load_explicit(&ctx->completions, memory_order_relaxed);
+    /* No patience at all (more ranks than cpus, or WEFT_SPIN_US=0): the peer
+     * we wait for may need this very core, so give it up after every poll that
+     * found nothing, not after a batch of them. */
+    bool eager_yield = ctx->spin_ns == 0 && ctx->wait_policy != WEFT__WAIT_SPIN;
     while (!is_done(flag)) {
         if (try_progress(ctx) > 0) {
             spins = 0;
@@ -116,6 +120,10 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
                 done_before = n;
                 sched_yield();
             }
+            continue;
+        }
+        if (eager_yield) {
+            sched_yield();
             continue;
         }
         if (ctx->wait_policy == WEFT__WAIT_SPIN || ++spins < CLOCK_EVERY) {
@@ -139,7 +147,7 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
         cpu_relax();
         return;
     }
-    if (st->yielding) {
+    if (st->yielding || ctx->spin_ns == 0) { /* no patience: see poll_until */
         sched_yield();
         return;
     }
