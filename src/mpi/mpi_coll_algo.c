@@ -230,25 +230,19 @@ int weft__coll_b_allreduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, vo
     void *tmp = weft__coll_tmp_typed(s, count, t);
     if (!tmp)
         return MPI_ERR_NO_MEM;
-    int pof2 = 1;
-    while (pof2 * 2 <= p)
-        pof2 *= 2;
-    int rem = p - pof2;
-    int vr = r - rem; /* rank among the pof2 that exchange; -1: folded away */
+    weft__coll_rd_t rd = weft__coll_rd(p, r);
+    int rem = rd.rem;
     if (r < 2 * rem) {
         if (r % 2 == 0) {
             weft__coll_send(s, c, r + 1, dst, count, t, K_FOLD);
-            vr = -1;
         } else {
             weft__coll_recv(s, c, r - 1, tmp, count, t, K_FOLD);
             weft__coll_reduce(s, tmp, dst, count, t, op); /* (r - 1) op r */
-            vr = r / 2;
         }
         weft__coll_round(s);
     }
-    for (int mask = 1, k = K_STEP; vr >= 0 && mask < pof2; mask <<= 1, k++) {
-        int vpeer = vr ^ mask;
-        int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
+    for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
+        int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
         weft__coll_send(s, c, peer, dst, count, t, k);
         weft__coll_recv(s, c, peer, tmp, count, t, k);
         if (op->commute || peer < r) {

@@ -216,6 +216,29 @@ int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request 
             return weft__mpi_err(comm, e_, name);                                                  \
     } while (0)
 
+/* Recursive doubling over p ranks (allreduce): the first 2 * rem ranks fold
+ * in pairs (even into odd) so that pof2 ranks, the largest power of two <= p,
+ * exchange; vr is this rank among them, -1 when folded away. */
+typedef struct weft__coll_rd {
+    int pof2, rem, vr;
+} weft__coll_rd_t;
+
+static inline weft__coll_rd_t weft__coll_rd(int p, int r)
+{
+    weft__coll_rd_t rd = {.pof2 = 1};
+    while (rd.pof2 * 2 <= p)
+        rd.pof2 *= 2;
+    rd.rem = p - rd.pof2;
+    rd.vr = r >= 2 * rd.rem ? r - rd.rem : r % 2 ? r / 2 : -1;
+    return rd;
+}
+
+/* The rank whose place among the exchanging ranks is vpeer. */
+static inline int weft__coll_rd_rank(const weft__coll_rd_t *rd, int vpeer)
+{
+    return vpeer < rd->rem ? vpeer * 2 + 1 : vpeer + rd->rem;
+}
+
 /* Small blocking collectives that run without a schedule (allreduce, bcast)
  * send the very messages their schedule would: these post one of them on c's
  * collective id (appending to reqs; nothing when buf is NULL) and wait for

@@ -95,25 +95,19 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
      * reported at the end. */
     _Alignas(16) unsigned char tmp[ALLREDUCE_DIRECT_MAX];
     int rc = WEFT_OK, err = MPI_SUCCESS, e;
-    int pof2 = 1;
-    while (pof2 * 2 <= p)
-        pof2 *= 2;
-    int rem = p - pof2;
-    int vr = r - rem; /* rank among the pof2 that exchange; -1: folded away */
+    weft__coll_rd_t rd = weft__coll_rd(p, r);
+    int rem = rd.rem;
     if (r < 2 * rem) {
         if (r % 2 == 0) {
             rc = xfer(comm, r + 1, base | K_FOLD, rbuf, NULL, n);
-            vr = -1;
         } else {
             rc = xfer(comm, r - 1, base | K_FOLD, NULL, tmp, n);
             if (rc == WEFT_OK)
                 err = weft__mpi_op_apply(op, tmp, rbuf, count, t); /* (r - 1) op r */
-            vr = r / 2;
         }
     }
-    for (int mask = 1, k = K_STEP; vr >= 0 && mask < pof2; mask <<= 1, k++) {
-        int vpeer = vr ^ mask;
-        int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
+    for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
+        int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
         int xrc = xfer(comm, peer, base | (uint64_t)k, rbuf, tmp, n);
         rc = rc != WEFT_OK ? rc : xrc;
         if (xrc != WEFT_OK)
