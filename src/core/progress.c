@@ -51,15 +51,6 @@
 #define CLOCK_EVERY   64        /* idle polls between two reads of the clock */
 #define SLEEP_TIMEOUT 1000000ll /* ns: a sleeping waiter looks again at least this often */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 static void futex_wait(atomic_int *word, int val, long long ns)
 {
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
@@ -127,7 +118,7 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
             continue;
         }
         if (ctx->wait_policy == WEFT__WAIT_SPIN || ++spins < CLOCK_EVERY) {
-            cpu_relax();
+            weft_cpu_relax();
             continue;
         }
         spins = 0;
@@ -144,7 +135,7 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
     if (!ctx || !st)
         return;
     if (ctx->wait_policy == WEFT__WAIT_SPIN) {
-        cpu_relax();
+        weft_cpu_relax();
         return;
     }
     if (st->yielding || ctx->spin_ns == 0) { /* no patience: see poll_until */
@@ -152,7 +143,7 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
         return;
     }
     if (++st->spins < CLOCK_EVERY) {
-        cpu_relax();
+        weft_cpu_relax();
         return;
     }
     st->spins = 0;
@@ -234,7 +225,7 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
         /* Somebody polls for us. */
         if (ctx->wait_policy == WEFT__WAIT_FIXED_SPIN) {
             if (++spins < CLOCK_EVERY) {
-                cpu_relax();
+                weft_cpu_relax();
                 continue;
             }
             spins = 0;
@@ -272,7 +263,7 @@ static void *progress_main(void *arg)
             idle = 0;
             sched_yield();
         } else {
-            cpu_relax();
+            weft_cpu_relax();
         }
     }
     return NULL;

@@ -28,7 +28,8 @@ typedef struct weft_lock {
 
 #define WEFT_LOCK_SPINS 64 /* tries between two yields of a spin lock's waiter */
 
-static inline void weft_lock_pause(void)
+/* Tell the core this thread spins (a pause hint), for every busy-wait loop. */
+static inline void weft_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -70,7 +71,7 @@ static inline void weft_lock_acquire(weft_lock_t *l)
         for (unsigned n = 0; atomic_exchange_explicit(&l->spin, 1, memory_order_acquire);) {
             while (atomic_load_explicit(&l->spin, memory_order_relaxed)) {
                 if (++n % WEFT_LOCK_SPINS)
-                    weft_lock_pause();
+                    weft_cpu_relax();
                 else
                     sched_yield();
             }
