@@ -123,7 +123,7 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
     int p = comm->size;
     size_t n = t->size * (size_t)count;
     uint32_t seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
-    uint64_t tag = ((uint64_t)seq << 32) | (1ull << 24); /* phase 1, step 0 */
+    uint64_t tag = weft__coll_tag(seq, 1, 0); /* the schedule's phase 1, step 0 */
     if (p == 1)
         return MPI_SUCCESS;
     char none;
@@ -131,17 +131,12 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
     weft_request_t *reqs[32];
     int nreq = 0, rc = WEFT_OK;
     int vr = (comm->rank - root + p) % p;
-    int mask = 1;
-    while (mask < p) {
-        if (vr & mask) {
-            rc = weft__coll_post_direct(comm, (vr - mask + root) % p, tag, data, n, false, reqs,
-                                        &nreq);
-            int wrc = weft__coll_wait_direct(reqs, nreq);
-            rc = rc != WEFT_OK ? rc : wrc;
-            nreq = 0;
-            break;
-        }
-        mask <<= 1;
+    int mask = weft__coll_bino_mask(p, vr);
+    if (vr) {
+        rc = weft__coll_post_direct(comm, (vr - mask + root) % p, tag, data, n, false, reqs, &nreq);
+        int wrc = weft__coll_wait_direct(reqs, nreq);
+        rc = rc != WEFT_OK ? rc : wrc;
+        nreq = 0;
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask < p) {

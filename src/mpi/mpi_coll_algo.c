@@ -36,15 +36,11 @@ int weft__coll_b_bcast(weft__mpi_sched_t *s, MPI_Comm c, void *buf, size_t count
 {
     int p = c->size;
     int vr = (c->rank - root + p) % p;
-    int mask = 1;
+    int mask = weft__coll_bino_mask(p, vr);
     weft__coll_phase(s);
-    while (mask < p) {
-        if (vr & mask) {
-            weft__coll_recv(s, c, (vr - mask + root) % p, buf, count, t, 0);
-            weft__coll_round(s);
-            break;
-        }
-        mask <<= 1;
+    if (vr) {
+        weft__coll_recv(s, c, (vr - mask + root) % p, buf, count, t, 0);
+        weft__coll_round(s);
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask < p)

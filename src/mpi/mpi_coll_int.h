@@ -216,6 +216,26 @@ int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request 
             return weft__mpi_err(comm, e_, name);                                                  \
     } while (0)
 
+/* The tag of step k of a collective's phase: its sequence number on the
+ * communicator in the high 32 bits, (phase, step) below. Schedules and the
+ * direct paths (allreduce, bcast) build it here, so their messages match. */
+static inline uint64_t weft__coll_tag(uint32_t seq, uint32_t phase, int k)
+{
+    return ((uint64_t)seq << 32) | ((uint64_t)(phase & 0x7f) << 24) | (uint32_t)(k & 0xffffff);
+}
+
+/* Binomial tree over p ranks rooted at virtual rank 0 (bcast): for virtual
+ * rank vr, the lowest set bit of vr (its parent is vr - mask), or for the
+ * root the smallest power of two >= p. Its children are vr + m for m =
+ * mask / 2, mask / 4, ... 1, those below p. */
+static inline int weft__coll_bino_mask(int p, int vr)
+{
+    int mask = 1;
+    while (mask < p && !(vr & mask))
+        mask <<= 1;
+    return mask;
+}
+
 /* Recursive doubling over p ranks (allreduce): the first 2 * rem ranks fold
  * in pairs (even into odd) so that pof2 ranks, the largest power of two <= p,
  * exchange; vr is this rank among them, -1 when folded away. */

@@ -84,7 +84,6 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     enum { K_FOLD = 0, K_UNFOLD = 1, K_STEP = 2, PHASE = 1 };
     size_t n = t->size * (size_t)count;
     uint32_t seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
-    uint64_t base = ((uint64_t)seq << 32) | ((uint64_t)PHASE << 24);
     if (sbuf != MPI_IN_PLACE && sbuf != rbuf)
         memcpy(rbuf, sbuf, n);
     int p = comm->size, r = comm->rank;
@@ -99,16 +98,16 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     int rem = rd.rem;
     if (r < 2 * rem) {
         if (r % 2 == 0) {
-            rc = xfer(comm, r + 1, base | K_FOLD, rbuf, NULL, n);
+            rc = xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_FOLD), rbuf, NULL, n);
         } else {
-            rc = xfer(comm, r - 1, base | K_FOLD, NULL, tmp, n);
+            rc = xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_FOLD), NULL, tmp, n);
             if (rc == WEFT_OK)
                 err = weft__mpi_op_apply(op, tmp, rbuf, count, t); /* (r - 1) op r */
         }
     }
     for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
         int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
-        int xrc = xfer(comm, peer, base | (uint64_t)k, rbuf, tmp, n);
+        int xrc = xfer(comm, peer, weft__coll_tag(seq, PHASE, k), rbuf, tmp, n);
         rc = rc != WEFT_OK ? rc : xrc;
         if (xrc != WEFT_OK)
             continue; /* no operand to combine */
@@ -121,8 +120,8 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
         err = err != MPI_SUCCESS ? err : e;
     }
     if (r < 2 * rem) {
-        int xrc = r % 2 ? xfer(comm, r - 1, base | K_UNFOLD, rbuf, NULL, n)
-                        : xfer(comm, r + 1, base | K_UNFOLD, NULL, rbuf, n);
+        int xrc = r % 2 ? xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n)
+                        : xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_UNFOLD), NULL, rbuf, n);
         rc = rc != WEFT_OK ? rc : xrc;
     }
     return rc != WEFT_OK ? weft__mpi_err_from_weft(rc) : err;

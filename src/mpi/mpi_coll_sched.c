@@ -144,8 +144,7 @@ static step_t *comm_step(weft__mpi_sched_t *s, step_kind_t kind, MPI_Comm c, int
     uint32_t seq = (c == s->comm) ? s->seq : s->seq_local;
     st->world = weft__mpi_comm_peer(c, peer);
     st->cid = c->id_coll;
-    st->tag =
-        ((uint64_t)seq << 32) | ((uint64_t)(s->phase & 0x7f) << 24) | (uint32_t)(k & 0xffffff);
+    st->tag = weft__coll_tag(seq, s->phase, k);
     return st;
 }
 
