@@ -54,6 +54,15 @@ int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t 
 typedef int weft__coll_call_fn(weft__mpi_sched_t *s, void *arg);
 int weft__coll_call(weft__mpi_sched_t *s, weft__coll_call_fn *fn, void *arg);
 
+/* fn(s, arg, err) is called once when s ends, whatever its outcome (err: the
+ * schedule's error, MPI_SUCCESS if none), before its request completes, by
+ * the thread that advanced it last. Not called for a schedule freed without
+ * having started (its builder undoes what it holds). For what a protocol
+ * holds until it ends, in success or failure (a dead peer stops a schedule
+ * before its later steps run). */
+typedef void weft__coll_end_fn(weft__mpi_sched_t *s, void *arg, int err);
+void weft__coll_on_end(weft__mpi_sched_t *s, weft__coll_end_fn *fn, void *arg);
+
 /* A temporary of n bytes, freed with the schedule. NULL when out of memory. */
 void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n);
 /* A temporary for count elements of t, returned as the address a user buffer

@@ -66,6 +66,8 @@ struct weft__mpi_sched {
     int pending; /* its communication steps not yet complete */
     void **tmps;
     int ntmps, cap_tmps;
+    weft__coll_end_fn *end; /* called once when the schedule ends */
+    void *end_arg;
 };
 
 static void *grow(void *p, int *cap, size_t elem)
@@ -92,6 +94,12 @@ weft__mpi_sched_t *weft__coll_new(MPI_Comm comm)
         s->seq_local =
             atomic_fetch_add_explicit(&comm->local_comm->coll_seq, 1, memory_order_relaxed);
     return s;
+}
+
+void weft__coll_on_end(weft__mpi_sched_t *s, weft__coll_end_fn *fn, void *arg)
+{
+    s->end = fn;
+    s->end_arg = arg;
 }
 
 uint32_t weft__coll_seq(const weft__mpi_sched_t *s)
@@ -446,6 +454,11 @@ static void advance(weft__mpi_sched_t *s)
                 s->err = err;
         }
         if (s->stopped || s->cur + 1 >= s->nrounds) {
+            if (s->end) {
+                weft__coll_end_fn *end = s->end;
+                s->end = NULL;
+                end(s, s->end_arg, s->err);
+            }
             atomic_store_explicit(&s->done, true, memory_order_release);
             return;
         }

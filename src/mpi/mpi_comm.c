@@ -706,8 +706,25 @@ static int idup_check(weft__mpi_sched_t *s, void *arg)
         d->c->local_comm->id_p2p = ID_P2P(d->k_local);
         d->c->local_comm->id_coll = d->c->local_comm->id_p2p + 1;
     }
-    idup_prio_remove(d->prio);
+    d->k = d->k_local = -1; /* the new communicator's now, freed with it */
     return MPI_SUCCESS;
+}
+
+/* The agreement ended, with the new ids or not (a dead peer stops it between
+ * any two steps): give back ids taken but not given to the communicator, and
+ * leave the priority list, or every later idup of this process would wait
+ * behind this one for ever. */
+static void idup_end(weft__mpi_sched_t *s, void *arg, int err)
+{
+    (void)s;
+    (void)err;
+    idup_t *d = arg;
+    if (d->k >= 0)
+        weft__mpi_ctx_give(d->k);
+    if (d->k_local >= 0)
+        weft__mpi_ctx_give(d->k_local);
+    d->k = d->k_local = -1;
+    idup_prio_remove(d->prio);
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
@@ -734,8 +751,11 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
             weft__coll_discard(s);
         goto err_release;
     }
-    *d = (idup_t){
-        .parent = comm, .c = c, .prio = (uint64_t)comm->id_p2p << 32 | weft__coll_seq(s), .k = -1};
+    *d = (idup_t){.parent = comm,
+                  .c = c,
+                  .prio = (uint64_t)comm->id_p2p << 32 | weft__coll_seq(s),
+                  .k = -1,
+                  .k_local = -1};
     if ((rc = idup_prio_add(d->prio))) {
         weft__coll_discard(s);
         goto err_release;
@@ -744,6 +764,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         weft__coll_discard(s);
         goto err_unlist;
     }
+    /* From here the schedule's end leaves the list (idup_end); a start that
+     * fails frees s without starting it. */
+    weft__coll_on_end(s, idup_end, d);
     if ((rc = weft__coll_start(s, comm, request))) /* frees s on failure */
         goto err_unlist;
     *newcomm = c;
