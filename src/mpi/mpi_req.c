@@ -125,6 +125,22 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
     return r;
 }
 
+/* Give a request that holds nothing any more back to this thread's cache. */
+static inline void cache_put(MPI_Request r)
+{
+    r->magic = WEFT_MPI_MAGIC_DEAD;
+    req_cache_t *c = &cache;
+    if (c->count >= CACHE_MAX) {
+        shared_push(r, r);
+        return;
+    }
+    if (__builtin_expect(!c->armed, 0))
+        cache_arm(c);
+    r->next_free = c->head;
+    c->head = r;
+    c->count++;
+}
+
 void weft__mpi_req_free(MPI_Request r)
 {
     if (r->kind == WEFT_MPI_REQ_BSEND)
@@ -141,17 +157,7 @@ void weft__mpi_req_free(MPI_Request r)
         weft__mpi_type_release(r->user_type);
         r->user_type = NULL;
     }
-    r->magic = WEFT_MPI_MAGIC_DEAD;
-    req_cache_t *c = &cache;
-    if (c->count >= CACHE_MAX) {
-        shared_push(r, r);
-        return;
-    }
-    if (__builtin_expect(!c->armed, 0))
-        cache_arm(c);
-    r->next_free = c->head;
-    c->head = r;
-    c->count++;
+    cache_put(r);
 }
 
 /* Finalize: free what this thread and the shared stack hold (caches of
@@ -234,18 +240,29 @@ void weft__mpi_progress(void)
     reap_detached(false);
 }
 
+/* The MPI error of a finished p2p engine request (a cancel is a success). */
+static inline int p2p_error(int wrc)
+{
+    return wrc == WEFT_ECANCELED ? MPI_SUCCESS : weft__mpi_err_from_weft(wrc);
+}
+
+/* The MPI status of p2p request r whose engine request finished. */
+static void p2p_status(MPI_Status *st, MPI_Request r, const weft_status_t *ws, int wrc)
+{
+    weft__mpi_status_set(st, r->comm, ws, p2p_error(wrc));
+    if (r->kind == WEFT_MPI_REQ_SEND) {
+        /* A send's status says nothing about the receiver. */
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+    }
+    if (wrc == WEFT_ECANCELED)
+        st->weft_cancelled = 1;
+}
+
 /* A p2p engine request finished: record the status, unpack staged data. */
 static void finish_p2p(MPI_Request r, const weft_status_t *ws, int wrc)
 {
-    int err = wrc == WEFT_ECANCELED ? MPI_SUCCESS : weft__mpi_err_from_weft(wrc);
-    weft__mpi_status_set(&r->status, r->comm, ws, err);
-    if (r->kind == WEFT_MPI_REQ_SEND) {
-        /* A send's status says nothing about the receiver. */
-        r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-        r->status.MPI_TAG = MPI_ANY_TAG;
-    }
-    if (wrc == WEFT_ECANCELED)
-        r->status.weft_cancelled = 1;
+    p2p_status(&r->status, r, ws, wrc);
     if (r->kind == WEFT_MPI_REQ_RECV && r->staging && r->user_buf) {
         size_t got = ws->length;
         size_t cap = r->user_type->size * (size_t)r->user_count;
@@ -377,6 +394,32 @@ static int retire(MPI_Request *slot, MPI_Status *status, bool set_error)
     return err;
 }
 
+/* Wait for a send or receive that holds nothing but its engine request (not
+ * persistent, nothing staged, no datatype kept), hand its status to the
+ * caller and free it, in one step: the engine's own wait, and no status
+ * cached in the request. False, with nothing changed, when r is not such a
+ * request or collectives are in flight (their schedules must move while we
+ * wait): then the general path runs. */
+static bool wait_retire_p2p(MPI_Request *slot, MPI_Status *status, bool set_error, int *err)
+{
+    MPI_Request r = *slot;
+    if ((r->kind != WEFT_MPI_REQ_SEND && r->kind != WEFT_MPI_REQ_RECV) || r->complete ||
+        r->persistent || r->staging || r->user_type || weft__mpi_scheds_active())
+        return false;
+    weft_status_t ws;
+    int wrc = weft_sr_wait(weft__mpi.ctx, r->wreq, &ws);
+    *err = p2p_error(wrc);
+    if (status) {
+        int keep = status->MPI_ERROR;
+        p2p_status(status, r, &ws, wrc);
+        if (!set_error)
+            status->MPI_ERROR = keep;
+    }
+    cache_put(r);
+    *slot = MPI_REQUEST_NULL;
+    return true;
+}
+
 static void empty_status(MPI_Status *status, bool set_error)
 {
     if (status) {
@@ -397,8 +440,11 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     MPI_Comm comm = r->comm;
-    weft__mpi_req_wait_complete(r);
-    int err = retire(request, status, false);
+    int err;
+    if (!wait_retire_p2p(request, status, false, &err)) {
+        weft__mpi_req_wait_complete(r);
+        err = retire(request, status, false);
+    }
     return err ? weft__mpi_err(comm, err, "MPI_Wait") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Wait)
@@ -487,24 +533,25 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     for (int i = 0; i < count; i++)
         if (!valid_req(reqs[i]))
             return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
+    /* Each request is retired as soon as it completes: one pass, and its
+     * lines are still in cache when it goes back. */
     bool failed = false;
     MPI_Comm comm = NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
-        if (inactive(reqs[i])) {
+        MPI_Request r = reqs[i];
+        if (inactive(r)) {
             if (st)
                 weft__mpi_status_empty(st);
             continue;
         }
-        weft__mpi_req_wait_complete(reqs[i]);
-    }
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = statuses ? &statuses[i] : NULL;
-        if (inactive(reqs[i]))
-            continue;
         if (!comm)
-            comm = reqs[i]->comm;
-        int err = retire(&reqs[i], st, true);
+            comm = r->comm;
+        int err;
+        if (!wait_retire_p2p(&reqs[i], st, true, &err)) {
+            weft__mpi_req_wait_complete(r);
+            err = retire(&reqs[i], st, true);
+        }
         if (err)
             failed = true;
     }
