@@ -365,6 +365,9 @@ static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int coun
     r->mode = mode;
 }
 void weft__mpi_req_free(MPI_Request r);
+/* Give back a request that holds nothing any more (no schedule, staging
+ * buffer, datatype or buffered send): what weft__mpi_req_free ends with. */
+void weft__mpi_req_recycle(MPI_Request r);
 /* Advance r once; on completion set r->complete and r->status. Never blocks. */
 int weft__mpi_req_poll(MPI_Request r);
 /* Wait for r (progressing everything meanwhile) without freeing it. */
@@ -529,7 +532,7 @@ void weft__mpi_info_release(MPI_Info info);
 /* Topologies (mpi_topo.c). */
 void weft__mpi_topo_free(weft_mpi_topo_t *t);
 int weft__mpi_topo_dup(const weft_mpi_topo_t *t, weft_mpi_topo_t **out);
-/* Requests (mpi_req.c) and p2p (mpi_p2p.c). */
+/* Requests (mpi_req.c, mpi_req_alloc.c) and p2p (mpi_p2p.c). */
 void weft__mpi_req_fini(void);
 void weft__mpi_req_drain(void); /* finalize: complete requests freed while active */
 int weft__mpi_send_start(MPI_Request r);

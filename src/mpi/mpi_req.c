@@ -1,12 +1,12 @@
 /* Requests: completion (wait/test in all variants), persistent requests,
- * generalized requests, cancel (MPI 3.1 §3.7-3.9, §12.2).
+ * generalized requests, cancel (MPI 3.1 §3.7-3.9, §12.2). Allocation is in
+ * mpi_req_alloc.c.
  *
  * An MPI request wraps an engine request (p2p), a collective schedule, or a
  * generalized request. Completing it caches the status in the request, so
  * MPI_Request_get_status can look without freeing, and a persistent request
  * keeps its arguments to start again.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,164 +14,6 @@
 
 struct weft_mpi_request weft_mpi_request_null = {
     .magic = WEFT_MPI_MAGIC_REQ, .kind = WEFT_MPI_REQ_DONE, .complete = true};
-
-/* Free requests. Every Isend and Irecv takes one and every completion gives
- * it back, so this is the hot path of a message-rate loop: each thread keeps a
- * cache of its own (no lock, no atomic operation), a thread with CACHE_MAX
- * cached gives the next ones to a shared stack, and a thread with none takes
- * that stack whole. The shared stack is only pushed to and taken whole
- * (exchange), so it has no ABA problem. A thread's cache goes back to the
- * shared stack when the thread ends (a key destructor). */
-#define CACHE_MAX 256
-
-typedef struct req_cache {
-    MPI_Request head;
-    /* Requests freed into the cache and not taken since: what CACHE_MAX
-     * bounds. What a refill brought is not counted (counting it would walk
-     * the whole stack), so the cache holds at most that plus CACHE_MAX. */
-    int count;
-    bool armed; /* the thread-exit destructor is set for this thread */
-} req_cache_t;
-
-static _Thread_local req_cache_t cache;
-static _Atomic(MPI_Request) shared_free;
-static pthread_key_t cache_key;
-static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
-static bool cache_key_ok;
-
-static void shared_push(MPI_Request first, MPI_Request last)
-{
-    MPI_Request head = atomic_load_explicit(&shared_free, memory_order_relaxed);
-    do
-        last->next_free = head;
-    while (!atomic_compare_exchange_weak_explicit(&shared_free, &head, first, memory_order_release,
-                                                  memory_order_relaxed));
-}
-
-/* Hand a cache's requests to the shared stack. */
-static void cache_flush(req_cache_t *c)
-{
-    if (!c->head)
-        return;
-    MPI_Request last = c->head;
-    while (last->next_free)
-        last = last->next_free;
-    shared_push(c->head, last);
-    c->head = NULL;
-    c->count = 0;
-}
-
-static void cache_thread_exit(void *arg)
-{
-    cache_flush(arg);
-}
-
-static void cache_key_create(void)
-{
-    cache_key_ok = pthread_key_create(&cache_key, cache_thread_exit) == 0;
-}
-
-/* Make sure the thread's cache is flushed when the thread ends: before the
- * cache first holds anything (a free into it, or a refill that takes more
- * than one request). */
-static void cache_arm(req_cache_t *c)
-{
-    if (!c->armed) {
-        pthread_once(&cache_key_once, cache_key_create);
-        c->armed = !cache_key_ok || pthread_setspecific(cache_key, c) == 0;
-    }
-}
-
-/* The cache is empty: take the shared stack, or make a new request. */
-static MPI_Request cache_refill(req_cache_t *c)
-{
-    MPI_Request r = atomic_exchange_explicit(&shared_free, NULL, memory_order_acquire);
-    if (!r)
-        return aligned_alloc(_Alignof(struct weft_mpi_request), sizeof *r);
-    if (r->next_free)
-        cache_arm(c); /* the rest stays in this thread's cache */
-    c->head = r->next_free;
-    c->count = 0;
-    return r;
-}
-
-MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
-{
-    req_cache_t *c = &cache;
-    MPI_Request r = c->head;
-    if (r) {
-        c->head = r->next_free;
-        if (c->count > 0)
-            c->count--;
-        /* A burst leaves the next one cold: fetch its first line (its link
-         * and what this function writes) while the caller uses this one. */
-        if (c->head)
-            __builtin_prefetch(c->head, 1);
-    } else if (!(r = cache_refill(c))) {
-        return NULL;
-    }
-    /* Only what every path reads; each kind's constructor sets the rest
-     * (p2p arguments, generalized-request callbacks, the staged buffer's
-     * user_buf and user_count along with staging). */
-    r->magic = WEFT_MPI_MAGIC_REQ;
-    r->kind = kind;
-    r->persistent = r->active = r->complete = r->freed = false;
-    r->comm = comm;
-    r->wreq = NULL;
-    weft__mpi_status_empty(&r->status);
-    r->staging = NULL;
-    r->user_type = NULL;
-    r->sched = NULL;
-    return r;
-}
-
-/* Give a request that holds nothing any more back to this thread's cache. */
-static inline void cache_put(MPI_Request r)
-{
-    r->magic = WEFT_MPI_MAGIC_DEAD;
-    req_cache_t *c = &cache;
-    if (c->count >= CACHE_MAX) {
-        shared_push(r, r);
-        return;
-    }
-    if (__builtin_expect(!c->armed, 0))
-        cache_arm(c);
-    r->next_free = c->head;
-    c->head = r;
-    c->count++;
-}
-
-void weft__mpi_req_free(MPI_Request r)
-{
-    if (r->kind == WEFT_MPI_REQ_BSEND)
-        weft__mpi_bsend_forget(r);
-    if (r->sched) {
-        weft__mpi_sched_free(r->sched);
-        r->sched = NULL;
-    }
-    if (r->staging) {
-        free(r->staging);
-        r->staging = NULL;
-    }
-    if (r->user_type) {
-        weft__mpi_type_release(r->user_type);
-        r->user_type = NULL;
-    }
-    cache_put(r);
-}
-
-/* Finalize: free what this thread and the shared stack hold (caches of
- * threads still running stay theirs; they reach the stack when they end). */
-void weft__mpi_req_fini(void)
-{
-    cache_flush(&cache);
-    MPI_Request r = atomic_exchange_explicit(&shared_free, NULL, memory_order_acquire);
-    while (r) {
-        MPI_Request next = r->next_free;
-        free(r);
-        r = next;
-    }
-}
 
 /* Requests the application freed while their operation still ran
  * (MPI_Request_free): they complete in the background and are reaped by
@@ -415,7 +257,7 @@ static bool wait_retire_p2p(MPI_Request *slot, MPI_Status *status, bool set_erro
         if (!set_error)
             status->MPI_ERROR = keep;
     }
-    cache_put(r);
+    weft__mpi_req_recycle(r);
     *slot = MPI_REQUEST_NULL;
     return true;
 }
