@@ -279,7 +279,8 @@ WEFT_API int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out);
  * return field_mask says which groups it filled. So a program built against
  * this header keeps working with a later library, and the other way round. */
 #define WEFT_GATE_COUNTERS_V1  (1ull << 0)
-#define WEFT_GATE_COUNTERS_ALL WEFT_GATE_COUNTERS_V1
+#define WEFT_GATE_COUNTERS_V2  (1ull << 1)
+#define WEFT_GATE_COUNTERS_ALL (WEFT_GATE_COUNTERS_V1 | WEFT_GATE_COUNTERS_V2)
 
 typedef struct weft_gate_counters {
     uint64_t field_mask; /* in: groups the caller's struct has; out: groups filled */
@@ -299,6 +300,11 @@ typedef struct weft_gate_counters {
     uint64_t packets_received;      /* packets that arrived from the peer */
     uint64_t chunks_received;       /* chunks in them */
     uint64_t wire_bytes_received;   /* their bytes, headers included */
+    /* WEFT_GATE_COUNTERS_V2 */
+    /* Messages a thread sent while another thread held the engine: under the
+     * gate's lock alone, on a track that allows it (shared memory), without
+     * waiting for the engine's holder. */
+    uint64_t sent_unlocked;
 } weft_gate_counters_t;
 
 /* Fill *out with the counters of the gate to rank peer (see above for

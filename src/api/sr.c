@@ -56,7 +56,7 @@ static int check_common(weft_ctx_t *ctx, const struct iovec *iov, int iovcnt,
  * for it comes from the context's list under the lock, else from malloc. */
 static inline struct weft_request *submit_alloc(weft_ctx_t *ctx, uint8_t kind, bool locked)
 {
-    return locked ? weft__request_alloc(ctx, kind) : weft__request_alloc_unlocked(kind);
+    return locked ? weft__request_alloc(ctx, kind) : weft__request_alloc_unlocked(ctx, kind);
 }
 
 static int submit_end(weft_ctx_t *ctx, struct weft_request *req, bool locked, int rc,
@@ -94,8 +94,8 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
     bool locked = weft_lock_try(&ctx->lock);
-    if (locked && !sync && iovcnt == 1 && (iov[0].iov_base || !iov[0].iov_len) &&
-        !atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
+    bool lone = !sync && iovcnt == 1 && (iov[0].iov_base || !iov[0].iov_len);
+    if (locked && lone && !atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
         struct weft_request *req =
             weft__proto_send_fast(ctx, dest, comm, tag, iov[0].iov_base, iov[0].iov_len);
         if (req) {
@@ -105,6 +105,14 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
         }
     }
     struct weft_request *req = submit_alloc(ctx, WEFT_REQ_SEND, locked);
+    /* Another thread holds the engine: a small message to an idle gate
+     * whose track allows it leaves now, under the gate's lock alone, rather
+     * than waiting for the holder. */
+    if (!locked && lone && req &&
+        weft__proto_send_unlocked(ctx, req, dest, comm, tag, iov[0].iov_base, iov[0].iov_len)) {
+        *req_out = req;
+        return WEFT_OK;
+    }
     if (!req) {
         if (locked)
             weft_lock_release(&ctx->lock);

@@ -267,8 +267,10 @@ bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft_
     c->kind = WEFT_CHUNK_COOP;
     c->hdr_len = (uint16_t)weft__wire_put_coop(c->hdr, req->peer_sreq, (uint32_t)i, gen, accept,
                                                req->coop_piece, &req->rkey);
+    weft__gate_lock(g);
     weft__chunk_queue(g, c, false);
     weft__gate_mark_pending(g);
+    weft__gate_unlock(g);
     weft_list_push_back(&ctx->live_requests, &req->link);
     list_add(ctx, req);
     ctx->counters.rdv_coop++;

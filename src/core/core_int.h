@@ -10,6 +10,7 @@
 #ifndef WEFT_CORE_INT_H
 #define WEFT_CORE_INT_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -232,6 +233,7 @@ typedef struct weft__gate_stats {
     uint64_t ctrl_sent;                             /* ACK, RTR, CREDIT, RTP, DONE */
     uint64_t rdata_bytes_sent;                      /* rendezvous data streamed in packets */
     uint64_t held;                                  /* submissions that waited for the hold */
+    uint64_t sent_unlocked;                         /* messages sent under the gate's lock alone */
     uint64_t packets_received, chunks_received, wire_bytes_received;
 } weft__gate_stats_t;
 
@@ -256,7 +258,38 @@ typedef struct weft__rail_meter {
     uint32_t samples;   /* estimates made */
 } weft__rail_meter_t;
 
-/* One peer. */
+/* What a gate's sends count for weft_counters_get (summed over the gates):
+ * counted under the gate's lock, by whichever thread sends. */
+typedef struct weft__gate_sent {
+    uint64_t eager, rdv, bytes; /* user messages by protocol, their payload bytes */
+    uint64_t credit_stalls;     /* eager sends turned into rendezvous for lack of credit */
+} weft__gate_sent_t;
+
+/* The lock of a gate's sending side (see "One peer" below). It is recursive
+ * for the thread that holds it: a driver may report a send complete from
+ * inside send(), and an answer to a packet is queued from inside the packet's
+ * upcall, both on the gate the thread already holds. A spin lock where a
+ * thread may send without the engine lock (an engine lock that is not none,
+ * a track with WEFT_DRV_CAP_SEND_MT), none elsewhere: there the engine lock
+ * alone serialises every access. */
+typedef struct weft__gate_lock {
+    weft_lock_t lock;
+    atomic_uintptr_t owner; /* the holding thread, 0 when free */
+    unsigned depth;         /* the holder's nested acquisitions */
+} weft__gate_lock_t;
+
+/* One peer.
+ *
+ * Locking. The engine lock covers everything of the context, gates included.
+ * A gate's sending side (backlog, packet, busy, held and the hold's counts,
+ * sequence numbers sent, send credit, the send counters in stats and sent,
+ * dead's writes) is also covered by the gate's own lock, which every access
+ * takes: a thread that finds the engine lock taken may still send a small
+ * eager message on a track with WEFT_DRV_CAP_SEND_MT under the gate's lock
+ * alone (weft__proto_send_unlocked). The order is engine lock, then gate
+ * locks (an engine holder may hold several), then the pending list's lock;
+ * a thread holding a gate's lock without the engine lock takes no other
+ * lock but the pending list's. */
 struct weft__gate {
     struct weft_ctx *ctx;
     int peer;
@@ -293,11 +326,13 @@ struct weft__gate {
     struct weft_request *published; /* the receive published in cells_in[0] */
     uint32_t published_seq;         /* the sequence number that may claim it */
     weft__gate_stats_t stats;
-    int nrails;           /* extra rails in rails[] */
-    uint8_t rails_down;   /* rails that reported the peer lost (bit 0: the gate's track) */
-    double bandwidth;     /* rail 0's, MB/s */
-    uint64_t rail_splits; /* rendezvous received in parts over several rails */
-    bool rail_measure;    /* shares follow the measured bandwidth (no WEFT_RAIL_BW) */
+    weft__gate_sent_t sent;
+    weft__gate_lock_t slock; /* the sending side's lock (above) */
+    int nrails;              /* extra rails in rails[] */
+    uint8_t rails_down;      /* rails that reported the peer lost (bit 0: the gate's track) */
+    double bandwidth;        /* rail 0's, MB/s */
+    uint64_t rail_splits;    /* rendezvous received in parts over several rails */
+    bool rail_measure;       /* shares follow the measured bandwidth (no WEFT_RAIL_BW) */
     weft__rail_meter_t meter[WEFT_MAX_RAILS];
     weft__rail_t rails[WEFT_MAX_RAILS - 1];
     weft__packet_t packet;
@@ -347,6 +382,8 @@ struct weft_ctx {
     int rail_driver[WEFT_MAX_RAILS - 1];
     weft__handles_t handles;
     weft_list_t pending_gates;    /* gates with a backlog and an idle track */
+    weft_lock_t pending_lock;     /* guards pending_gates and every gate's on_pending */
+    atomic_bool pending_any;      /* pending_gates is not empty (read without its lock) */
     weft_list_t live_requests;    /* posted receives and unfinished sends */
     weft_slab_cache_t unexpected; /* every unexpected message's descriptor */
     /* Free requests, a stack of pointers: taking one reads this array, not
@@ -359,6 +396,11 @@ struct weft_ctx {
      * requests retired without the lock (taken back by request_alloc). */
     _Atomic(struct weft_request *) submitted;
     _Atomic(struct weft_request *) returned;
+    atomic_uint deferred; /* requests in submitted, or taken from it and not yet submitted */
+    /* Requests for threads without the engine lock: taken from returned
+     * whole, handed out one by one under spare_lock. */
+    struct weft_request *spare;
+    weft_lock_t spare_lock;
     weft__chunk_t *free_chunks;
     bool self_pending;      /* packets may wait in the self driver's queue */
     int self_driver;        /* index of the self driver in drivers[] */
@@ -385,6 +427,43 @@ struct weft_ctx {
     cpu_set_t progress_cpus;
     atomic_int progress_stop;
 };
+
+/* What names the calling thread: its thread pointer (one instruction where
+ * the compiler offers it; pthread_self returns the same on glibc). */
+static inline uintptr_t weft__thread_self(void)
+{
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11 &&                                  \
+    (defined(__x86_64__) || defined(__aarch64__))
+    return (uintptr_t)__builtin_thread_pointer();
+#else
+    return (uintptr_t)pthread_self();
+#endif
+}
+
+/* The gate's sending-side lock (weft__gate_lock_t): taken again by its holder
+ * at no cost but a count. */
+static inline void weft__gate_lock(weft__gate_t *g)
+{
+    weft__gate_lock_t *l = &g->slock;
+    if (l->lock.kind == WEFT_LOCK_NONE)
+        return;
+    uintptr_t me = weft__thread_self();
+    if (atomic_load_explicit(&l->owner, memory_order_relaxed) == me) {
+        l->depth++;
+        return;
+    }
+    weft_lock_acquire(&l->lock);
+    atomic_store_explicit(&l->owner, me, memory_order_relaxed);
+    l->depth = 1;
+}
+static inline void weft__gate_unlock(weft__gate_t *g)
+{
+    weft__gate_lock_t *l = &g->slock;
+    if (l->lock.kind == WEFT_LOCK_NONE || --l->depth)
+        return;
+    atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+    weft_lock_release(&l->lock);
+}
 
 /* Requests (request.c). */
 /* Reset the fields every path reads; the protocol fills the rest. */
@@ -448,8 +527,9 @@ static inline struct weft_request *weft__request_alloc(struct weft_ctx *ctx, uin
     weft__request_take(ctx);
     return weft__request_init(req, kind);
 }
-/* A request for a thread that does not hold the engine lock. */
-struct weft_request *weft__request_alloc_unlocked(uint8_t kind);
+/* A request for a thread that does not hold the engine lock: one that
+ * threads returned (ctx->spare), else a new one. */
+struct weft_request *weft__request_alloc_unlocked(struct weft_ctx *ctx, uint8_t kind);
 void weft__request_free(struct weft_ctx *ctx, struct weft_request *req);
 /* Free a request without the engine lock (any thread, lock-free). */
 void weft__request_return(struct weft_ctx *ctx, struct weft_request *req);
@@ -500,10 +580,10 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c);
  * (counted; the caller completes the chunk's request), else 0, with the chunk
  * queued, in flight or failed as weft__sched_submit would leave it. */
 int weft__sched_send_fast(weft__gate_t *g, weft__chunk_t *c);
-/* The driver copied a packet of total bytes carrying one message of len bytes
- * (a track with WEFT_DRV_CAP_SEND_COPY; the send fast path built the packet
- * itself): count it as commit would, and start the strategy's hold. */
-void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len);
+/* A packet left on a gate whose strategy holds: hold, or not (the gate
+ * learned that holding does not pay). */
+void weft__sched_hold_start(weft__gate_t *g);
+/* weft__sched_lone_copied: below, with the strategies. */
 /* The iovec of a packet carrying one message: its headers (hlen bytes, packet
  * header first), the payload, and the zero padding up to total bytes.
  * Returns the number of entries (1 to 3). */
@@ -541,6 +621,14 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req);
  * then. Caller holds the engine lock, with no deferred submission waiting. */
 struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
                                            uint64_t tag, const void *buf, size_t len);
+/* The same for a thread that found the engine lock taken: the message leaves
+ * under the gate's lock alone, from req (weft__request_alloc_unlocked, whose
+ * fields are then set as a completed send's). true when it left; false when
+ * it must be deferred (not a WEFT_DRV_CAP_SEND_MT track, a gate not idle, a
+ * request of this context still waiting for submission, no room), nothing
+ * changed then. */
+bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                               uint32_t comm, uint64_t tag, const void *buf, size_t len);
 int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req);
 /* A receive of up to len bytes from src (a rank) with tag (not a wildcard)
  * whose message already waits, eager: a new request, complete, with the data
@@ -630,6 +718,25 @@ struct weft__strategy_ops {
      * receiver pulls them in parts, one per rail, in proportion to bandwidth. */
     bool split;
 };
+/* The driver copied a packet of total bytes carrying one message of len bytes
+ * (a track with WEFT_DRV_CAP_SEND_COPY; the send fast path built the packet
+ * itself): count it as commit would, and start the strategy's hold. Inline:
+ * the send fast paths' only step outside proto.c. */
+static inline void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len)
+{
+    weft__gate_stats_t *st = &g->stats;
+    st->packets_sent++;
+    st->chunks_sent++;
+    st->wire_bytes_sent += total;
+    if (!st->max_chunks)
+        st->max_chunks = 1;
+    st->messages_sent++;
+    st->msg_bytes_sent += len;
+    g->held_count = 0;
+    if (g->strategy->hold)
+        weft__sched_hold_start(g);
+}
+
 extern const weft__strategy_ops_t weft__strategy_default;
 extern const weft__strategy_ops_t weft__strategy_aggreg;
 extern const weft__strategy_ops_t weft__strategy_split_balance;
@@ -667,6 +774,8 @@ int weft__rail_rget(weft__gate_t *g, struct weft_request *req, uint64_t accept,
 /* Counters (stats.c): print one line per gate with traffic to stderr when
  * WEFT_STATS=1 (finalize calls it). */
 void weft__stats_print(struct weft_ctx *ctx);
+/* ctx->counters with what the gates count added (caller holds the engine lock). */
+void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out);
 
 /* A test hook, not public API: a context of size ranks for rank, every gate
  * (itself included) on one track of the driver ops, no bootstrap. strategy

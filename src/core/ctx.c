@@ -292,6 +292,10 @@ static void gate_limits(weft__gate_t *g)
         g->strategy = weft__strategy_find(g->caps.strategy);
     if (!g->strategy)
         g->strategy = weft__strategy_for_driver(g->drv_ops->name);
+    /* Sending without the engine lock: only where there is one to find
+     * taken, and only on a track that allows it. */
+    if (g->ctx->lock.kind != WEFT_LOCK_NONE && (g->caps.flags & WEFT_DRV_CAP_SEND_MT))
+        g->slock.lock.kind = WEFT_LOCK_SPIN;
 }
 
 /* The network driver for a peer: ofi where both ranks opened it, else tcp. */
@@ -369,6 +373,7 @@ static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__st
     weft_list_init(&g->credit_chunk.link);
     g->credit_chunk.kind = WEFT_CHUNK_CREDIT;
     g->credit_chunk.hdr_len = WEFT_WIRE_CREDIT_HDR;
+    weft_lock_init(&g->slock.lock, WEFT_LOCK_NONE); /* gate_limits may make it a spin lock */
 }
 
 static void ctx_free(weft_ctx_t *ctx)
@@ -379,6 +384,7 @@ static void ctx_free(weft_ctx_t *ctx)
                 ctx->gates[i].drv_ops->disconnect(ctx->gates[i].track);
             for (int k = 0; k < ctx->gates[i].nrails; k++)
                 ctx->gates[i].rails[k].drv_ops->disconnect(ctx->gates[i].rails[k].track);
+            weft_lock_destroy(&ctx->gates[i].slock.lock);
         }
     }
     for (int i = 0; i < ctx->ndrivers; i++)
@@ -390,6 +396,10 @@ static void ctx_free(weft_ctx_t *ctx)
             free(u->data_heap);
     weft_slab_fini(&ctx->unexpected);
     for (struct weft_request *r = atomic_load(&ctx->returned), *next; r; r = next) {
+        next = r->next_free;
+        free(r);
+    }
+    for (struct weft_request *r = ctx->spare, *next; r; r = next) {
         next = r->next_free;
         free(r);
     }
@@ -409,6 +419,8 @@ static void ctx_free(weft_ctx_t *ctx)
         weft__boot_fini(ctx->boot);
     weft_lock_destroy(&ctx->lock);
     weft_lock_destroy(&ctx->sleep_lock);
+    weft_lock_destroy(&ctx->pending_lock);
+    weft_lock_destroy(&ctx->spare_lock);
     free(ctx);
 }
 
@@ -421,6 +433,8 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     weft_lock_init(&ctx->lock, locked ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     ctx->thread_level = level;
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
+    weft_lock_init(&ctx->pending_lock, locked ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
+    weft_lock_init(&ctx->spare_lock, WEFT_LOCK_SPIN);
     weft_list_init(&ctx->sleepers);
     ctx->handles.free_head = UINT32_MAX;
     weft_list_init(&ctx->pending_gates);
@@ -529,7 +543,10 @@ static bool backlogs_empty(weft_ctx_t *ctx)
 {
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
-        if (!g->dead && (g->busy || !weft__backlog_empty(g)))
+        weft__gate_lock(g);
+        bool idle = g->dead || (!g->busy && weft__backlog_empty(g));
+        weft__gate_unlock(g);
+        if (!idle)
             return false;
     }
     return true;
@@ -547,10 +564,12 @@ int weft_finalize(weft_ctx_t *ctx)
      * are, so they get a bounded time to leave. */
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
+        weft__gate_lock(g);
         if (g->credit_chunk.queued) {
             weft_list_remove(&g->credit_chunk.link);
             g->credit_chunk.queued = false;
         }
+        weft__gate_unlock(g);
     }
     uint64_t deadline = weft__now_ns() + 2000000000ull;
     while (!backlogs_empty(ctx) && weft__now_ns() < deadline)
@@ -569,11 +588,13 @@ int weft_finalize(weft_ctx_t *ctx)
     }
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
+        weft__gate_lock(g);
         for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
             weft_list_remove(&c->link);
             if (c->heap)
                 weft__ctrl_free(ctx, c);
         }
+        weft__gate_unlock(g);
     }
     weft_lock_release(&ctx->lock);
     ctx_free(ctx);
@@ -612,7 +633,7 @@ int weft__progress_locked(weft_ctx_t *ctx)
         if (n > 0)
             events += n;
     }
-    if (!weft_list_empty(&ctx->pending_gates))
+    if (atomic_load_explicit(&ctx->pending_any, memory_order_relaxed))
         events += weft__sched_pending(ctx);
     if (!weft_list_empty(&ctx->coop))
         events += weft__coop_progress(ctx);
@@ -636,7 +657,7 @@ int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out)
     if (!ctx || !out)
         return WEFT_EINVAL;
     weft_lock_acquire(&ctx->lock);
-    *out = ctx->counters;
+    weft__counters_sum(ctx, out);
     weft_lock_release(&ctx->lock);
     return WEFT_OK;
 }

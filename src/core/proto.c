@@ -61,8 +61,10 @@ static void queue_ctrl(weft__gate_t *g, weft__chunk_t *c)
         weft__ctrl_free(g->ctx, c);
         return;
     }
+    weft__gate_lock(g);
     weft__chunk_queue(g, c, false);
     weft__gate_mark_pending(g);
+    weft__gate_unlock(g);
 }
 
 static void send_ack(weft__gate_t *g, uint64_t sreq)
@@ -80,11 +82,15 @@ static void send_ack(weft__gate_t *g, uint64_t sreq)
 /* Eager bytes of this peer were consumed: return them as credit, in batches. */
 static void credit_return(weft__gate_t *g, uint64_t cost)
 {
+    /* credit_owed, the credit chunk's queued and dead change under the
+     * engine lock, which the caller holds: only queuing takes the gate's. */
     g->eager_held -= cost;
     g->credit_owed += cost;
     if (g->credit_owed >= g->ctx->eager_credits / 4 && !g->credit_chunk.queued && !g->dead) {
+        weft__gate_lock(g);
         weft__chunk_queue(g, &g->credit_chunk, false);
         weft__gate_mark_pending(g);
+        weft__gate_unlock(g);
     }
 }
 
@@ -115,19 +121,30 @@ static inline void eager_chunk(struct weft_ctx *ctx, weft__gate_t *g, struct wef
                                                 req->status.comm, req->length, req->id);
     c->length = req->length;
     req->holds = req->sync ? 2 : 1;
-    ctx->counters.eager_sent++;
+    g->sent.eager++;
 }
 
 /* The message takes the gate's next sequence number. */
-static inline void number_message(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
+static inline void number_message(weft__gate_t *g, struct weft_request *req)
 {
     req->seq = g->send_seq++;
-    ctx->counters.bytes_sent += req->length;
+    g->sent.bytes += req->length;
 }
+
+static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req);
 
 int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
 {
     weft__gate_t *g = req->gate;
+    weft__gate_lock(g);
+    int rc = send_locked(ctx, g, req);
+    weft__gate_unlock(g);
+    return rc;
+}
+
+/* weft__proto_send, under the gate's lock. */
+static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
+{
     if (g->dead)
         return WEFT_EPEERDEAD;
     uint64_t len = req->length;
@@ -147,7 +164,7 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
         eager_chunk(ctx, g, req, cost);
     } else {
         if (len <= g->eager_max && (uint64_t)g->send_credit < cost)
-            ctx->counters.credit_stalls++;
+            g->sent.credit_stalls++;
         if ((rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
             return rc;
         const weft_rkey_t *rkey = NULL;
@@ -170,9 +187,9 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
             c->hdr[1] = (uint8_t)(req->rail_keys - 1); /* flags: rail keys after the first */
         c->length = 0;
         req->holds = 2;
-        ctx->counters.rdv_sent++;
+        g->sent.rdv++;
     }
-    number_message(ctx, g, req);
+    number_message(g, req);
     /* The submitting thread runs the scheduler itself: with an idle track the
      * message leaves now, with no queue hop. */
     weft__sched_submit(g, c);
@@ -189,15 +206,13 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
  * the stack and the payload, and a send the driver takes makes a request born
  * complete, one cache line written (its data is copied: the buffer may be
  * reused). A copy still in flight (WEFT_INPROGRESS) keeps the gate busy until
- * send_done, with a packet of no chunks as its cookie. NULL when the driver has
- * no room (nothing sent, nothing changed), or has failed, which the general
- * path meets again and reports. */
-static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, uint32_t comm,
-                                        uint64_t tag, const void *buf, size_t len, uint64_t cost)
+ * send_done, with a packet of no chunks as its cookie. false when the driver
+ * has no room (nothing sent, nothing changed, req untouched), or has failed,
+ * which the general path meets again and reports. Under the gate's lock. */
+static inline __attribute__((always_inline)) bool
+send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uint32_t comm,
+            uint64_t tag, const void *buf, size_t len, uint64_t cost)
 {
-    struct weft_request *req = weft__request_peek(ctx);
-    if (!req)
-        return NULL;
     uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
     size_t hlen = WEFT_WIRE_PKT_HDR + weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false,
                                                            g->send_seq, tag, comm, len, 0);
@@ -208,14 +223,13 @@ static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, u
     g->packet.nchunks = 0; /* the gate is idle: its packet is free */
     int rc = g->drv_ops->send(g->track, iov, n, &g->packet);
     if (rc != WEFT_OK && rc != WEFT_INPROGRESS)
-        return NULL;
+        return false;
     if (rc == WEFT_INPROGRESS)
         g->busy = true;
-    weft__request_take(ctx);
     g->send_credit -= (int64_t)cost;
     g->send_seq++;
-    ctx->counters.eager_sent++;
-    ctx->counters.bytes_sent += len;
+    g->sent.eager++;
+    g->sent.bytes += len;
     weft__sched_lone_copied(g, total, len);
     weft__request_born_done(
         req, WEFT_REQ_SEND,
@@ -232,8 +246,20 @@ static struct weft_request *send_copied(struct weft_ctx *ctx, weft__gate_t *g, u
     req->seq = g->send_seq - 1;
     req->chunk.kind = WEFT_CHUNK_EAGER;
     req->chunk.queued = false;
-    return req;
+    return true;
 }
+
+/* Whether a lone eager message of this cost may leave g at once: nothing
+ * queued or in flight, no hold, the peer alive, credit enough. */
+static inline bool gate_idle(const weft__gate_t *g, uint64_t cost)
+{
+    return !g->held && !g->busy && !g->dead && (uint64_t)g->send_credit >= cost &&
+           weft__backlog_empty(g);
+}
+
+static struct weft_request *send_fast_locked(struct weft_ctx *ctx, weft__gate_t *g, int dest,
+                                             uint32_t comm, uint64_t tag, const void *buf,
+                                             size_t len);
 
 /* The path of most small sends, with weft__proto_send's eager case and the
  * scheduler's lone-message case fused: no iovec to copy, no strategy, and a
@@ -243,12 +269,48 @@ struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint3
                                            uint64_t tag, const void *buf, size_t len)
 {
     weft__gate_t *g = &ctx->gates[dest];
-    uint64_t cost = eager_cost(len);
-    if (g->held || g->busy || g->dead || dest == ctx->rank || len > g->eager_max ||
-        (uint64_t)g->send_credit < cost || !weft__backlog_empty(g))
+    if (dest == ctx->rank || len > g->eager_max)
         return NULL;
-    if (g->caps.flags & WEFT_DRV_CAP_SEND_COPY)
-        return send_copied(ctx, g, comm, tag, buf, len, cost);
+    weft__gate_lock(g);
+    struct weft_request *req = send_fast_locked(ctx, g, dest, comm, tag, buf, len);
+    weft__gate_unlock(g);
+    return req;
+}
+
+bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                               uint32_t comm, uint64_t tag, const void *buf, size_t len)
+{
+    weft__gate_t *g = &ctx->gates[dest];
+    const uint32_t caps = WEFT_DRV_CAP_SEND_MT | WEFT_DRV_CAP_SEND_COPY;
+    /* A request of this thread still waiting for the lock holder must leave
+     * first: deferred counts them until they are submitted (request.c). */
+    if ((g->caps.flags & caps) != caps || dest == ctx->rank || len > g->eager_max ||
+        atomic_load_explicit(&ctx->deferred, memory_order_acquire))
+        return false;
+    uint64_t cost = eager_cost(len);
+    weft__gate_lock(g);
+    bool sent = gate_idle(g, cost) && send_copied(ctx, g, req, comm, tag, buf, len, cost);
+    if (sent)
+        g->stats.sent_unlocked++;
+    weft__gate_unlock(g);
+    return sent;
+}
+
+/* weft__proto_send_fast under the gate's lock. */
+static struct weft_request *send_fast_locked(struct weft_ctx *ctx, weft__gate_t *g, int dest,
+                                             uint32_t comm, uint64_t tag, const void *buf,
+                                             size_t len)
+{
+    uint64_t cost = eager_cost(len);
+    if (!gate_idle(g, cost))
+        return NULL;
+    if (g->caps.flags & WEFT_DRV_CAP_SEND_COPY) {
+        struct weft_request *req = weft__request_peek(ctx);
+        if (!req || !send_copied(ctx, g, req, comm, tag, buf, len, cost))
+            return NULL;
+        weft__request_take(ctx);
+        return req;
+    }
     struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_SEND);
     if (!req)
         return NULL;
@@ -267,7 +329,7 @@ struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint3
     c->iovcnt = 1;
     c->offset = 0;
     eager_chunk(ctx, g, req, cost);
-    number_message(ctx, g, req);
+    number_message(g, req);
     if (weft__sched_send_fast(g, c)) {
         req->holds = 0;
         weft__request_complete(ctx, req, WEFT_OK);
@@ -306,9 +368,19 @@ static void cancel_ask(weft__gate_t *g, struct weft_request *req)
     queue_ctrl(g, c);
 }
 
+static int send_cancel_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req);
+
 int weft__proto_send_cancel(struct weft_ctx *ctx, struct weft_request *req)
 {
     weft__gate_t *g = req->gate;
+    weft__gate_lock(g);
+    int rc = send_cancel_locked(ctx, g, req);
+    weft__gate_unlock(g);
+    return rc;
+}
+
+static int send_cancel_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
+{
     bool done = atomic_load_explicit(&req->done, memory_order_relaxed);
     if (req->cancel != WEFT_CANCEL_NONE)
         return WEFT_INPROGRESS; /* asked already */
@@ -436,9 +508,11 @@ void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
 void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status)
 {
     weft__gate_t *g = peer_cookie;
+    weft__gate_lock(g);
     g->busy = false;
     weft__proto_chunks_sent(g, send_cookie, status);
     weft__gate_mark_pending(g);
+    weft__gate_unlock(g);
 }
 
 /* Send an RTR: the sender will stream the accepted bytes as RDATA. */
@@ -716,8 +790,10 @@ static void stream_rdata(weft__gate_t *g, struct weft_request *req, uint64_t fro
     d->offset = from;
     d->length = to;
     d->rreq = rreq;
+    weft__gate_lock(g);
     weft__chunk_queue(g, d, false);
     weft__gate_mark_pending(g);
+    weft__gate_unlock(g);
 }
 
 static int on_rtr(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
@@ -813,12 +889,14 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
             break;
         case WEFT_CHUNK_CREDIT:
             /* More credit than was ever granted is a lie. */
+            weft__gate_lock(g);
             if (c.bytes > g->peer_window || (uint64_t)g->send_credit + c.bytes > g->peer_window) {
                 rc = WEFT_EPROTO;
             } else {
                 g->send_credit += (int64_t)c.bytes;
                 rc = WEFT_OK;
             }
+            weft__gate_unlock(g);
             break;
         default:
             rc = WEFT_EPROTO;
@@ -844,7 +922,16 @@ void weft__proto_peer_lost(void *owner, void *peer_cookie, int status)
     weft__gate_lost(owner, g, status);
 }
 
+static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status);
+
 void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status)
+{
+    weft__gate_lock(g);
+    gate_lost_locked(ctx, g, status);
+    weft__gate_unlock(g);
+}
+
+static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
 {
     if (g->dead)
         return;
@@ -860,10 +947,12 @@ void weft__gate_lost(struct weft_ctx *ctx, weft__gate_t *g, int status)
         if (c->heap)
             weft__ctrl_free(ctx, c);
     }
+    weft_lock_acquire(&ctx->pending_lock);
     if (g->on_pending) {
         weft_list_remove(&g->pending_link);
         g->on_pending = false;
     }
+    weft_lock_release(&ctx->pending_lock);
     weft_list_t *pos, *tmp;
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
     {

@@ -38,10 +38,20 @@ struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind
     return weft__request_init(req, kind);
 }
 
-struct weft_request *weft__request_alloc_unlocked(uint8_t kind)
+struct weft_request *weft__request_alloc_unlocked(struct weft_ctx *ctx, uint8_t kind)
 {
-    struct weft_request *req = aligned_alloc(_Alignof(struct weft_request), sizeof *req);
-    return req ? weft__request_init(req, kind) : NULL;
+    /* Taking returned whole (an exchange) has no ABA problem, as for the lock
+     * holder; spare_lock orders the threads that share what it brought. */
+    weft_lock_acquire(&ctx->spare_lock);
+    struct weft_request *req = ctx->spare;
+    if (!req)
+        req = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
+    if (req)
+        ctx->spare = req->next_free;
+    weft_lock_release(&ctx->spare_lock);
+    if (!req && !(req = aligned_alloc(_Alignof(struct weft_request), sizeof *req)))
+        return NULL;
+    return weft__request_init(req, kind);
 }
 
 void weft__request_free(struct weft_ctx *ctx, struct weft_request *req)
@@ -69,6 +79,7 @@ void weft__request_return(struct weft_ctx *ctx, struct weft_request *req)
 
 void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req)
 {
+    atomic_fetch_add_explicit(&ctx->deferred, 1, memory_order_relaxed);
     struct weft_request *head = atomic_load_explicit(&ctx->submitted, memory_order_relaxed);
     do
         req->next_submitted = head;
@@ -97,6 +108,10 @@ void weft__submit_drain(struct weft_ctx *ctx)
             req->kind == WEFT_REQ_SEND ? weft__proto_send(ctx, req) : weft__proto_recv(ctx, req);
         if (rc)
             weft__request_complete(ctx, req, rc);
+        /* After the submission: a thread that sees no deferred request may
+         * send past the engine lock (weft__proto_send_unlocked), and its
+         * message must not overtake this one. */
+        atomic_fetch_sub_explicit(&ctx->deferred, 1, memory_order_release);
     }
 }
 

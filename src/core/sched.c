@@ -195,8 +195,6 @@ static void commit(weft__gate_t *g, weft__packet_t *pkt)
     st->wire_bytes_sent += pkt->length;
     if ((uint64_t)pkt->nchunks > st->max_chunks)
         st->max_chunks = (uint64_t)pkt->nchunks;
-    g->ctx->counters.packets_sent++;
-    g->ctx->counters.chunks_sent += (uint64_t)pkt->nchunks;
     for (int i = 0; i < pkt->nchunks; i++) {
         weft__chunk_t *c = pkt->chunks[i];
         switch (c->kind) {
@@ -231,25 +229,35 @@ static void commit(weft__gate_t *g, weft__packet_t *pkt)
 
 void weft__gate_mark_pending(weft__gate_t *g)
 {
-    if (!g->on_pending && !g->dead) {
-        weft_list_push_back(&g->ctx->pending_gates, &g->pending_link);
+    struct weft_ctx *ctx = g->ctx;
+    if (g->dead)
+        return;
+    weft_lock_acquire(&ctx->pending_lock);
+    if (!g->on_pending) {
+        weft_list_push_back(&ctx->pending_gates, &g->pending_link);
         g->on_pending = true;
+        atomic_store_explicit(&ctx->pending_any, true, memory_order_relaxed);
+    }
+    weft_lock_release(&ctx->pending_lock);
+}
+
+void weft__sched_hold_start(weft__gate_t *g)
+{
+    /* Until the next progress pass, submissions join the backlog. */
+    if (g->hold_skip) {
+        g->hold_skip--;
+    } else {
+        g->held = true;
+        weft__gate_mark_pending(g);
     }
 }
 
 /* A packet left: start a hold where the strategy holds. */
-static void hold_after(weft__gate_t *g)
+static inline void hold_after(weft__gate_t *g)
 {
     g->held_count = 0;
-    if (g->strategy->hold) {
-        /* Until the next progress pass, submissions join the backlog. */
-        if (g->hold_skip) {
-            g->hold_skip--;
-        } else {
-            g->held = true;
-            weft__gate_mark_pending(g);
-        }
-    }
+    if (g->strategy->hold)
+        weft__sched_hold_start(g);
 }
 
 /* The driver took the packet (at once or in flight): count it, and start a
@@ -259,21 +267,6 @@ static void taken(weft__gate_t *g, weft__packet_t *pkt)
     if (g->peer == g->ctx->rank)
         g->ctx->self_pending = true;
     commit(g, pkt);
-    hold_after(g);
-}
-
-void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len)
-{
-    weft__gate_stats_t *st = &g->stats;
-    st->packets_sent++;
-    st->chunks_sent++;
-    st->wire_bytes_sent += total;
-    if (!st->max_chunks)
-        st->max_chunks = 1;
-    st->messages_sent++;
-    st->msg_bytes_sent += len;
-    g->ctx->counters.packets_sent++;
-    g->ctx->counters.chunks_sent++;
     hold_after(g);
 }
 
@@ -430,23 +423,36 @@ int weft__sched_pending(struct weft_ctx *ctx)
 {
     int events = 0;
     /* Take the list as it is now: a gate that is still full goes back on the
-     * context's list for the next round, not on this one. */
-    weft_list_t todo, *pos, *tmp;
-    if (weft_list_empty(&ctx->pending_gates))
+     * context's list for the next round, not on this one. The gates are
+     * taken off one at a time under the list's lock: a gate still on todo
+     * keeps on_pending, so nobody links it elsewhere meanwhile, and one taken
+     * off may be marked again (by a sender on its lock) while it is served. */
+    weft_list_t todo;
+    weft_lock_acquire(&ctx->pending_lock);
+    if (weft_list_empty(&ctx->pending_gates)) {
+        weft_lock_release(&ctx->pending_lock);
         return 0;
+    }
     todo = ctx->pending_gates;
     todo.next->prev = &todo;
     todo.prev->next = &todo;
     weft_list_init(&ctx->pending_gates);
-    weft_list_for_each_safe(pos, tmp, &todo)
-    {
-        weft__gate_t *g = weft_list_entry(pos, weft__gate_t, pending_link);
+    atomic_store_explicit(&ctx->pending_any, false, memory_order_relaxed);
+    for (;;) {
+        if (weft_list_empty(&todo)) {
+            weft_lock_release(&ctx->pending_lock);
+            return events;
+        }
+        weft__gate_t *g = weft_list_entry(todo.next, weft__gate_t, pending_link);
         weft_list_remove(&g->pending_link);
         g->on_pending = false;
+        weft_lock_release(&ctx->pending_lock);
+        weft__gate_lock(g);
         /* A progress pass ends the hold: what gathered meanwhile leaves now. */
         if (g->held)
             hold_end(g);
         events += weft__sched_gate(g);
+        weft__gate_unlock(g);
+        weft_lock_acquire(&ctx->pending_lock);
     }
-    return events;
 }

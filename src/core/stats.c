@@ -1,6 +1,7 @@
 /* Counters per gate and per strategy: the public read-out, and the lines
  * WEFT_STATS=1 prints at finalize, so a person can see what the scheduler did
  * (how many chunks each packet carried, how often sends waited to share one). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,11 +9,19 @@
 #include "core/core_int.h"
 #include "util/param.h"
 
-/* Fill the V1 group of out from one gate's counters, adding to what is there
- * (sum) or replacing it. */
-static void fill_v1(weft_gate_counters_t *out, const weft__gate_t *g, bool sum)
+/* Fill the groups of out that its field_mask names from one gate's counters,
+ * adding to what is there (sum) or replacing it. Under the gate's lock: a
+ * thread may be sending on it without the engine lock. */
+static void fill(weft_gate_counters_t *out, weft__gate_t *g, bool sum)
 {
+    weft__gate_lock(g);
     const weft__gate_stats_t *st = &g->stats;
+    if (out->field_mask & WEFT_GATE_COUNTERS_V2)
+        out->sent_unlocked += st->sent_unlocked;
+    if (!(out->field_mask & WEFT_GATE_COUNTERS_V1)) {
+        weft__gate_unlock(g);
+        return;
+    }
     if (!sum) {
         snprintf(out->strategy, sizeof out->strategy, "%s", g->strategy->name);
         snprintf(out->driver, sizeof out->driver, "%s", g->drv_ops ? g->drv_ops->name : "");
@@ -31,15 +40,36 @@ static void fill_v1(weft_gate_counters_t *out, const weft__gate_t *g, bool sum)
     out->packets_received += st->packets_received;
     out->chunks_received += st->chunks_received;
     out->wire_bytes_received += st->wire_bytes_received;
+    weft__gate_unlock(g);
 }
 
-/* Clear the groups the caller has and we know; the mask becomes what we fill. */
+void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out)
+{
+    *out = ctx->counters;
+    for (int r = 0; r < ctx->size; r++) {
+        weft__gate_t *g = &ctx->gates[r];
+        weft__gate_lock(g);
+        out->packets_sent += g->stats.packets_sent;
+        out->chunks_sent += g->stats.chunks_sent;
+        out->eager_sent += g->sent.eager;
+        out->rdv_sent += g->sent.rdv;
+        out->bytes_sent += g->sent.bytes;
+        out->credit_stalls += g->sent.credit_stalls;
+        weft__gate_unlock(g);
+    }
+}
+
+/* Clear the groups the caller has and we know; the mask becomes what we fill.
+ * A caller's struct ends with the last group it names: nothing beyond it is
+ * written. */
 static int start(weft_gate_counters_t *out)
 {
     uint64_t mask = out->field_mask & WEFT_GATE_COUNTERS_ALL;
     if (!mask)
         return WEFT_EINVAL;
-    memset(out, 0, sizeof *out);
+    size_t end = (mask & WEFT_GATE_COUNTERS_V2) ? sizeof *out
+                                                : offsetof(weft_gate_counters_t, sent_unlocked);
+    memset(out, 0, end);
     out->field_mask = mask;
     return WEFT_OK;
 }
@@ -54,7 +84,7 @@ int weft_counters_gate(weft_ctx_t *ctx, int peer, weft_gate_counters_t *out)
     if (rc)
         return rc;
     weft_lock_acquire(&ctx->lock);
-    fill_v1(out, &ctx->gates[peer], false);
+    fill(out, &ctx->gates[peer], false);
     weft_lock_release(&ctx->lock);
     return WEFT_OK;
 }
@@ -73,7 +103,7 @@ int weft_counters_strategy(weft_ctx_t *ctx, const char *strategy, weft_gate_coun
     weft_lock_acquire(&ctx->lock);
     for (int r = 0; r < ctx->size; r++)
         if (ctx->gates[r].strategy == st)
-            fill_v1(out, &ctx->gates[r], true);
+            fill(out, &ctx->gates[r], true);
     weft_lock_release(&ctx->lock);
     return WEFT_OK;
 }
@@ -83,8 +113,11 @@ void weft__stats_print(struct weft_ctx *ctx)
     if (weft__param_size("WEFT_STATS", 0) == 0)
         return;
     for (int r = 0; r < ctx->size; r++) {
-        const weft__gate_t *g = &ctx->gates[r];
-        const weft__gate_stats_t *st = &g->stats;
+        weft__gate_t *g = &ctx->gates[r];
+        weft__gate_lock(g);
+        weft__gate_stats_t copy = g->stats;
+        weft__gate_unlock(g);
+        const weft__gate_stats_t *st = &copy;
         if (!st->packets_sent && !st->packets_received)
             continue;
         char line[512];
@@ -93,14 +126,15 @@ void weft__stats_print(struct weft_ctx *ctx)
             line, sizeof line,
             "weft[%d] stats: gate %d %s/%s: sent %llu packets %llu chunks (%.2f/packet, max "
             "%llu) %llu messages (%llu rdv) %llu msg bytes %llu wire bytes %llu ctrl %llu "
-            "held; received %llu packets %llu chunks %llu wire bytes\n",
+            "held %llu unlocked; received %llu packets %llu chunks %llu wire bytes\n",
             ctx->rank, r, g->drv_ops ? g->drv_ops->name : "-", g->strategy->name,
             (unsigned long long)st->packets_sent, (unsigned long long)st->chunks_sent, per,
             (unsigned long long)st->max_chunks, (unsigned long long)st->messages_sent,
             (unsigned long long)st->rdv_sent, (unsigned long long)st->msg_bytes_sent,
             (unsigned long long)st->wire_bytes_sent, (unsigned long long)st->ctrl_sent,
-            (unsigned long long)st->held, (unsigned long long)st->packets_received,
-            (unsigned long long)st->chunks_received, (unsigned long long)st->wire_bytes_received);
+            (unsigned long long)st->held, (unsigned long long)st->sent_unlocked,
+            (unsigned long long)st->packets_received, (unsigned long long)st->chunks_received,
+            (unsigned long long)st->wire_bytes_received);
         if (n > 0) {
             /* One write per line: lines of several ranks do not interleave. */
             ssize_t w = write(2, line, WEFT_MIN((size_t)n, sizeof line - 1));

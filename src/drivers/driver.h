@@ -10,8 +10,11 @@
  * process. Drivers never include core headers.
  *
  * Threading: the engine serialises calls on one driver instance (it holds the
- * driver's progress lock around poll and the track's send lock around send), so
- * a driver needs no locks of its own for that. Upcalls are made from inside
+ * engine lock around poll and every call, and the gate's lock around a
+ * track's send), so a driver needs no locks of its own for that. A track with
+ * WEFT_DRV_CAP_SEND_MT also takes send() from a thread that holds only the
+ * gate's lock, while another thread may be inside poll() or another track's
+ * send(). Upcalls are made from inside
  * poll() (and, for send completions, possibly from inside send()). From inside a
  * packet upcall the engine may call send(), rget() and rput() on any track of
  * the instance (to answer a rendezvous at once), never poll().
@@ -44,6 +47,11 @@ enum {
      * packet from buffers that do not outlive the call. WEFT_INPROGRESS then
      * only says that the copy has not left yet; send_done follows as usual. */
     WEFT_DRV_CAP_SEND_COPY = 1u << 3,
+    /* send() on this track may run while another thread polls the instance or
+     * sends on another of its tracks (the engine still serialises the sends of
+     * one track, under the gate's lock): a thread may then send without the
+     * engine lock (weft__proto_send_unlocked). */
+    WEFT_DRV_CAP_SEND_MT = 1u << 4,
 };
 
 /* What a track can do, filled by connect(). Queried once at setup. */

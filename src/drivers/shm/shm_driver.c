@@ -619,7 +619,7 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     d->active[d->nactive++] = t;
 
     *caps = (weft_track_caps_t){
-        .flags = WEFT_DRV_CAP_SEND_COPY |
+        .flags = WEFT_DRV_CAP_SEND_COPY | WEFT_DRV_CAP_SEND_MT |
                  (t->cma ? (WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS) : 0),
         .max_packet = t->max_packet,
         .max_iov = SHM_MAX_IOV,
