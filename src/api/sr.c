@@ -52,8 +52,11 @@ static int check_common(weft_ctx_t *ctx, const struct iovec *iov, int iovcnt,
 /* A request is submitted at once by a thread that gets the engine lock (after
  * whatever other threads queued), and queued without waiting, lock-free, when
  * another thread holds it (at WEFT_THREAD_MULTIPLE): the holder submits it,
- * in order. Errors of a queued request come from its completion. A request
- * for it comes from the context's list under the lock, else from malloc. */
+ * in order. A small send to an idle shm gate is the exception: it leaves at
+ * once under the gate's lock (weft__proto_send_unlocked). Errors of a queued
+ * request come from its completion. A request for it comes from the
+ * context's list under the lock, else from what threads returned, else from
+ * malloc. */
 static inline struct weft_request *submit_alloc(weft_ctx_t *ctx, uint8_t kind, bool locked)
 {
     return locked ? weft__request_alloc(ctx, kind) : weft__request_alloc_unlocked(ctx, kind);
