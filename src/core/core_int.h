@@ -503,11 +503,18 @@ static inline struct weft_request *weft__request_init(struct weft_request *req, 
     return req;
 }
 
+/* Move what threads returned without the lock (ctx->returned) onto the free
+ * stack; its top after that, NULL if none (caller holds the engine lock). */
+struct weft_request *weft__request_reclaim(struct weft_ctx *ctx);
 /* The free request that weft__request_take would hand out, NULL if none
- * (caller holds the engine lock). */
-static inline struct weft_request *weft__request_peek(const struct weft_ctx *ctx)
+ * (caller holds the engine lock). At WEFT_THREAD_MULTIPLE retired requests
+ * come back by the returned stack, so an empty free stack takes it back
+ * first: the fast paths would otherwise fall to the general ones. */
+static inline struct weft_request *weft__request_peek(struct weft_ctx *ctx)
 {
-    return ctx->nfree_reqs ? ctx->free_reqs[ctx->nfree_reqs - 1] : NULL;
+    if (WEFT_LIKELY(ctx->nfree_reqs))
+        return ctx->free_reqs[ctx->nfree_reqs - 1];
+    return weft__request_reclaim(ctx);
 }
 /* Take the request weft__request_peek returned off the free stack. */
 static inline void weft__request_take(struct weft_ctx *ctx)

@@ -18,9 +18,11 @@ static bool free_room(struct weft_ctx *ctx)
     return true;
 }
 
-struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind)
+struct weft_request *weft__request_reclaim(struct weft_ctx *ctx)
 {
-    /* Take back, all at once, what threads returned without the lock. */
+    /* Taken whole: an exchange, so no ABA. */
+    if (!atomic_load_explicit(&ctx->returned, memory_order_relaxed))
+        return NULL;
     struct weft_request *r = atomic_exchange_explicit(&ctx->returned, NULL, memory_order_acquire);
     while (r) {
         struct weft_request *next = r->next_free;
@@ -30,7 +32,12 @@ struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind
             free(r);
         r = next;
     }
-    struct weft_request *req = weft__request_peek(ctx);
+    return ctx->nfree_reqs ? ctx->free_reqs[ctx->nfree_reqs - 1] : NULL;
+}
+
+struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind)
+{
+    struct weft_request *req = weft__request_reclaim(ctx);
     if (req)
         weft__request_take(ctx);
     else if (!(req = aligned_alloc(_Alignof(struct weft_request), sizeof *req)))
