@@ -133,6 +133,7 @@ struct weft_request {
             bool sync;           /* synchronous: complete once matched */
             bool answered;       /* the receiver's ACK, RTR or COOP arrived (or a claim) */
             uint8_t cancel;      /* WEFT_CANCEL_*: where a cancel of this send stands */
+            uint8_t defer_slot;  /* deferred: the submitting thread's slot in ctx->deferred */
             uint32_t seq;        /* the message's sequence number */
             weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
             weft__chunk_t data;  /* RDATA fragments after an RTR */
@@ -351,6 +352,8 @@ typedef struct weft__handles {
 } weft__handles_t;
 
 #define WEFT_MAX_DRIVERS 8
+/* Slots of the per-thread deferred-send counts (struct weft_ctx, deferred). */
+#define WEFT_DEFER_SLOTS 16
 
 /* Waiting policies (WEFT_WAIT, progress.c). */
 enum {
@@ -396,7 +399,15 @@ struct weft_ctx {
      * requests retired without the lock (taken back by request_alloc). */
     _Atomic(struct weft_request *) submitted;
     _Atomic(struct weft_request *) returned;
-    atomic_uint deferred; /* requests in submitted, or taken from it and not yet submitted */
+    /* Sends in submitted, or taken from it and not yet submitted, counted by
+     * the submitting thread's slot (weft__defer_slot): a thread sends past the
+     * engine lock only when its own slot is zero, so its message never passes
+     * one of its own still waiting for the holder; another thread's waiting
+     * sends do not hold it back (two threads' messages are not ordered). Each
+     * slot has a cache line. */
+    struct {
+        _Alignas(WEFT_CACHELINE) atomic_uint n;
+    } deferred[WEFT_DEFER_SLOTS];
     /* Requests for threads without the engine lock: taken from returned
      * whole, handed out one by one under spare_lock. */
     struct weft_request *spare;
@@ -438,6 +449,14 @@ static inline uintptr_t weft__thread_self(void)
 #else
     return (uintptr_t)pthread_self();
 #endif
+}
+
+/* The calling thread's slot in ctx->deferred: its thread pointer hashed (two
+ * threads may share one, which only holds one back more often). */
+static inline unsigned weft__defer_slot(void)
+{
+    uint64_t h = (uint64_t)weft__thread_self() * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 60) & (WEFT_DEFER_SLOTS - 1);
 }
 
 /* The gate's sending-side lock (weft__gate_lock_t): taken again by its holder

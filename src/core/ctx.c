@@ -427,9 +427,11 @@ static void ctx_free(weft_ctx_t *ctx)
 /* A context with its lists, locks and settings, not yet connected. */
 static weft_ctx_t *ctx_new(int level, bool locked)
 {
-    weft_ctx_t *ctx = calloc(1, sizeof *ctx);
+    /* Cache-line aligned: the per-thread counts have a line each. */
+    weft_ctx_t *ctx = aligned_alloc(_Alignof(weft_ctx_t), sizeof *ctx);
     if (!ctx)
         return NULL;
+    memset(ctx, 0, sizeof *ctx);
     weft_lock_init(&ctx->lock, locked ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     ctx->thread_level = level;
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);

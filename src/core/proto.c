@@ -282,10 +282,10 @@ bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, i
 {
     weft__gate_t *g = &ctx->gates[dest];
     const uint32_t caps = WEFT_DRV_CAP_SEND_MT | WEFT_DRV_CAP_SEND_COPY;
-    /* A request of this thread still waiting for the lock holder must leave
-     * first: deferred counts them until they are submitted (request.c). */
+    /* A send of this thread still waiting for the lock holder must leave
+     * first: its slot counts them until they are submitted (request.c). */
     if ((g->caps.flags & caps) != caps || dest == ctx->rank || len > g->eager_max ||
-        atomic_load_explicit(&ctx->deferred, memory_order_acquire))
+        atomic_load_explicit(&ctx->deferred[weft__defer_slot()].n, memory_order_acquire))
         return false;
     uint64_t cost = eager_cost(len);
     weft__gate_lock(g);

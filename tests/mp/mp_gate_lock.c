@@ -6,6 +6,8 @@
  *   2. Order: a rendezvous that must wait for the engine's holder, then a
  *      small message. The small one must not overtake it (it waits too), so
  *      rank 1's two receives for any tag match the rendezvous first.
+ *      Another thread's small message is not held back by those two (the
+ *      deferred sends are counted per thread): it leaves at once.
  *   3. Threads sending small messages while the main thread polls (so holds
  *      the engine most of the time) and takes rank 1's messages on the same
  *      gate; everything checked at both ends, byte for byte, in order.
@@ -58,16 +60,61 @@ static void *part1(void *arg)
 
 static weft_request_t *order_reqs[2];
 static uint64_t small_v = 42;
+static unsigned part2_slot;
 
 static void *part2(void *arg)
 {
     (void)arg;
+    part2_slot = weft__defer_slot();
     MUST(weft_sr_isend(ctx, 1, 0, TAG_BIG, big, BIG, &order_reqs[0]));
     MUST(weft_sr_isend(ctx, 1, 0, TAG_SMALL, &small_v, sizeof small_v, &order_reqs[1]));
     /* Both wait for the engine's holder: the second came after a deferred one. */
     CHECK(atomic_load(&order_reqs[0]->done) == 0);
     CHECK(atomic_load(&order_reqs[1]->done) == 0);
+    CHECK(atomic_load(&ctx->deferred[part2_slot].n) == 2);
     return NULL;
+}
+
+/* Part 2's other thread: one whose slot differs from part 2's (a thread
+ * that shares it says so and waits, alive, so the next one gets another
+ * thread pointer). */
+enum { OTHER_PENDING, OTHER_COLLIDED, OTHER_DONE };
+static atomic_int other_outcome, other_release;
+static weft_request_t *other_req; /* waited for once the engine is free */
+static uint64_t other_v = 0x99;
+
+static void *part2_other(void *arg)
+{
+    (void)arg;
+    if (weft__defer_slot() == part2_slot) {
+        atomic_store(&other_outcome, OTHER_COLLIDED);
+        while (!atomic_load(&other_release))
+            usleep(100);
+        return NULL;
+    }
+    MUST(weft_sr_isend(ctx, 1, 2, TAG_ONE, &other_v, sizeof other_v, &other_req));
+    CHECK(atomic_load(&other_req->done) != 0); /* left past the engine lock */
+    atomic_store(&other_outcome, OTHER_DONE);
+    return NULL;
+}
+
+/* Run part2_other until a thread with a slot of its own has sent. */
+static void part2_others(void)
+{
+    pthread_t th[WEFT_DEFER_SLOTS + 1];
+    int n = 0;
+    for (;;) {
+        atomic_store(&other_outcome, OTHER_PENDING);
+        pthread_create(&th[n++], NULL, part2_other, NULL);
+        while (atomic_load(&other_outcome) == OTHER_PENDING)
+            usleep(100);
+        if (atomic_load(&other_outcome) == OTHER_DONE || n == (int)WEFT_ARRAY_SIZE(th))
+            break;
+    }
+    CHECK(atomic_load(&other_outcome) == OTHER_DONE);
+    atomic_store(&other_release, 1);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
 }
 
 static void fill4(uint64_t v[4], int id, int i)
@@ -109,17 +156,21 @@ static void sender(void)
 {
     pthread_t th[NT];
     /* 1 */
-    uint64_t before = sent_unlocked();
+    uint64_t first = sent_unlocked(), before = first;
     weft_lock_acquire(&ctx->lock);
     pthread_create(&th[0], NULL, part1, NULL);
     pthread_join(th[0], NULL);
     weft_lock_release(&ctx->lock);
     CHECK(sent_unlocked() == before + 1);
     /* 2 */
+    before = sent_unlocked();
     weft_lock_acquire(&ctx->lock);
     pthread_create(&th[0], NULL, part2, NULL);
     pthread_join(th[0], NULL);
+    part2_others();
     weft_lock_release(&ctx->lock);
+    MUST(weft_sr_wait(ctx, other_req, NULL));
+    CHECK(sent_unlocked() == before + 1); /* part2_others' only */
     MUST(weft_sr_waitall(ctx, 2, order_reqs, NULL));
     /* 3: the main thread polls (holding the engine most of the time) and
      * takes rank 1's messages while the threads send. */
@@ -152,7 +203,7 @@ static void sender(void)
     free(in);
     free(rin);
     printf("rank 0: %llu of %d messages left past the engine lock\n",
-           (unsigned long long)(sent_unlocked() - before), 2 + NT * PER);
+           (unsigned long long)(sent_unlocked() - first), 3 + NT * PER);
 }
 
 static void receiver(void)
@@ -168,6 +219,8 @@ static void receiver(void)
     CHECK(test_verify(rbig, BIG, 7) < 0);
     MUST(recv_from0(0, WEFT_ANY_TAG, &v, sizeof v, &st));
     CHECK(st.tag == TAG_SMALL && v == 42);
+    MUST(recv_from0(2, TAG_ONE, &v, sizeof v, &st));
+    CHECK(v == 0x99);
     free(rbig);
     /* Each thread's messages in its order. */
     pthread_t th;
