@@ -682,6 +682,16 @@ void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
 int weft__progress_locked(struct weft_ctx *ctx);
+/* What an eager message of len bytes costs of the receiver's credit: its
+ * bytes and a fixed overhead, so a flood of empty messages is bounded too. */
+#define WEFT_CREDIT_OVERHEAD 64
+static inline uint64_t weft__eager_cost(uint64_t len)
+{
+    return len + WEFT_CREDIT_OVERHEAD;
+}
+/* Queue a control chunk on g (freed instead if the peer is dead); takes the
+ * gate's lock. */
+void weft__proto_queue_ctrl(weft__gate_t *g, weft__chunk_t *c);
 /* Release one hold of a send; it completes when none is left. */
 void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err);
 /* Ask the receiver to take back a send's message if no receive matched it yet

@@ -1,0 +1,377 @@
+/* The sending side of the protocols: a message made eager or rendezvous (the
+ * choice and the credit rules are proto.c's header), the fast and the
+ * unlocked sends of a lone small message, the cancel of a send, and what
+ * happens once the driver has sent a packet. The entries take the gate's
+ * sending-side lock (weft__gate_lock_t, core_int.h) around what they touch
+ * of the gate; the functions named *_locked expect it held. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core_int.h"
+#include "util/log.h"
+
+void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err)
+{
+    if (err && !req->status.error)
+        req->status.error = err;
+    if (--req->holds == 0)
+        weft__request_complete(ctx, req, req->status.error);
+}
+
+/* Make req's chunk the gate's next message, eager, charged to its credit
+ * (the sequence number is taken by number_message). */
+static inline void eager_chunk(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req,
+                               uint64_t cost)
+{
+    weft__chunk_t *c = &req->chunk;
+    g->send_credit -= (int64_t)cost;
+    c->kind = req->sync ? WEFT_CHUNK_EAGER_SYNC : WEFT_CHUNK_EAGER;
+    c->hdr_len = (uint16_t)weft__wire_put_eager(c->hdr, req->sync, g->send_seq, req->status.tag,
+                                                req->status.comm, req->length, req->id);
+    c->length = req->length;
+    req->holds = req->sync ? 2 : 1;
+    g->sent.eager++;
+}
+
+/* The message takes the gate's next sequence number. */
+static inline void number_message(weft__gate_t *g, struct weft_request *req)
+{
+    req->seq = g->send_seq++;
+    g->sent.bytes += req->length;
+}
+
+static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req);
+
+int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    weft__gate_lock(g);
+    int rc = send_locked(ctx, g, req);
+    weft__gate_unlock(g);
+    return rc;
+}
+
+/* weft__proto_send, under the gate's lock. */
+static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
+{
+    if (g->dead)
+        return WEFT_EPEERDEAD;
+    uint64_t len = req->length;
+    uint64_t cost = weft__eager_cost(len);
+    weft__chunk_t *c = &req->chunk;
+    int rc;
+
+    c->iov = req->iov;
+    c->iovcnt = req->iovcnt;
+    c->offset = 0;
+    /* Eager needs the whole message in one packet: its bytes and its iovec
+     * entries (beside the packet header, chunk header and padding). */
+    if (len <= g->eager_max && (uint64_t)g->send_credit >= cost &&
+        req->iovcnt <= g->eager_max_iov) {
+        if (req->sync && (rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
+            return rc;
+        eager_chunk(ctx, g, req, cost);
+    } else {
+        if (len <= g->eager_max && (uint64_t)g->send_credit < cost)
+            g->sent.credit_stalls++;
+        if ((rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
+            return rc;
+        const weft_rkey_t *rkey = NULL;
+        /* Only a contiguous buffer can be exposed for a single-copy read;
+         * scattered data goes by RTR and RDATA, gathered by the driver. A
+         * multi-rail gate whose strategy splits exposes it on every rail. */
+        if ((g->caps.flags & WEFT_DRV_CAP_RGET) && g->drv_ops->expose && req->iovcnt == 1 &&
+            len > 0) {
+            if (g->nrails && g->strategy->split ? weft__rail_expose(g, req) == WEFT_OK
+                                                : g->drv_ops->expose(g->drv, req->iov[0].iov_base,
+                                                                     len, &req->rkey) == WEFT_OK) {
+                req->exposed = true;
+                rkey = &req->rkey;
+            }
+        }
+        c->kind = WEFT_CHUNK_RDV;
+        c->hdr_len = (uint16_t)weft__wire_put_rdv(c->hdr, g->send_seq, req->status.tag,
+                                                  req->status.comm, len, req->id, rkey);
+        if (rkey && req->rail_keys > 1)
+            c->hdr[1] = (uint8_t)(req->rail_keys - 1); /* flags: rail keys after the first */
+        c->length = 0;
+        req->holds = 2;
+        g->sent.rdv++;
+    }
+    number_message(g, req);
+    /* The submitting thread runs the scheduler itself: with an idle track the
+     * message leaves now, with no queue hop. */
+    weft__sched_submit(g, c);
+    /* Only a send still in flight must be found if the peer dies. */
+    if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
+        weft_list_push_back(&ctx->live_requests, &req->link);
+        if (c->kind == WEFT_CHUNK_RDV)
+            weft__coop_watch(ctx, req);
+    }
+    return WEFT_OK;
+}
+
+/* A track that copies what it sends: the packet is gathered from a header on
+ * the stack and the payload, and a send the driver takes makes a request born
+ * complete, one cache line written (its data is copied: the buffer may be
+ * reused). A copy still in flight (WEFT_INPROGRESS) keeps the gate busy until
+ * send_done, with a packet of no chunks as its cookie. false when the driver
+ * has no room (nothing sent, nothing changed, req untouched), or has failed,
+ * which the general path meets again and reports. Under the gate's lock. */
+static inline __attribute__((always_inline)) bool
+send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uint32_t comm,
+            uint64_t tag, const void *buf, size_t len, uint64_t cost)
+{
+    uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
+    size_t hlen = WEFT_WIRE_PKT_HDR + weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false,
+                                                           g->send_seq, tag, comm, len, 0);
+    size_t total = weft__wire_chunk_size(hlen, len);
+    weft__wire_put_packet(hdr, 1, total);
+    struct iovec iov[3];
+    int n = weft__sched_lone_iov(iov, hdr, hlen, buf, len, total);
+    g->packet.nchunks = 0; /* the gate is idle: its packet is free */
+    int rc = g->drv_ops->send(g->track, iov, n, &g->packet);
+    if (rc != WEFT_OK && rc != WEFT_INPROGRESS)
+        return false;
+    if (rc == WEFT_INPROGRESS)
+        g->busy = true;
+    g->send_credit -= (int64_t)cost;
+    g->send_seq++;
+    g->sent.eager++;
+    g->sent.bytes += len;
+    weft__sched_lone_copied(g, total, len);
+    weft__request_born_done(
+        req, WEFT_REQ_SEND,
+        &(weft_status_t){.source = ctx->rank, .comm = comm, .tag = tag, .length = len});
+    /* What a cancel of it reads (weft__proto_send_cancel reopens a completed
+     * eager send and asks the receiver for its message by sequence number). */
+    req->peer = g->peer;
+    req->id = 0;
+    req->gate = g;
+    req->length = len;
+    req->holds = 0;
+    req->sync = req->answered = false;
+    req->cancel = WEFT_CANCEL_NONE;
+    req->seq = g->send_seq - 1;
+    req->chunk.kind = WEFT_CHUNK_EAGER;
+    req->chunk.queued = false;
+    return true;
+}
+
+/* Whether a lone eager message of this cost may leave g at once: nothing
+ * queued or in flight, no hold, the peer alive, credit enough. */
+static inline bool gate_idle(const weft__gate_t *g, uint64_t cost)
+{
+    return !g->held && !g->busy && !g->dead && (uint64_t)g->send_credit >= cost &&
+           weft__backlog_empty(g);
+}
+
+static struct weft_request *send_fast_locked(struct weft_ctx *ctx, weft__gate_t *g, int dest,
+                                             uint32_t comm, uint64_t tag, const void *buf,
+                                             size_t len);
+
+/* The path of most small sends, with weft__proto_send's eager case and the
+ * scheduler's lone-message case fused: no iovec to copy, no strategy, and a
+ * message the driver takes at once completes here. Every condition the
+ * general path would weigh is checked first; what does not fit goes there. */
+struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
+                                           uint64_t tag, const void *buf, size_t len)
+{
+    weft__gate_t *g = &ctx->gates[dest];
+    if (dest == ctx->rank || len > g->eager_max)
+        return NULL;
+    weft__gate_lock(g);
+    struct weft_request *req = send_fast_locked(ctx, g, dest, comm, tag, buf, len);
+    weft__gate_unlock(g);
+    return req;
+}
+
+bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                               uint32_t comm, uint64_t tag, const void *buf, size_t len)
+{
+    weft__gate_t *g = &ctx->gates[dest];
+    const uint32_t caps = WEFT_DRV_CAP_SEND_MT | WEFT_DRV_CAP_SEND_COPY;
+    /* A send of this thread still waiting for the lock holder must leave
+     * first: its slot counts them until they are submitted (request.c). */
+    if ((g->caps.flags & caps) != caps || dest == ctx->rank || len > g->eager_max ||
+        atomic_load_explicit(&ctx->deferred[weft__defer_slot()].n, memory_order_acquire))
+        return false;
+    uint64_t cost = weft__eager_cost(len);
+    weft__gate_lock(g);
+    bool sent = gate_idle(g, cost) && send_copied(ctx, g, req, comm, tag, buf, len, cost);
+    if (sent)
+        g->stats.sent_unlocked++;
+    weft__gate_unlock(g);
+    return sent;
+}
+
+/* weft__proto_send_fast under the gate's lock. */
+static struct weft_request *send_fast_locked(struct weft_ctx *ctx, weft__gate_t *g, int dest,
+                                             uint32_t comm, uint64_t tag, const void *buf,
+                                             size_t len)
+{
+    uint64_t cost = weft__eager_cost(len);
+    if (!gate_idle(g, cost))
+        return NULL;
+    if (g->caps.flags & WEFT_DRV_CAP_SEND_COPY) {
+        struct weft_request *req = weft__request_peek(ctx);
+        if (!req || !send_copied(ctx, g, req, comm, tag, buf, len, cost))
+            return NULL;
+        weft__request_take(ctx);
+        return req;
+    }
+    struct weft_request *req = weft__request_alloc(ctx, WEFT_REQ_SEND);
+    if (!req)
+        return NULL;
+    req->iov_inline[0].iov_base = (void *)buf;
+    req->iov_inline[0].iov_len = len;
+    req->iovcnt = 1;
+    req->length = len;
+    req->peer = dest;
+    req->gate = g;
+    req->status.source = ctx->rank;
+    req->status.tag = tag;
+    req->status.comm = comm;
+    req->status.length = len;
+    weft__chunk_t *c = &req->chunk;
+    c->iov = req->iov;
+    c->iovcnt = 1;
+    c->offset = 0;
+    eager_chunk(ctx, g, req, cost);
+    number_message(g, req);
+    if (weft__sched_send_fast(g, c)) {
+        req->holds = 0;
+        weft__request_complete(ctx, req, WEFT_OK);
+    } else if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
+        weft_list_push_back(&ctx->live_requests, &req->link);
+    }
+    return req;
+}
+
+/* ---- cancel of a send ----
+ *
+ * MPI lets a send be cancelled until a receive matched it. The message may be
+ * sitting in the receiver's unexpected queue (eager data, or a rendezvous
+ * announcement), so only the receiver can tell: the sender sends CANCEL naming
+ * the message's sequence number, and the receiver answers CANCEL_REPLY: taken
+ * back (removed from matching, its eager credit returned: the application
+ * never sees it) or matched. CANCEL is a control chunk and control chunks
+ * overtake queued messages, so it leaves only once the message has left
+ * (a cancel asked before waits in WEFT_CANCEL_WANTED); on one track it then
+ * arrives after the message. The send holds one step more while the answer is
+ * due, so it cannot complete (and drop its wire id) before it. */
+
+/* Queue the CANCEL of a send whose message has left. */
+static void cancel_ask(weft__gate_t *g, struct weft_request *req)
+{
+    weft__chunk_t *c = weft__ctrl_alloc(g->ctx);
+    if (!c) {
+        /* Not asked: the send goes on as if the message had matched. */
+        req->cancel = WEFT_CANCEL_NONE;
+        weft__proto_send_release(g->ctx, req, WEFT_OK);
+        return;
+    }
+    c->kind = WEFT_CHUNK_CANCEL;
+    c->hdr_len = (uint16_t)weft__wire_put_cancel(c->hdr, req->id, req->seq);
+    req->cancel = WEFT_CANCEL_ASKED;
+    weft__proto_queue_ctrl(g, c);
+}
+
+static int send_cancel_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req);
+
+int weft__proto_send_cancel(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__gate_t *g = req->gate;
+    weft__gate_lock(g);
+    int rc = send_cancel_locked(ctx, g, req);
+    weft__gate_unlock(g);
+    return rc;
+}
+
+static int send_cancel_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
+{
+    bool done = atomic_load_explicit(&req->done, memory_order_relaxed);
+    if (req->cancel != WEFT_CANCEL_NONE)
+        return WEFT_INPROGRESS; /* asked already */
+    /* A send that the receiver answered (ACK, RTR, COOP, or its publication
+     * claimed) matched; one that completed other than as a plain eager send
+     * that left matched or failed. */
+    if (req->answered || g->dead || (done && (req->error || req->chunk.kind != WEFT_CHUNK_EAGER)))
+        return WEFT_ESTATE;
+    if (!req->id && weft__handle_add(&ctx->handles, req, &req->id) < 0)
+        return WEFT_ENOMEM;
+    if (done) {
+        /* An eager send completes once its message left, matched or not:
+         * reopen it until the receiver answers. */
+        req->error = req->status.error = WEFT_OK;
+        req->holds = 0;
+        weft_list_push_back(&ctx->live_requests, &req->link);
+        atomic_store_explicit(&req->done, 0, memory_order_relaxed);
+    }
+    req->holds++;
+    weft__coop_unwatch(req); /* a rendezvous being taken back must not claim a publication */
+    if (req->chunk.queued)
+        req->cancel = WEFT_CANCEL_WANTED; /* asked once the message leaves (chunks_sent) */
+    else
+        cancel_ask(g, req);
+    return WEFT_INPROGRESS;
+}
+
+void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err)
+{
+    struct weft_ctx *ctx = g->ctx;
+    if (c->heap) {
+        weft_log_warn("dropped a control chunk (kind %d) for rank %d: %s", c->kind, g->peer,
+                      weft_strerror(err));
+        weft__ctrl_free(ctx, c);
+        return;
+    }
+    struct weft_request *req = c->req;
+    if (!req || atomic_load_explicit(&req->done, memory_order_relaxed))
+        return;
+    if (c == &req->data && c->queued) {
+        weft_list_remove(&c->link);
+        c->queued = false;
+    }
+    weft__request_complete(ctx, req, err);
+}
+
+void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
+{
+    struct weft_ctx *ctx = g->ctx;
+    if (status < 0) {
+        /* The packet is lost: whatever it carried fails now, whatever else its
+         * requests were waiting for. */
+        for (int i = 0; i < pkt->nchunks; i++)
+            weft__proto_chunk_failed(g, pkt->chunks[i], status);
+        return;
+    }
+    for (int i = 0; i < pkt->nchunks; i++) {
+        weft__chunk_t *c = pkt->chunks[i];
+        if (c->heap) {
+            weft__ctrl_free(ctx, c);
+            continue;
+        }
+        struct weft_request *req = c->req;
+        if (!req)
+            continue; /* the gate's credit chunk */
+        if (c == &req->data) {
+            if (c->offset == c->length && !c->queued)
+                weft__proto_send_release(ctx, req, status);
+            continue;
+        }
+        if (req->cancel == WEFT_CANCEL_WANTED)
+            cancel_ask(g, req);
+        weft__proto_send_release(ctx, req, status);
+    }
+}
+
+void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, int status)
+{
+    weft__gate_t *g = peer_cookie;
+    weft__gate_lock(g);
+    g->busy = false;
+    weft__proto_chunks_sent(g, send_cookie, status);
+    weft__gate_mark_pending(g);
+    weft__gate_unlock(g);
+}
