@@ -188,6 +188,13 @@ static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const st
     req->match.comm = comm;
     req->match.source = src;
     req->match.tag = tag;
+    /* Another thread holds the engine: a small receive that finds no
+     * message waiting is posted now, under the matching structure's lock
+     * alone, rather than when the holder drains the deferred stack. */
+    if (rc == WEFT_OK && !locked && weft__proto_recv_unlocked(ctx, req)) {
+        *req_out = req;
+        return WEFT_OK;
+    }
     return submit_end(ctx, req, locked, rc, req_out);
 }
 
@@ -313,7 +320,9 @@ int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *f
         return WEFT_ERANK;
     weft_lock_acquire(&ctx->lock);
     weft__progress_locked(ctx);
+    weft__match_lock(ctx);
     weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
+    weft__match_unlock(ctx);
     *flag = m != NULL;
     if (m && status) {
         weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
@@ -337,13 +346,16 @@ int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *
         return WEFT_ERANK;
     weft_lock_acquire(&ctx->lock);
     weft__progress_locked(ctx);
+    weft__match_lock(ctx);
     weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
+    /* Out of matching, but still on ctx->unexpected, so finalize frees a
+     * message that was probed and never received. */
+    if (m)
+        weft__match_remove_msg(ctx->match, m);
+    weft__match_unlock(ctx);
     *flag = m != NULL;
     if (m) {
         weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
-        /* Out of matching, but still on ctx->unexpected, so finalize frees a
-         * message that was probed and never received. */
-        weft__match_remove_msg(ctx->match, m);
         if (status) {
             status->source = u->match.source;
             status->comm = m->comm;
@@ -417,7 +429,7 @@ int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
      * be canceled once its sender has claimed it. */
     if (req->state == WEFT_RS_POSTED &&
         (req->peer < 0 || weft__coop_cancel(&ctx->gates[req->peer], req)) &&
-        weft__match_cancel(ctx->match, &req->match)) {
+        weft__proto_recv_cancel(ctx, req)) {
         weft__request_complete(ctx, req, WEFT_ECANCELED);
         rc = WEFT_OK;
     }

@@ -153,9 +153,13 @@ void weft__coop_publish(struct weft_ctx *ctx, struct weft_request *req)
         req->match.tag == WEFT_ANY_TAG)
         return;
     weft__gate_t *g = &ctx->gates[req->peer];
-    if (!g->cells_in || g->dead || g->published || (g->cells_used & 1u) ||
-        weft__match_first_recv(ctx->match, req->match.comm, req->peer, req->match.tag) !=
-            &req->match)
+    if (!g->cells_in || g->dead || g->published || (g->cells_used & 1u))
+        return;
+    weft__match_lock(ctx);
+    bool first = weft__match_first_recv(ctx->match, req->match.comm, req->peer, req->match.tag) ==
+                 &req->match;
+    weft__match_unlock(ctx);
+    if (!first)
         return;
     if (!req->exposed) {
         if (g->drv_ops->expose(g->drv, req->iov[0].iov_base, req->length, &req->rkey) != WEFT_OK)

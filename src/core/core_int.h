@@ -108,6 +108,7 @@ struct weft_request {
     };
     /* Second line. */
     int peer;           /* destination, or requested source (may be ANY) */
+    uint8_t defer_slot; /* deferred: the submitting thread's slot in ctx->deferred */
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
     weft__gate_t *gate; /* gate of the peer once known */
     size_t length;      /* total bytes of iov */
@@ -133,7 +134,6 @@ struct weft_request {
             bool sync;           /* synchronous: complete once matched */
             bool answered;       /* the receiver's ACK, RTR or COOP arrived (or a claim) */
             uint8_t cancel;      /* WEFT_CANCEL_*: where a cancel of this send stands */
-            uint8_t defer_slot;  /* deferred: the submitting thread's slot in ctx->deferred */
             uint32_t seq;        /* the message's sequence number */
             weft__chunk_t chunk; /* the message's chunk: EAGER, EAGER_SYNC or RDV */
             weft__chunk_t data;  /* RDATA fragments after an RTR */
@@ -295,6 +295,10 @@ struct weft__gate {
     struct weft_ctx *ctx;
     int peer;
     int dead; /* 0, or the status it died with */
+    /* dead, as receives see it: set under ctx->match_lock when the posted
+     * receives from this peer are failed (weft__gate_lost), read there by
+     * a thread posting without the engine lock. */
+    int dead_posted;
     const weft_driver_ops_t *drv_ops;
     weft_driver_t *drv;
     weft_track_t *track;
@@ -384,10 +388,16 @@ struct weft_ctx {
     int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
     int rail_driver[WEFT_MAX_RAILS - 1];
     weft__handles_t handles;
-    weft_list_t pending_gates;    /* gates with a backlog and an idle track */
-    weft_lock_t pending_lock;     /* guards pending_gates and every gate's on_pending */
-    atomic_bool pending_any;      /* pending_gates is not empty (read without its lock) */
-    weft_list_t live_requests;    /* posted receives and unfinished sends */
+    weft_list_t pending_gates; /* gates with a backlog and an idle track */
+    weft_lock_t pending_lock;  /* guards pending_gates and every gate's on_pending */
+    atomic_bool pending_any;   /* pending_gates is not empty (read without its lock) */
+    weft_list_t live_requests; /* unfinished sends, receives reading a rendezvous */
+    /* The matching structure (match), the posted receives' list and their
+     * state POSTED are guarded by match_lock as well as the engine lock: a
+     * thread without the engine lock posts a receive under match_lock alone
+     * (weft__proto_recv_unlocked). Order: engine, match_lock, gate locks. */
+    weft_lock_t match_lock;
+    weft_list_t posted;           /* posted receives (state WEFT_RS_POSTED), by link */
     weft_slab_cache_t unexpected; /* every unexpected message's descriptor */
     /* Free requests, a stack of pointers: taking one reads this array, not
      * the request (which a burst of thousands has left cold), and prefetches
@@ -407,6 +417,7 @@ struct weft_ctx {
      * slot has a cache line. */
     struct {
         _Alignas(WEFT_CACHELINE) atomic_uint n;
+        atomic_uint nrecv; /* the same for receives (weft__proto_recv_unlocked) */
     } deferred[WEFT_DEFER_SLOTS];
     /* Requests for threads without the engine lock: taken from returned
      * whole, handed out one by one under spare_lock. */
@@ -457,6 +468,16 @@ static inline unsigned weft__defer_slot(void)
 {
     uint64_t h = (uint64_t)weft__thread_self() * 0x9e3779b97f4a7c15ull;
     return (unsigned)(h >> 60) & (WEFT_DEFER_SLOTS - 1);
+}
+
+/* ctx->match_lock: a leaf (nothing else is taken under it). */
+static inline void weft__match_lock(struct weft_ctx *ctx)
+{
+    weft_lock_acquire(&ctx->match_lock);
+}
+static inline void weft__match_unlock(struct weft_ctx *ctx)
+{
+    weft_lock_release(&ctx->match_lock);
 }
 
 /* The gate's sending-side lock (weft__gate_lock_t): taken again by its holder
@@ -699,6 +720,16 @@ void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, in
  * WEFT_ECANCELED or as sent; WEFT_ESTATE: it matched or failed already;
  * WEFT_ENOMEM. A send that completed locally (eager) is reopened. */
 int weft__proto_send_cancel(struct weft_ctx *ctx, struct weft_request *req);
+
+/* Post a receive without the engine lock, under match_lock alone, when that
+ * is enough: a small receive (no cooperative publication), no unexpected
+ * message that matches it (taking one is the engine's), no receive of this
+ * thread still deferred (it must be posted first), and a peer not lost.
+ * false: nothing done, the request is left for the engine (deferred). */
+bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req);
+/* Take a posted receive out of matching (cancel): whether it was still
+ * posted. The caller then completes it. Takes match_lock. */
+bool weft__proto_recv_cancel(struct weft_ctx *ctx, struct weft_request *req);
 
 /* Cooperative rendezvous (coop.c). */
 void weft__coop_gate_init(struct weft_ctx *ctx, weft__gate_t *g);

@@ -421,6 +421,7 @@ static void ctx_free(weft_ctx_t *ctx)
     weft_lock_destroy(&ctx->sleep_lock);
     weft_lock_destroy(&ctx->pending_lock);
     weft_lock_destroy(&ctx->spare_lock);
+    weft_lock_destroy(&ctx->match_lock);
     free(ctx);
 }
 
@@ -437,10 +438,12 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
     weft_lock_init(&ctx->pending_lock, locked ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     weft_lock_init(&ctx->spare_lock, WEFT_LOCK_SPIN);
+    weft_lock_init(&ctx->match_lock, locked ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     weft_list_init(&ctx->sleepers);
     ctx->handles.free_head = UINT32_MAX;
     weft_list_init(&ctx->pending_gates);
     weft_list_init(&ctx->live_requests);
+    weft_list_init(&ctx->posted);
     /* 192-byte objects: cannot fail. */
     (void)weft_slab_init(&ctx->unexpected, sizeof(weft__unexpected_t), WEFT_UNEXP_KEPT);
     weft_list_init(&ctx->coop);
@@ -580,11 +583,15 @@ int weft_finalize(weft_ctx_t *ctx)
     int rc = ctx->boot ? weft__boot_fence(ctx->boot) : WEFT_OK;
     /* Requests still in flight are abandoned: freed with the context. */
     weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &ctx->posted)
+    {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
+        weft__proto_recv_cancel(ctx, req);
+        weft_list_push_back(&ctx->live_requests, &req->link);
+    }
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
     {
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
-        if (req->state == WEFT_RS_POSTED)
-            weft__match_cancel(ctx->match, &req->match);
         weft__request_complete(ctx, req, WEFT_ECANCELED);
         weft__request_free(ctx, req);
     }

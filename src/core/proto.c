@@ -112,8 +112,12 @@ static int on_cancel(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chu
         while ((u = weft_slab_next(&ctx->unexpected, &cur))) {
             if (u->match.source != g->peer || u->seq != c->seq)
                 continue;
-            if (weft__match_msg_inside(&u->match)) {
+            weft__match_lock(ctx);
+            bool inside = weft__match_msg_inside(&u->match);
+            if (inside)
                 weft__match_remove_msg(ctx->match, &u->match);
+            weft__match_unlock(ctx);
+            if (inside) {
                 if (u->kind != WEFT_CHUNK_RDV)
                     credit_return(g, weft__eager_cost(u->length));
                 weft__unexpected_free(ctx, u);
@@ -275,15 +279,18 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
 struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32_t comm,
                                            uint64_t tag, void *buf, size_t len)
 {
-    weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
-    if (!m)
-        return NULL;
-    weft__unexpected_t *u = weft_container_of(m, weft__unexpected_t, match);
     struct weft_request *req = weft__request_peek(ctx);
-    if (u->kind != WEFT_CHUNK_EAGER || !req)
-        return NULL; /* a handshake to answer, or a request to make: the general path */
+    if (!req)
+        return NULL; /* a request to make: the general path */
+    weft__match_lock(ctx);
+    weft__match_msg_t *m = weft__match_peek(ctx->match, comm, src, tag);
+    weft__unexpected_t *u = m ? weft_container_of(m, weft__unexpected_t, match) : NULL;
+    if (u && u->kind == WEFT_CHUNK_EAGER)
+        weft__match_remove_msg(ctx->match, m);
+    weft__match_unlock(ctx);
+    if (!u || u->kind != WEFT_CHUNK_EAGER)
+        return NULL; /* none, or a handshake to answer: the general path */
     weft__request_take(ctx);
-    weft__match_remove_msg(ctx->match, m);
     uint64_t n = WEFT_MIN(u->length, (uint64_t)len);
     weft__copy(buf, weft__unexpected_data(u), n);
     credit_return(&ctx->gates[src], weft__eager_cost(u->length));
@@ -295,28 +302,120 @@ struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32
     return req;
 }
 
+/* Post req (the matcher said no message matches it): under match_lock. */
+static inline void recv_posted(struct weft_ctx *ctx, struct weft_request *req)
+{
+    req->state = WEFT_RS_POSTED;
+    req->expected = 0;
+    req->rail_parts = 0;
+    weft_list_push_back(&ctx->posted, &req->link);
+}
+
+/* Take a posted receive out of matching: whether it was still posted (and
+ * is now unlinked, state NONE). Under match_lock. */
+static bool recv_unpost(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (req->state != WEFT_RS_POSTED || !weft__match_cancel(ctx->match, &req->match))
+        return false;
+    weft_list_remove(&req->link);
+    req->state = WEFT_RS_NONE;
+    return true;
+}
+
+bool weft__proto_recv_cancel(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__match_lock(ctx);
+    bool was = recv_unpost(ctx, req);
+    weft__match_unlock(ctx);
+    return was;
+}
+
 int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
 {
     int err;
+    weft__match_lock(ctx);
     weft__match_msg_t *m = weft__match_post(ctx->match, &req->match, &err);
+    if (!err && !m)
+        recv_posted(ctx, req);
+    weft__match_unlock(ctx);
     if (err)
         return err;
     if (m) {
         weft__proto_consume(ctx, req, weft_container_of(m, weft__unexpected_t, match));
         return WEFT_OK;
     }
-    req->state = WEFT_RS_POSTED;
-    req->expected = 0;
-    req->rail_parts = 0;
-    weft_list_push_back(&ctx->live_requests, &req->link);
     if (req->peer >= 0 && ctx->gates[req->peer].dead) {
-        weft__match_cancel(ctx->match, &req->match);
-        weft__request_complete(ctx, req, ctx->gates[req->peer].dead);
+        if (weft__proto_recv_cancel(ctx, req))
+            weft__request_complete(ctx, req, ctx->gates[req->peer].dead);
         return WEFT_OK;
     }
     if (req->length >= ctx->rdv_split) /* a small receive never pays the call */
         weft__coop_publish(ctx, req);
     return WEFT_OK;
+}
+
+bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req)
+{
+    if (req->length >= ctx->rdv_split ||
+        atomic_load_explicit(&ctx->deferred[weft__defer_slot()].nrecv, memory_order_acquire))
+        return false;
+    const weft__match_recv_t *r = &req->match;
+    bool posted = false;
+    weft__match_lock(ctx);
+    /* A lost peer's receives fail by the engine: dead_posted is set under
+     * this lock before it fails those posted, so either it finds this one
+     * or this thread sees it. */
+    if ((r->source < 0 || !ctx->gates[r->source].dead_posted) &&
+        !weft__match_peek(ctx->match, r->comm, r->source, r->tag)) {
+        int err;
+        weft__match_post(ctx->match, &req->match, &err);
+        if (!err) {
+            recv_posted(ctx, req);
+            posted = true;
+        }
+    }
+    weft__match_unlock(ctx);
+    return posted;
+}
+
+/* A message no receive matched: recorded as unexpected, its eager data
+ * copied aside (bounded by the credit window). Called under match_lock, which
+ * it releases. */
+static int on_unexpected(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c,
+                         bool eager)
+{
+    int rc = WEFT_ENOMEM;
+    weft__unexpected_t *u = weft_slab_alloc(&ctx->unexpected);
+    if (!u)
+        goto out;
+    if (eager && c->len > WEFT_UNEXP_SMALL && !(u->data_heap = malloc(c->len))) {
+        weft_slab_free(&ctx->unexpected, u);
+        goto out;
+    }
+    memset(&u->match, 0, sizeof u->match);
+    u->match.comm = c->comm;
+    u->match.source = g->peer;
+    u->match.tag = c->tag;
+    u->kind = c->kind;
+    u->seq = c->seq;
+    u->length = c->len;
+    u->sreq = c->sreq;
+    u->nkeys = (uint8_t)(c->flags + 1);
+    if (!eager)
+        u->rkey = c->rkey;
+    else if (c->len)
+        weft__copy((uint8_t *)weft__unexpected_data(u), c->payload, c->len);
+    if ((rc = weft__match_add_unexpected(ctx->match, &u->match))) {
+        weft__unexpected_free(ctx, u);
+        goto out;
+    }
+    ctx->counters.unexpected++;
+    uint64_t depth = weft__match_unexpected_count(ctx->match);
+    if (depth > ctx->counters.unexpected_max)
+        ctx->counters.unexpected_max = depth;
+out:
+    weft__match_unlock(ctx);
+    return rc;
 }
 
 /* A message chunk (EAGER, EAGER_SYNC, RDV) arrived from g. */
@@ -340,68 +439,51 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     }
     g->recv_seq++;
     ctx->counters.chunks_received++;
+    /* From the lookup to the unexpected message's recording, one match_lock
+     * section: a receive posted without the engine lock in between would
+     * otherwise miss the message. */
+    weft__match_lock(ctx);
     weft__match_recv_t *m = weft__match_arrive(ctx->match, c->comm, g->peer, c->tag);
-    if (m) {
-        struct weft_request *req = weft_container_of(m, struct weft_request, match);
-        weft_list_remove(&req->link);
-        req->status.source = g->peer;
-        req->status.tag = c->tag;
-        req->status.comm = c->comm;
-        req->gate = g;
-    }
     /* The message a publication was waiting for: it ends the publication, or
-     * it is the rendezvous that claimed it. */
-    if (g->published && c->seq == g->published_seq) {
-        int rc = weft__coop_arrival(ctx, g, c,
-                                    m ? weft_container_of(m, struct weft_request, match) : NULL);
+     * it is the rendezvous that claimed it (then it matched the published
+     * receive). Unmatched, the lookup is made again after it: a receive may
+     * have been posted meanwhile. */
+    bool publication = g->published && c->seq == g->published_seq;
+    if (!m && publication) {
+        weft__match_unlock(ctx);
+        int rc = weft__coop_arrival(ctx, g, c, NULL);
+        if (rc)
+            return rc < 0 ? rc : WEFT_OK;
+        weft__match_lock(ctx);
+        m = weft__match_arrive(ctx->match, c->comm, g->peer, c->tag);
+        publication = false;
+    }
+    if (!m)
+        return on_unexpected(ctx, g, c, eager); /* releases match_lock */
+    struct weft_request *req = weft_container_of(m, struct weft_request, match);
+    weft_list_remove(&req->link);
+    req->state = WEFT_RS_NONE;
+    weft__match_unlock(ctx);
+    req->status.source = g->peer;
+    req->status.tag = c->tag;
+    req->status.comm = c->comm;
+    req->gate = g;
+    if (publication) {
+        int rc = weft__coop_arrival(ctx, g, c, req);
         if (rc)
             return rc < 0 ? rc : WEFT_OK;
     }
-    if (m) {
-        struct weft_request *req = weft_container_of(m, struct weft_request, match);
-        if (!eager) {
-            rdv_start(ctx, req, g, c->len, c->sreq, &c->rkey, c->flags + 1);
-            return WEFT_OK;
-        }
-        uint64_t n = WEFT_MIN(c->len, (uint64_t)req->length);
-        copy_to_recv(req, c->payload, n);
-        req->status.length = n;
-        credit_return(g, weft__eager_cost(c->len));
-        if (c->kind == WEFT_CHUNK_EAGER_SYNC)
-            send_ack(g, c->sreq);
-        weft__request_complete(ctx, req, c->len > req->length ? WEFT_ETRUNC : WEFT_OK);
+    if (!eager) {
+        rdv_start(ctx, req, g, c->len, c->sreq, &c->rkey, c->flags + 1);
         return WEFT_OK;
     }
-    /* Unexpected: eager data is copied aside (bounded by the credit window). */
-    weft__unexpected_t *u = weft_slab_alloc(&ctx->unexpected);
-    if (!u)
-        return WEFT_ENOMEM;
-    if (eager && c->len > WEFT_UNEXP_SMALL && !(u->data_heap = malloc(c->len))) {
-        weft_slab_free(&ctx->unexpected, u);
-        return WEFT_ENOMEM;
-    }
-    memset(&u->match, 0, sizeof u->match);
-    u->match.comm = c->comm;
-    u->match.source = g->peer;
-    u->match.tag = c->tag;
-    u->kind = c->kind;
-    u->seq = c->seq;
-    u->length = c->len;
-    u->sreq = c->sreq;
-    u->nkeys = (uint8_t)(c->flags + 1);
-    if (!eager)
-        u->rkey = c->rkey;
-    else if (c->len)
-        weft__copy((uint8_t *)weft__unexpected_data(u), c->payload, c->len);
-    int rc = weft__match_add_unexpected(ctx->match, &u->match);
-    if (rc) {
-        weft__unexpected_free(ctx, u);
-        return rc;
-    }
-    ctx->counters.unexpected++;
-    uint64_t depth = weft__match_unexpected_count(ctx->match);
-    if (depth > ctx->counters.unexpected_max)
-        ctx->counters.unexpected_max = depth;
+    uint64_t n = WEFT_MIN(c->len, (uint64_t)req->length);
+    copy_to_recv(req, c->payload, n);
+    req->status.length = n;
+    credit_return(g, weft__eager_cost(c->len));
+    if (c->kind == WEFT_CHUNK_EAGER_SYNC)
+        send_ack(g, c->sreq);
+    weft__request_complete(ctx, req, c->len > req->length ? WEFT_ETRUNC : WEFT_OK);
     return WEFT_OK;
 }
 
@@ -586,15 +668,28 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
         if (req->kind == WEFT_REQ_SEND && req->gate == g) {
             weft__request_complete(ctx, req, WEFT_EPEERDEAD);
-        } else if (req->kind == WEFT_REQ_RECV) {
-            if (req->state == WEFT_RS_POSTED && req->peer == g->peer) {
-                weft__match_cancel(ctx->match, &req->match);
-                weft__request_complete(ctx, req, WEFT_EPEERDEAD);
-            } else if (req->state == WEFT_RS_RDV_RECV && req->gate == g) {
-                /* Every rail reported its rgets (rget_done) before its
-                 * loss, so no part of a multi-rail read is left. */
-                weft__request_complete(ctx, req, WEFT_EPEERDEAD);
-            }
+        } else if (req->kind == WEFT_REQ_RECV && req->state == WEFT_RS_RDV_RECV && req->gate == g) {
+            /* Every rail reported its rgets (rget_done) before its loss, so
+             * no part of a multi-rail read is left. */
+            weft__request_complete(ctx, req, WEFT_EPEERDEAD);
         }
+    }
+    /* The receives posted from it: taken out under match_lock (a leaf, so
+     * the gate's lock held here does not matter), failed after. */
+    weft_list_t lost;
+    weft_list_init(&lost);
+    weft__match_lock(ctx);
+    g->dead_posted = g->dead;
+    weft_list_for_each_safe(pos, tmp, &ctx->posted)
+    {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
+        if (req->peer == g->peer && recv_unpost(ctx, req))
+            weft_list_push_back(&lost, &req->link);
+    }
+    weft__match_unlock(ctx);
+    weft_list_for_each_safe(pos, tmp, &lost)
+    {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
+        weft__request_complete(ctx, req, WEFT_EPEERDEAD);
     }
 }

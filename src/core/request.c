@@ -86,10 +86,10 @@ void weft__request_return(struct weft_ctx *ctx, struct weft_request *req)
 
 void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req)
 {
-    if (req->kind == WEFT_REQ_SEND) {
-        req->defer_slot = (uint8_t)weft__defer_slot();
-        atomic_fetch_add_explicit(&ctx->deferred[req->defer_slot].n, 1, memory_order_relaxed);
-    }
+    req->defer_slot = (uint8_t)weft__defer_slot();
+    atomic_fetch_add_explicit(req->kind == WEFT_REQ_SEND ? &ctx->deferred[req->defer_slot].n
+                                                         : &ctx->deferred[req->defer_slot].nrecv,
+                              1, memory_order_relaxed);
     struct weft_request *head = atomic_load_explicit(&ctx->submitted, memory_order_relaxed);
     do
         req->next_submitted = head;
@@ -114,23 +114,19 @@ void weft__submit_drain(struct weft_ctx *ctx)
         struct weft_request *req = fifo;
         fifo = req->next_submitted;
         req->next_submitted = NULL;
-        if (req->kind == WEFT_REQ_RECV) {
-            int rc = weft__proto_recv(ctx, req);
-            if (rc)
-                weft__request_complete(ctx, req, rc);
-            continue;
-        }
         /* Read before the submission, which may complete the request and
          * let its thread free it. */
         unsigned slot = req->defer_slot;
-        int rc = weft__proto_send(ctx, req);
+        bool send = req->kind == WEFT_REQ_SEND;
+        int rc = send ? weft__proto_send(ctx, req) : weft__proto_recv(ctx, req);
         if (rc)
             weft__request_complete(ctx, req, rc);
-        /* After the submission: the submitting thread, once it sees no
-         * deferred send of its own, may send past the engine lock
-         * (weft__proto_send_unlocked), and its message must not overtake
-         * this one. */
-        atomic_fetch_sub_explicit(&ctx->deferred[slot].n, 1, memory_order_release);
+        /* After the submission: the submitting thread, once it sees nothing
+         * of its own deferred, may send or post past the engine lock
+         * (weft__proto_send_unlocked, weft__proto_recv_unlocked), and what
+         * it sends or posts then must not overtake this one. */
+        atomic_fetch_sub_explicit(send ? &ctx->deferred[slot].n : &ctx->deferred[slot].nrecv, 1,
+                                  memory_order_release);
     }
 }
 

@@ -11,8 +11,14 @@
  *   3. Threads sending small messages while the main thread polls (so holds
  *      the engine most of the time) and takes rank 1's messages on the same
  *      gate; everything checked at both ends, byte for byte, in order.
- * Rank 1 only receives. The engine lock is taken through the internal
- * header: the test needs "another thread holds the engine" for certain. */
+ *   4. Receives posted while the main thread holds the engine lock (the
+ *      messages come only after, on rank 0's word): a small one, named or
+ *      from any source, is posted at once under the matching structure's
+ *      lock alone; one for which a message already waits, and one that
+ *      comes after a receive of the same thread still deferred (a large
+ *      one), wait for the holder, and the deferred one still matches first.
+ * The engine lock is taken through the internal header: the test needs
+ * "another thread holds the engine" for certain. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -152,6 +158,95 @@ static void *echo(void *arg)
     return NULL;
 }
 
+/* Part 4: receives posted by another thread while the engine is held. */
+#define COMM_RECV 4
+static weft_request_t *rq[2];
+static uint64_t rv[2];
+static uint8_t *rlarge;
+
+static void *post_small(void *arg)
+{
+    int src = (int)(intptr_t)arg; /* 1, or WEFT_ANY_SOURCE */
+    MUST(weft_sr_irecv(ctx, src, COMM_RECV, 1, &rv[0], sizeof rv[0], &rq[0]));
+    return NULL;
+}
+
+static void *post_ordered(void *arg)
+{
+    (void)arg;
+    MUST(weft_sr_irecv(ctx, 1, COMM_RECV, 3, rlarge, ctx->rdv_split, &rq[0]));
+    MUST(weft_sr_irecv(ctx, 1, COMM_RECV, 3, &rv[1], sizeof rv[1], &rq[1]));
+    return NULL;
+}
+
+static void go(void) /* rank 1 may send its next message */
+{
+    uint8_t b = 0;
+    weft_request_t *r;
+    MUST(weft_sr_isend(ctx, 1, 5, 0, &b, 1, &r));
+    MUST(weft_sr_wait(ctx, r, NULL));
+}
+
+/* Run fn on another thread while this one holds the engine lock. */
+static void with_engine_held(void *(*fn)(void *), void *arg)
+{
+    pthread_t th;
+    weft_lock_acquire(&ctx->lock);
+    pthread_create(&th, NULL, fn, arg);
+    pthread_join(th, NULL);
+}
+
+static void part4(void)
+{
+    weft_status_t st;
+    /* 4a, 4b: named and any source, posted at once. */
+    for (int i = 0; i < 2; i++) {
+        with_engine_held(post_small, (void *)(intptr_t)(i ? WEFT_ANY_SOURCE : 1));
+        CHECK(rq[0]->state == WEFT_RS_POSTED && !weft_list_empty(&ctx->posted));
+        weft_lock_release(&ctx->lock);
+        go();
+        MUST(weft_sr_wait(ctx, rq[0], &st));
+        CHECK(rv[0] == 0x11u + (uint64_t)i && st.source == 1);
+    }
+    /* 4c: a large receive (deferred) then a small one of the same thread:
+     * both wait, and the first takes the first message. */
+    rlarge = calloc(1, ctx->rdv_split);
+    with_engine_held(post_ordered, NULL);
+    CHECK(rq[0]->state != WEFT_RS_POSTED && rq[1]->state != WEFT_RS_POSTED);
+    CHECK(weft_list_empty(&ctx->posted));
+    weft_lock_release(&ctx->lock);
+    go();
+    MUST(weft_sr_wait(ctx, rq[0], &st));
+    CHECK(st.length == sizeof(uint64_t) && !memcmp(rlarge, &(uint64_t){0x31}, 8));
+    MUST(weft_sr_wait(ctx, rq[1], &st));
+    CHECK(rv[1] == 0x32);
+    free(rlarge);
+    /* 4d: the message is already here (unexpected): taking it is the
+     * holder's. */
+    go();
+    MUST(weft_sr_probe(ctx, 1, COMM_RECV, 1, &st));
+    with_engine_held(post_small, (void *)(intptr_t)1);
+    CHECK(rq[0]->state != WEFT_RS_POSTED && !atomic_load(&rq[0]->done));
+    weft_lock_release(&ctx->lock);
+    MUST(weft_sr_wait(ctx, rq[0], &st));
+    CHECK(rv[0] == 0x44);
+}
+
+/* Rank 1's side of part 4: each message on rank 0's word. */
+static void part4_peer(void)
+{
+    static const uint64_t v[] = {0x11, 0x12, 0x31, 0x32, 0x44};
+    static const uint64_t tags[] = {1, 1, 3, 3, 1};
+    uint8_t b;
+    for (int i = 0; i < 5; i++) {
+        if (i != 3) /* the two of 4c come on one word */
+            MUST(recv_from0(5, 0, &b, 1, NULL));
+        weft_request_t *r;
+        MUST(weft_sr_isend(ctx, 0, COMM_RECV, tags[i], &v[i], sizeof v[i], &r));
+        MUST(weft_sr_wait(ctx, r, NULL));
+    }
+}
+
 static void sender(void)
 {
     pthread_t th[NT];
@@ -204,6 +299,7 @@ static void sender(void)
     free(rin);
     printf("rank 0: %llu of %d messages left past the engine lock\n",
            (unsigned long long)(sent_unlocked() - first), 3 + NT * PER);
+    part4();
 }
 
 static void receiver(void)
@@ -238,6 +334,7 @@ static void receiver(void)
         next[id]++;
     }
     pthread_join(th, NULL);
+    part4_peer();
 }
 
 int main(void)
