@@ -99,15 +99,17 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
         g->sent.rdv++;
     }
     number_message(g, req);
+    /* Found if the peer dies while it is in flight; its completion unlinks
+     * it. Linked before the submission, never after: a deferred send's
+     * thread may see it complete inside weft__sched_submit, retire it and
+     * make a new request of its memory before this thread reads it again. */
+    weft_list_push_back(&ctx->live_requests, &req->link);
+    if (c->kind == WEFT_CHUNK_RDV)
+        weft__coop_watch(ctx, req);
     /* The submitting thread runs the scheduler itself: with an idle track the
-     * message leaves now, with no queue hop. */
+     * message leaves now, with no queue hop. Not a field of req is read
+     * after it. */
     weft__sched_submit(g, c);
-    /* Only a send still in flight must be found if the peer dies. */
-    if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
-        weft_list_push_back(&ctx->live_requests, &req->link);
-        if (c->kind == WEFT_CHUNK_RDV)
-            weft__coop_watch(ctx, req);
-    }
     return WEFT_OK;
 }
 
