@@ -587,6 +587,7 @@ int weft_finalize(weft_ctx_t *ctx)
     {
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
         weft__proto_recv_cancel(ctx, req);
+        weft_list_remove(&req->link); /* unlinked already, unless not posted after all */
         weft_list_push_back(&ctx->live_requests, &req->link);
     }
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
