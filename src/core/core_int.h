@@ -356,7 +356,7 @@ typedef struct weft__handles {
 } weft__handles_t;
 
 #define WEFT_MAX_DRIVERS 8
-/* Slots of the per-thread deferred-send counts (struct weft_ctx, deferred). */
+/* Slots of the per-thread deferred counts (struct weft_ctx, deferred). */
 #define WEFT_DEFER_SLOTS 16
 
 /* Waiting policies (WEFT_WAIT, progress.c). */
@@ -395,7 +395,8 @@ struct weft_ctx {
     /* The matching structure (match), the posted receives' list and their
      * state POSTED are guarded by match_lock as well as the engine lock: a
      * thread without the engine lock posts a receive under match_lock alone
-     * (weft__proto_recv_unlocked). Order: engine, match_lock, gate locks. */
+     * (weft__proto_recv_unlocked). A leaf: it may be taken under any other
+     * lock (peer loss takes it under a gate's), and none is taken under it. */
     weft_lock_t match_lock;
     weft_list_t posted;           /* posted receives (state WEFT_RS_POSTED), by link */
     weft_slab_cache_t unexpected; /* every unexpected message's descriptor */

@@ -367,6 +367,7 @@ bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req)
      * or this thread sees it. */
     if ((r->source < 0 || !ctx->gates[r->source].dead_posted) &&
         !weft__match_peek(ctx->match, r->comm, r->source, r->tag)) {
+        /* No message matches (peek, under the same lock): post only posts. */
         int err;
         weft__match_post(ctx->match, &req->match, &err);
         if (!err) {

@@ -187,7 +187,8 @@ static void go(void) /* rank 1 may send its next message */
     MUST(weft_sr_wait(ctx, r, NULL));
 }
 
-/* Run fn on another thread while this one holds the engine lock. */
+/* Run fn on another thread while this one holds the engine lock; returns
+ * with the lock still held (the caller checks, then releases it). */
 static void with_engine_held(void *(*fn)(void *), void *arg)
 {
     pthread_t th;
