@@ -278,9 +278,11 @@ WEFT_API int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out);
  * the header you compile against); the library fills only those, and on
  * return field_mask says which groups it filled. So a program built against
  * this header keeps working with a later library, and the other way round. */
-#define WEFT_GATE_COUNTERS_V1  (1ull << 0)
-#define WEFT_GATE_COUNTERS_V2  (1ull << 1)
-#define WEFT_GATE_COUNTERS_ALL (WEFT_GATE_COUNTERS_V1 | WEFT_GATE_COUNTERS_V2)
+#define WEFT_GATE_COUNTERS_V1 (1ull << 0)
+#define WEFT_GATE_COUNTERS_V2 (1ull << 1)
+#define WEFT_GATE_COUNTERS_V3 (1ull << 2)
+#define WEFT_GATE_COUNTERS_ALL                                                                     \
+    (WEFT_GATE_COUNTERS_V1 | WEFT_GATE_COUNTERS_V2 | WEFT_GATE_COUNTERS_V3)
 
 typedef struct weft_gate_counters {
     uint64_t field_mask; /* in: groups the caller's struct has; out: groups filled */
@@ -305,6 +307,13 @@ typedef struct weft_gate_counters {
      * gate's lock alone, on a track that allows it (shared memory), without
      * waiting for the engine's holder. */
     uint64_t sent_unlocked;
+    /* WEFT_GATE_COUNTERS_V3 */
+    /* Pieces of large messages on shared memory (moved in pieces by whichever
+     * side is in the library) that this process moved, either way; and of
+     * those, the pieces a waiting thread copied after releasing the engine
+     * lock, so that other threads kept the engine meanwhile. */
+    uint64_t pieces_moved;
+    uint64_t pieces_unlocked;
 } weft_gate_counters_t;
 
 /* Fill *out with the counters of the gate to rank peer (see above for

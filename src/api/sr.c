@@ -235,11 +235,7 @@ static int retire(weft_ctx_t *ctx, struct weft_request *req, weft_status_t *stat
  * thread that finds another one progressing goes on, never a convoy. */
 static inline int progress(weft_ctx_t *ctx)
 {
-    if (!weft_lock_try(&ctx->lock))
-        return 0;
-    int n = weft__progress_locked(ctx);
-    weft_lock_release(&ctx->lock);
-    return n;
+    return weft__progress_try(ctx);
 }
 
 int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status)

@@ -39,7 +39,12 @@
  *
  * Every cell operation runs under the engine lock of its process; the two
  * processes coordinate only through the atomics above. The driver's rget and
- * rput complete at once on such tracks.
+ * rput complete at once on such tracks, and may run without the engine lock:
+ * a piece is claimed under the lock, and a thread that waits copies it after
+ * releasing the lock (weft__progress_try), so other threads keep the engine
+ * while it copies, and threads of one process copy pieces side by side. The
+ * request stays held (coop_busy) until the copy ends; its completion waits
+ * for that (weft__coop_finish).
  */
 #include <sched.h>
 
@@ -102,6 +107,14 @@ static uint64_t piece_size(struct weft_ctx *ctx, uint64_t len)
     while (len / piece >= UINT32_MAX)
         piece *= 2;
     return piece;
+}
+
+/* A transfer starts: no error yet (the request's memory may have served a
+ * transfer before). coop_busy needs no reset: every copy gives its hold
+ * back before its request can complete, so it is 0 at rest. */
+static inline void coop_reset(struct weft_request *req)
+{
+    atomic_store_explicit(&req->coop_err, 0, memory_order_relaxed);
 }
 
 static void list_add(struct weft_ctx *ctx, struct weft_request *req)
@@ -233,6 +246,7 @@ int weft__coop_arrival(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
     req->status.error = WEFT_OK;
     req->coop_len = c->len;
     req->coop_pieces = pieces_of(c->len, req->coop_piece);
+    coop_reset(req);
     req->coop_rkey = c->rkey;
     weft_list_push_back(&ctx->live_requests, &req->link);
     list_add(ctx, req);
@@ -267,6 +281,7 @@ bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft_
     req->coop_piece = piece_size(ctx, accept);
     req->coop_len = accept;
     req->coop_pieces = pieces_of(accept, req->coop_piece);
+    coop_reset(req);
     req->coop_rkey = *rkey;
     c->kind = WEFT_CHUNK_COOP;
     c->hdr_len = (uint16_t)weft__wire_put_coop(c->hdr, req->peer_sreq, (uint32_t)i, gen, accept,
@@ -312,6 +327,7 @@ int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
     req->coop_piece = c->piece;
     req->coop_len = c->len;
     req->coop_pieces = pieces_of(c->len, c->piece);
+    coop_reset(req);
     req->coop_rkey = c->rkey;
     ctx->counters.chunks_received++;
     list_add(ctx, req);
@@ -345,12 +361,16 @@ static void try_claim(struct weft_ctx *ctx, struct weft_request *req)
     req->coop_piece = piece;
     req->coop_len = req->length;
     req->coop_pieces = pieces_of(req->length, piece);
+    coop_reset(req);
     req->coop_rkey = rkey;
     ctx->counters.rdv_claimed++;
 }
 
-/* Move one piece if one is left; returns 1 if it did. */
-static int move_piece(struct weft_ctx *ctx, struct weft_request *req, weft__cell_t *cell)
+/* Claim the next piece of req's transfer into *cp, if one is left; returns
+ * 1 if it did. The request is held (coop_busy) until weft__coop_copy_run has
+ * moved the piece, so nothing completes it, and no buffer is given back to
+ * the user, while the copy runs outside the engine lock. */
+static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_copy_t *cp)
 {
     uint64_t cur = atomic_load_explicit(&cell->claim, memory_order_relaxed);
     for (;;) {
@@ -360,23 +380,39 @@ static int move_piece(struct weft_ctx *ctx, struct weft_request *req, weft__cell
                                                   memory_order_relaxed))
             break;
     }
-    uint64_t off = (uint64_t)(uint32_t)cur * req->coop_piece;
-    size_t len = (size_t)WEFT_MIN(req->coop_piece, req->coop_len - off);
-    struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + off, .iov_len = len};
+    atomic_fetch_add_explicit(&req->coop_busy, 1, memory_order_relaxed);
+    cp->req = req;
+    cp->cell = cell;
+    cp->off = (uint64_t)(uint32_t)cur * req->coop_piece;
+    cp->len = (size_t)WEFT_MIN(req->coop_piece, req->coop_len - cp->off);
+    return 1;
+}
+
+void weft__coop_copy_run(struct weft_ctx *ctx, const weft__coop_copy_t *cp, bool unlocked)
+{
+    (void)ctx;
+    struct weft_request *req = cp->req;
     weft__gate_t *g = req->gate;
+    struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + cp->off, .iov_len = cp->len};
     int rc = req->kind == WEFT_REQ_RECV
-                 ? g->drv_ops->rget(g->track, &part, 1, &req->coop_rkey, off, len, req)
-                 : g->drv_ops->rput(g->track, &part, 1, &req->coop_rkey, off, len, req);
+                 ? g->drv_ops->rget(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req)
+                 : g->drv_ops->rput(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req);
     if (rc != WEFT_OK) {
         /* The piece still counts as moved, so the transfer ends (in error) on
          * both sides instead of waiting for ever. */
-        weft_log_warn("single-copy piece of %zu bytes with rank %d failed: %s", len, g->peer,
+        weft_log_warn("single-copy piece of %zu bytes with rank %d failed: %s", cp->len, g->peer,
                       weft_strerror(rc));
-        if (!req->status.error)
-            req->status.error = rc == WEFT_INPROGRESS ? WEFT_EPROTO : rc;
+        int expect = 0;
+        atomic_compare_exchange_strong_explicit(&req->coop_err, &expect,
+                                                rc == WEFT_INPROGRESS ? WEFT_EPROTO : rc,
+                                                memory_order_relaxed, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&cell->done, 1, memory_order_acq_rel);
-    return 1;
+    atomic_fetch_add_explicit(&g->pieces_moved, 1, memory_order_relaxed);
+    if (unlocked)
+        atomic_fetch_add_explicit(&g->pieces_unlocked, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&cp->cell->done, 1, memory_order_acq_rel);
+    /* The last touch of req: once the hold is gone it may complete. */
+    atomic_fetch_sub_explicit(&req->coop_busy, 1, memory_order_release);
 }
 
 /* Whether every piece of the transfer has been moved (or the receiver has
@@ -387,7 +423,7 @@ static bool all_moved(const struct weft_request *req, weft__cell_t *cell)
     return (uint32_t)(d >> 32) != req->coop_gen || (uint32_t)d >= req->coop_pieces;
 }
 
-int weft__coop_progress(struct weft_ctx *ctx)
+int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
 {
     int events = 0;
     bool moved = false;
@@ -405,14 +441,23 @@ int weft__coop_progress(struct weft_ctx *ctx)
         weft__cell_t *cell = req->kind == WEFT_REQ_RECV ? &g->cells_in[req->coop_cell]
                                                         : &g->cells_out[req->coop_cell];
         /* One piece per call: progress work stays a small task, and a thread
-         * that waits calls again at once. */
-        if (!moved && move_piece(ctx, req, cell)) {
-            moved = true;
-            events++;
+         * that waits calls again at once. Handed to the caller when it can
+         * copy after releasing the engine lock; copied here otherwise. */
+        if (!moved) {
+            weft__coop_copy_t cp;
+            if (claim_piece(req, cell, out ? out : &cp)) {
+                moved = true;
+                events++;
+                if (!out)
+                    weft__coop_copy_run(ctx, &cp, false);
+            }
         }
         if (!all_moved(req, cell))
             continue;
         events++;
+        int err = atomic_load_explicit(&req->coop_err, memory_order_relaxed);
+        if (err && !req->status.error)
+            req->status.error = err;
         if (req->kind == WEFT_REQ_RECV) {
             weft__request_complete(ctx, req, req->status.error);
         } else {
@@ -426,6 +471,11 @@ int weft__coop_progress(struct weft_ctx *ctx)
 void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req)
 {
     (void)ctx;
+    /* A piece still being copied outside the engine lock (only the end of a
+     * copy is left: it needs no lock, so this wait is short and cannot
+     * deadlock); then nobody touches the buffer or the request any more. */
+    while (atomic_load_explicit(&req->coop_busy, memory_order_acquire))
+        sched_yield();
     list_drop(req);
     req->coop_watch = false;
     if (req->kind == WEFT_REQ_RECV && req->coop_cell >= 0) {

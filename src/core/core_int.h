@@ -30,6 +30,7 @@
 typedef struct weft__gate weft__gate_t;
 typedef struct weft__strategy_ops weft__strategy_ops_t;
 typedef struct weft__cell weft__cell_t;
+typedef struct weft__coop_copy weft__coop_copy_t;
 
 /* An outgoing chunk waiting in a gate's backlog. It is embedded in the object
  * it belongs to (a send request, a receive request, the gate), so queuing
@@ -148,6 +149,8 @@ struct weft_request {
     uint64_t coop_piece;
     uint64_t coop_len;
     weft_rkey_t coop_rkey;
+    atomic_uint coop_busy; /* pieces being copied outside the engine lock */
+    atomic_int coop_err;   /* the first error of such a copy */
 };
 
 /* Eager data up to this size is copied into the unexpected descriptor itself. */
@@ -330,6 +333,9 @@ struct weft__gate {
     uint32_t cells_used;            /* bitmap of cells_in taken */
     struct weft_request *published; /* the receive published in cells_in[0] */
     uint32_t published_seq;         /* the sequence number that may claim it */
+    /* Pieces of cooperative transfers this process moved on the gate, and of
+     * those, how many outside the engine lock (counted by the copier). */
+    atomic_ullong pieces_moved, pieces_unlocked;
     weft__gate_stats_t stats;
     weft__gate_sent_t sent;
     weft__gate_lock_t slock; /* the sending side's lock (above) */
@@ -704,6 +710,9 @@ void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
 int weft__progress_locked(struct weft_ctx *ctx);
+/* One progress pass (weft__progress_locked), a piece of cooperative transfer
+ * handed out in *copy instead of being copied under the lock. */
+int weft__progress_step(struct weft_ctx *ctx, weft__coop_copy_t *copy);
 /* What an eager message of len bytes costs of the receiver's credit: its
  * bytes and a fixed overhead, so a flood of empty messages is bounded too. */
 #define WEFT_CREDIT_OVERHEAD 64
@@ -751,8 +760,37 @@ bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft_
 void weft__coop_watch(struct weft_ctx *ctx, struct weft_request *req);
 void weft__coop_unwatch(struct weft_request *req);
 int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c);
-/* Move at most one piece and finish what is done. Returns events. */
-int weft__coop_progress(struct weft_ctx *ctx);
+/* A piece of a cooperative transfer, claimed under the engine lock. */
+struct weft__coop_copy {
+    struct weft_request *req; /* NULL: none */
+    weft__cell_t *cell;
+    uint64_t off;
+    size_t len;
+};
+/* Claim at most one piece and finish what is done. Returns events. out NULL:
+ * the piece is copied here, under the engine lock; otherwise it is handed out
+ * in *out, for the caller to copy with weft__coop_copy_run once it has
+ * released the engine lock. */
+int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out);
+/* Copy a claimed piece (with or without the engine lock) and release its
+ * hold; the request must not be touched after. */
+void weft__coop_copy_run(struct weft_ctx *ctx, const weft__coop_copy_t *cp, bool unlocked);
+
+/* Progress for everybody if the engine lock is free (never waits for it):
+ * a pass, then, after the release, the copy of the piece it claimed, if any.
+ * Returns events. Inline: every waiting loop polls through it. */
+static inline int weft__progress_try(struct weft_ctx *ctx)
+{
+    if (!weft_lock_try(&ctx->lock))
+        return 0;
+    weft__coop_copy_t copy;
+    copy.req = NULL;
+    int n = weft__progress_step(ctx, &copy);
+    weft_lock_release(&ctx->lock);
+    if (WEFT_UNLIKELY(copy.req != NULL))
+        weft__coop_copy_run(ctx, &copy, true);
+    return n;
+}
 /* A request completes: leave the list, free its cell. */
 void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req);
 

@@ -628,6 +628,11 @@ int weft_thread_level(const weft_ctx_t *ctx)
 
 int weft__progress_locked(weft_ctx_t *ctx)
 {
+    return weft__progress_step(ctx, NULL);
+}
+
+int weft__progress_step(weft_ctx_t *ctx, weft__coop_copy_t *copy)
+{
     int events = 0;
     if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
         weft__submit_drain(ctx);
@@ -646,7 +651,7 @@ int weft__progress_locked(weft_ctx_t *ctx)
     if (atomic_load_explicit(&ctx->pending_any, memory_order_relaxed))
         events += weft__sched_pending(ctx);
     if (!weft_list_empty(&ctx->coop))
-        events += weft__coop_progress(ctx);
+        events += weft__coop_progress(ctx, copy);
     return events;
 }
 
@@ -655,11 +660,7 @@ int weft_progress(weft_ctx_t *ctx)
     if (!ctx)
         return WEFT_EINVAL;
     /* A thread that finds another one progressing goes on: never a convoy. */
-    if (!weft_lock_try(&ctx->lock))
-        return 0;
-    int n = weft__progress_locked(ctx);
-    weft_lock_release(&ctx->lock);
-    return n;
+    return weft__progress_try(ctx);
 }
 
 int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out)

@@ -82,11 +82,7 @@ static inline bool is_done(const atomic_int *flag)
 
 static inline int try_progress(weft_ctx_t *ctx)
 {
-    if (!weft_lock_try(&ctx->lock))
-        return 0;
-    int n = weft__progress_locked(ctx);
-    weft_lock_release(&ctx->lock);
-    return n;
+    return weft__progress_try(ctx);
 }
 
 /* Poll for everybody until *flag is set. */

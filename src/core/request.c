@@ -35,12 +35,24 @@ struct weft_request *weft__request_reclaim(struct weft_ctx *ctx)
     return ctx->nfree_reqs ? ctx->free_reqs[ctx->nfree_reqs - 1] : NULL;
 }
 
+/* A request's memory, new. What weft__request_init leaves alone but a
+ * completion reads must be valid from the start: no cooperative copy out. */
+static struct weft_request *request_new(void)
+{
+    struct weft_request *req = aligned_alloc(_Alignof(struct weft_request), sizeof *req);
+    if (req) {
+        atomic_init(&req->coop_busy, 0);
+        atomic_init(&req->coop_err, 0);
+    }
+    return req;
+}
+
 struct weft_request *weft__request_alloc_slow(struct weft_ctx *ctx, uint8_t kind)
 {
     struct weft_request *req = weft__request_reclaim(ctx);
     if (req)
         weft__request_take(ctx);
-    else if (!(req = aligned_alloc(_Alignof(struct weft_request), sizeof *req)))
+    else if (!(req = request_new()))
         return NULL;
     return weft__request_init(req, kind);
 }
@@ -56,7 +68,7 @@ struct weft_request *weft__request_alloc_unlocked(struct weft_ctx *ctx, uint8_t 
     if (req)
         ctx->spare = req->next_free;
     weft_lock_release(&ctx->spare_lock);
-    if (!req && !(req = aligned_alloc(_Alignof(struct weft_request), sizeof *req)))
+    if (!req && !(req = request_new()))
         return NULL;
     return weft__request_init(req, kind);
 }

@@ -18,6 +18,10 @@ static void fill(weft_gate_counters_t *out, weft__gate_t *g, bool sum)
     const weft__gate_stats_t *st = &g->stats;
     if (out->field_mask & WEFT_GATE_COUNTERS_V2)
         out->sent_unlocked += st->sent_unlocked;
+    if (out->field_mask & WEFT_GATE_COUNTERS_V3) {
+        out->pieces_moved += atomic_load_explicit(&g->pieces_moved, memory_order_relaxed);
+        out->pieces_unlocked += atomic_load_explicit(&g->pieces_unlocked, memory_order_relaxed);
+    }
     if (!(out->field_mask & WEFT_GATE_COUNTERS_V1)) {
         weft__gate_unlock(g);
         return;
@@ -67,8 +71,9 @@ static int start(weft_gate_counters_t *out)
     uint64_t mask = out->field_mask & WEFT_GATE_COUNTERS_ALL;
     if (!mask)
         return WEFT_EINVAL;
-    size_t end = (mask & WEFT_GATE_COUNTERS_V2) ? sizeof *out
-                                                : offsetof(weft_gate_counters_t, sent_unlocked);
+    size_t end = (mask & WEFT_GATE_COUNTERS_V3)   ? sizeof *out
+                 : (mask & WEFT_GATE_COUNTERS_V2) ? offsetof(weft_gate_counters_t, pieces_moved)
+                                                  : offsetof(weft_gate_counters_t, sent_unlocked);
     memset(out, 0, end);
     out->field_mask = mask;
     return WEFT_OK;
@@ -126,7 +131,8 @@ void weft__stats_print(struct weft_ctx *ctx)
             line, sizeof line,
             "weft[%d] stats: gate %d %s/%s: sent %llu packets %llu chunks (%.2f/packet, max "
             "%llu) %llu messages (%llu rdv) %llu msg bytes %llu wire bytes %llu ctrl %llu "
-            "held %llu unlocked; received %llu packets %llu chunks %llu wire bytes\n",
+            "held %llu unlocked; received %llu packets %llu chunks %llu wire bytes; moved %llu "
+            "pieces (%llu unlocked)\n",
             ctx->rank, r, g->drv_ops ? g->drv_ops->name : "-", g->strategy->name,
             (unsigned long long)st->packets_sent, (unsigned long long)st->chunks_sent, per,
             (unsigned long long)st->max_chunks, (unsigned long long)st->messages_sent,
@@ -134,7 +140,9 @@ void weft__stats_print(struct weft_ctx *ctx)
             (unsigned long long)st->wire_bytes_sent, (unsigned long long)st->ctrl_sent,
             (unsigned long long)st->held, (unsigned long long)st->sent_unlocked,
             (unsigned long long)st->packets_received, (unsigned long long)st->chunks_received,
-            (unsigned long long)st->wire_bytes_received);
+            (unsigned long long)st->wire_bytes_received,
+            (unsigned long long)atomic_load_explicit(&g->pieces_moved, memory_order_relaxed),
+            (unsigned long long)atomic_load_explicit(&g->pieces_unlocked, memory_order_relaxed));
         if (n > 0) {
             /* One write per line: lines of several ranks do not interleave. */
             ssize_t w = write(2, line, WEFT_MIN((size_t)n, sizeof line - 1));

@@ -14,7 +14,8 @@
  * track's send), so a driver needs no locks of its own for that. A track with
  * WEFT_DRV_CAP_SEND_MT also takes send() from a thread that holds only the
  * gate's lock, while another thread may be inside poll() or another track's
- * send(). Upcalls are made from inside
+ * send(). A track with WEFT_DRV_CAP_CELLS takes rget() and rput() from threads
+ * that hold no lock at all, several at once, beside any other call. Upcalls are made from inside
  * poll() (and, for send completions, possibly from inside send()). From inside a
  * packet upcall the engine may call send(), rget() and rput() on any track of
  * the instance (to answer a rendezvous at once), never poll().
@@ -40,8 +41,9 @@ enum {
      * buffer (so both sides can copy parts of one message at once). */
     WEFT_DRV_CAP_RPUT = 1u << 1,
     /* cells() works on this track, and rget()/rput() complete at once (never
-     * WEFT_INPROGRESS): both sides may move a rendezvous piece by piece,
-     * coordinated through memory they share. */
+     * WEFT_INPROGRESS) and are thread-safe (any thread, no lock held, several
+     * at once): both sides may move a rendezvous piece by piece, coordinated
+     * through memory they share, each piece copied outside the engine lock. */
     WEFT_DRV_CAP_CELLS = 1u << 2,
     /* send() copies the packet before it returns, so the engine may gather a
      * packet from buffers that do not outlive the call. WEFT_INPROGRESS then
