@@ -8,10 +8,20 @@
  *            threads receive them (irecvs posted first) and answer each
  *            window with one ack; aggregate messages per second over all
  *            threads.
- * Usage: weftrun -n 2 weft_threads [--threads 1,2,4,8] [--iters N]
- * Prints CSV: threads,latency_us,rate_msgs_per_s. The waiting policy comes from
+ *   mixed    (with --mixed SIZE) the latency ping-pong again, while one more
+ *            thread per rank streams SIZE-byte messages from rank 1 to
+ *            rank 0 (isend + wait, irecv + wait) until the ping-pong ends:
+ *            what a large transfer costs the small messages of the other
+ *            threads (on shared memory its pieces are copied outside the
+ *            engine lock).
+ * Usage: weftrun -n 2 weft_threads [--threads 1,2,4,8] [--iters N] [--mixed SIZE]
+ * Prints CSV: threads,latency_us,rate_msgs_per_s; with --mixed also
+ * mixed,threads,size,latency_us,stream_GBps. The waiting policy comes from
  * WEFT_WAIT (spin, fixed_spin, block). */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_common.h"
@@ -23,6 +33,9 @@ static weft_ctx_t *ctx;
 static int me, iters;
 static pthread_barrier_t barrier;
 static double thread_lat[64];
+static size_t mixed_size;   /* --mixed: bytes per streamed message, 0: no mixed run */
+static atomic_int lat_left; /* latency threads still running */
+static uint64_t streamed;   /* rank 0: bytes the stream delivered */
 
 static void *lat_thread(void *arg)
 {
@@ -45,6 +58,35 @@ static void *lat_thread(void *arg)
         }
     }
     thread_lat[id] = (bench_now_us() - t0) / iters / 2;
+    atomic_fetch_sub(&lat_left, 1);
+    return NULL;
+}
+
+/* Rank 1 streams mixed_size-byte messages to rank 0 while its latency
+ * threads run, then one short message that tells rank 0 the stream ended. */
+static void *stream_thread(void *arg)
+{
+    (void)arg;
+    char *buf = malloc(mixed_size);
+    CHECK(buf ? WEFT_OK : WEFT_ENOMEM);
+    memset(buf, 1, mixed_size);
+    weft_request_t *r;
+    weft_status_t st;
+    streamed = 0;
+    pthread_barrier_wait(&barrier);
+    for (bool last = false; !last;) {
+        if (me == 1) {
+            last = atomic_load(&lat_left) == 0;
+            CHECK(weft_sr_isend(ctx, 0, 3, 0, buf, last ? 1 : mixed_size, &r));
+            CHECK(weft_sr_wait(ctx, r, NULL));
+        } else {
+            CHECK(weft_sr_irecv(ctx, 1, 3, 0, buf, mixed_size, &r));
+            CHECK(weft_sr_wait(ctx, r, &st));
+            last = st.length < mixed_size;
+            streamed += st.length;
+        }
+    }
+    free(buf);
     return NULL;
 }
 
@@ -74,12 +116,18 @@ static void *rate_thread(void *arg)
     return NULL;
 }
 
-static double run(int nthreads, void *(*fn)(void *))
+/* nthreads threads of fn, and one of extra if not NULL; microseconds from
+ * their common start to the end of the last. */
+static double run(int nthreads, void *(*fn)(void *), void *(*extra)(void *))
 {
-    pthread_t th[64];
-    pthread_barrier_init(&barrier, NULL, (unsigned)nthreads + 1);
+    pthread_t th[65];
+    int all = nthreads + (extra != NULL);
+    atomic_store(&lat_left, nthreads);
+    pthread_barrier_init(&barrier, NULL, (unsigned)all + 1);
     for (int i = 0; i < nthreads; i++)
         pthread_create(&th[i], NULL, fn, (void *)(intptr_t)i);
+    if (extra)
+        pthread_create(&th[nthreads], NULL, extra, NULL);
     /* Both ranks start together: a zero-byte exchange, then release the threads. */
     char b = 0;
     weft_request_t *r[2];
@@ -88,7 +136,7 @@ static double run(int nthreads, void *(*fn)(void *))
     CHECK(weft_sr_waitall(ctx, 2, r, NULL));
     double t0 = bench_now_us();
     pthread_barrier_wait(&barrier);
-    for (int i = 0; i < nthreads; i++)
+    for (int i = 0; i < all; i++)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&barrier);
     return bench_now_us() - t0;
@@ -103,8 +151,10 @@ int main(int argc, char **argv)
             list = argv[++i];
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
             iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--mixed") && i + 1 < argc)
+            mixed_size = bench_parse_size(argv[++i]);
         else {
-            fprintf(stderr, "usage: weft_threads [--threads 1,2,4,8] [--iters N]\n");
+            fprintf(stderr, "usage: weft_threads [--threads 1,2,4,8] [--iters N] [--mixed SIZE]\n");
             return 2;
         }
     }
@@ -124,14 +174,22 @@ int main(int argc, char **argv)
         int n = atoi(tok);
         if (n < 1 || n > 64)
             continue;
-        run(n, lat_thread);
+        run(n, lat_thread, NULL);
         double lat = bench_median(thread_lat, n);
-        double us = run(n, rate_thread);
+        double us = run(n, rate_thread, NULL);
         int windows = iters / WINDOW > 0 ? iters / WINDOW : 1;
         double rate = (double)n * windows * WINDOW / (us * 1e-6);
         if (me == 0) {
             printf("%d,%.2f,%.0f\n", n, lat, rate);
             fflush(stdout);
+        }
+        if (mixed_size > 1) {
+            us = run(n, lat_thread, stream_thread);
+            lat = bench_median(thread_lat, n);
+            if (me == 0) {
+                printf("mixed,%d,%zu,%.2f,%.2f\n", n, mixed_size, lat, (double)streamed / us / 1e3);
+                fflush(stdout);
+            }
         }
     }
     CHECK(weft_finalize(ctx));
