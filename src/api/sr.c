@@ -231,13 +231,6 @@ static int retire(weft_ctx_t *ctx, struct weft_request *req, weft_status_t *stat
     return rc;
 }
 
-/* weft_progress without the trip through the exported symbol (the PLT): a
- * thread that finds another one progressing goes on, never a convoy. */
-static inline int progress(weft_ctx_t *ctx)
-{
-    return weft__progress_try(ctx);
-}
-
 int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status)
 {
     if (!ctx)
@@ -253,7 +246,7 @@ int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t 
     if (!ctx || !flag)
         return WEFT_EINVAL;
     if (req && !req_done(req))
-        progress(ctx);
+        weft__progress_try(ctx);
     if (!req || req_done(req)) {
         *flag = 1;
         return req ? retire(ctx, req, status) : WEFT_OK;
@@ -300,7 +293,7 @@ int weft_sr_testany(weft_ctx_t *ctx, int n, weft_request_t **reqs, int *index, i
         if (!any)
             break;
         if (pass == 0)
-            progress(ctx);
+            weft__progress_try(ctx);
     }
     *index = -1;
     *flag = any ? 0 : 1;

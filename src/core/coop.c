@@ -388,9 +388,8 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
     return 1;
 }
 
-void weft__coop_copy_run(struct weft_ctx *ctx, const weft__coop_copy_t *cp, bool unlocked)
+void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
 {
-    (void)ctx;
     struct weft_request *req = cp->req;
     weft__gate_t *g = req->gate;
     struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + cp->off, .iov_len = cp->len};
@@ -449,7 +448,7 @@ int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
                 moved = true;
                 events++;
                 if (!out)
-                    weft__coop_copy_run(ctx, &cp, false);
+                    weft__coop_copy_run(&cp, false);
             }
         }
         if (!all_moved(req, cell))

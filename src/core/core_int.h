@@ -774,7 +774,7 @@ struct weft__coop_copy {
 int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out);
 /* Copy a claimed piece (with or without the engine lock) and release its
  * hold; the request must not be touched after. */
-void weft__coop_copy_run(struct weft_ctx *ctx, const weft__coop_copy_t *cp, bool unlocked);
+void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked);
 
 /* Progress for everybody if the engine lock is free (never waits for it):
  * a pass, then, after the release, the copy of the piece it claimed, if any.
@@ -788,7 +788,7 @@ static inline int weft__progress_try(struct weft_ctx *ctx)
     int n = weft__progress_step(ctx, &copy);
     weft_lock_release(&ctx->lock);
     if (WEFT_UNLIKELY(copy.req != NULL))
-        weft__coop_copy_run(ctx, &copy, true);
+        weft__coop_copy_run(&copy, true);
     return n;
 }
 /* A request completes: leave the list, free its cell. */

@@ -80,11 +80,6 @@ static inline bool is_done(const atomic_int *flag)
     return atomic_load_explicit(flag, memory_order_acquire) != 0;
 }
 
-static inline int try_progress(weft_ctx_t *ctx)
-{
-    return weft__progress_try(ctx);
-}
-
 /* Poll for everybody until *flag is set. */
 static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
 {
@@ -97,7 +92,7 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
      * found nothing, not after a batch of them. */
     bool eager_yield = ctx->spin_ns == 0 && ctx->wait_policy != WEFT__WAIT_SPIN;
     while (!is_done(flag)) {
-        if (try_progress(ctx) > 0) {
+        if (weft__progress_try(ctx) > 0) {
             spins = 0;
             idle_since = 0;
             /* We completed another thread's request: hand it our core, it has
@@ -253,7 +248,7 @@ static void *progress_main(void *arg)
         weft_log_warn("progress thread: cannot pin it where WEFT_PROGRESS_CPU says");
     unsigned idle = 0;
     while (!atomic_load_explicit(&ctx->progress_stop, memory_order_acquire)) {
-        if (try_progress(ctx) > 0) {
+        if (weft__progress_try(ctx) > 0) {
             idle = 0;
         } else if (++idle >= CLOCK_EVERY) {
             idle = 0;
