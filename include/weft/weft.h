@@ -328,6 +328,30 @@ WEFT_API int weft_counters_gate(weft_ctx_t *ctx, int peer, weft_gate_counters_t 
 WEFT_API int weft_counters_strategy(weft_ctx_t *ctx, const char *strategy,
                                     weft_gate_counters_t *out);
 
+/* What the progress thread (WEFT_PROGRESS_THREAD=1) did, in groups as the
+ * gate counters (set field_mask first; it says on return what was filled).
+ * All zero when the context has no progress thread. */
+#define WEFT_PROGRESS_COUNTERS_V1  (1ull << 0)
+#define WEFT_PROGRESS_COUNTERS_ALL WEFT_PROGRESS_COUNTERS_V1
+
+typedef struct weft_progress_counters {
+    uint64_t field_mask; /* in: groups the caller's struct has; out: groups filled */
+    /* WEFT_PROGRESS_COUNTERS_V1 */
+    uint64_t running; /* 1 while the thread runs */
+    uint64_t events;  /* events (arrivals, completions) its polls handled */
+    /* Times it slept on the drivers' doorbells instead of polling (where
+     * every driver in use has one: tcp), and of those sleeps, the ones a
+     * doorbell ended and the ones a deferred submission or the shutdown
+     * ended (the rest ended by a 10 ms timeout). */
+    uint64_t sleeps;
+    uint64_t woken;
+    uint64_t kicked;
+} weft_progress_counters_t;
+
+/* Fill *out (see above for field_mask). WEFT_EINVAL for a NULL argument or a
+ * field_mask with no group this library knows. Thread-safe. */
+WEFT_API int weft_counters_progress(weft_ctx_t *ctx, weft_progress_counters_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -455,6 +455,10 @@ struct weft_ctx {
     bool progress_pinned; /* the progress thread runs on progress_cpus */
     cpu_set_t progress_cpus;
     atomic_int progress_stop;
+    int progress_kick;          /* eventfd that ends the progress thread's sleep; -1 */
+    atomic_int progress_asleep; /* it sleeps on the drivers' doorbells (progress.c) */
+    /* What it did (weft_counters_progress); written by it alone. */
+    _Atomic uint64_t progress_sleeps, progress_woken, progress_kicked, progress_events;
 };
 
 /* What names the calling thread: its thread pointer (one instruction where
@@ -807,6 +811,9 @@ bool weft__progress_place(const struct weft_ctx *ctx, cpu_set_t *out);
 /* More ranks on this node than cpus this process may run on (place.c). */
 bool weft__node_oversubscribed(const struct weft_ctx *ctx);
 void weft__progress_thread_stop(struct weft_ctx *ctx);
+/* End the progress thread's sleep on doorbells (it found no work that only
+ * polling would see, and something such appeared). */
+void weft__progress_kick(struct weft_ctx *ctx);
 
 /* Strategies (strategy/). */
 struct weft__strategy_ops {

@@ -455,6 +455,7 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     ctx->rdv_split = weft__param_size("WEFT_RDV_SPLIT", 64u << 10);
     ctx->coop_piece = WEFT_MAX(weft__param_size("WEFT_RDV_PIECE", 256u << 10), 4096u);
     ctx->spin_ns = weft__param_size("WEFT_SPIN_US", 10) * 1000;
+    ctx->progress_kick = -1;
     return ctx;
 }
 

@@ -39,7 +39,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <sched.h>
+#include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +53,9 @@
 
 #define CLOCK_EVERY   64        /* idle polls between two reads of the clock */
 #define SLEEP_TIMEOUT 1000000ll /* ns: a sleeping waiter looks again at least this often */
+/* A progress thread asleep on doorbells looks again at least this often (ms):
+ * deadlines that ring no doorbell (a handshake's) are met this late. */
+#define PROGRESS_SLEEP_MS 10
 
 static void futex_wait(atomic_int *word, int val, long long ns)
 {
@@ -236,26 +242,138 @@ void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
     wake_sleeper(&req->sleeping);
 }
 
+/* The progress thread's scheduling policy: SCHED_IDLE while it polls (it
+ * takes only cycles nobody else wants), SCHED_OTHER while it sleeps on
+ * doorbells (woken by one, it gets a core at once, even from computing
+ * threads, for the little work the event brings). Changed only when it
+ * differs from *cur; a refusal is logged once and leaves it as it is. */
+static void progress_policy(int policy, int *cur)
+{
+    if (*cur == policy)
+        return;
+    struct sched_param sp = {0};
+    int rc = pthread_setschedparam(pthread_self(), policy, &sp);
+    if (rc == 0) {
+        *cur = policy;
+        return;
+    }
+    static atomic_int told;
+    if (!atomic_exchange(&told, 1))
+        weft_log_info("progress thread: scheduling policy %s refused (%s)",
+                      policy == SCHED_IDLE ? "SCHED_IDLE" : "SCHED_OTHER", strerror(rc));
+    *cur = -2; /* unknown: the next change tries again */
+}
+
+/* The doorbells of every driver, after fds[0] (the kick): false when some
+ * work would not ring one (a driver without a doorbell has peers, a
+ * submission or a cooperative transfer waits), so only polling finds it.
+ * Under the engine lock. */
+static bool doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
+{
+    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed) || !weft_list_empty(&ctx->coop))
+        return false;
+    for (int i = 0; i < ctx->ndrivers; i++) {
+        const weft_driver_ops_t *ops = ctx->drivers[i].ops;
+        int fd = ops->wait_fd ? ops->wait_fd(ctx->drivers[i].drv) : WEFT_DRV_WAIT_POLL;
+        if (fd == WEFT_DRV_WAIT_POLL)
+            return false;
+        if (fd >= 0)
+            fds[(*n)++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    return true;
+}
+
+enum { SLEPT, BUSY, MUST_POLL };
+
+/* Sleep until a doorbell rings, a kick comes or PROGRESS_SLEEP_MS pass
+ * (SLEPT). At once BUSY when another thread holds the engine (it polls), or
+ * MUST_POLL when sleeping could miss work (see doorbells). */
+static int progress_sleep(weft_ctx_t *ctx, int *policy)
+{
+    struct pollfd fds[1 + WEFT_MAX_DRIVERS];
+    int n = 0;
+    fds[n++] = (struct pollfd){.fd = ctx->progress_kick, .events = POLLIN};
+    if (!weft_lock_try(&ctx->lock))
+        return BUSY;
+    bool can = doorbells(ctx, fds, &n);
+    weft_lock_release(&ctx->lock);
+    if (!can)
+        return MUST_POLL;
+    progress_policy(SCHED_OTHER, policy);
+    /* Announce the sleep, then look at the submissions (both sequentially
+     * consistent, as their side is: weft__submit_defer): a thread that
+     * deferred one after this look sees the announcement and kicks. */
+    atomic_store(&ctx->progress_asleep, 1);
+    if (!atomic_load(&ctx->submitted) && !atomic_load(&ctx->progress_stop)) {
+        atomic_fetch_add_explicit(&ctx->progress_sleeps, 1, memory_order_relaxed);
+        if (poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS) > 0) {
+            if (fds[0].revents) {
+                uint64_t v;
+                ssize_t r = read(ctx->progress_kick, &v, sizeof v);
+                (void)r;
+                atomic_fetch_add_explicit(&ctx->progress_kicked, 1, memory_order_relaxed);
+            }
+            for (int i = 1; i < n; i++)
+                if (fds[i].revents) {
+                    atomic_fetch_add_explicit(&ctx->progress_woken, 1, memory_order_relaxed);
+                    break;
+                }
+        }
+    }
+    atomic_store(&ctx->progress_asleep, 0);
+    return SLEPT;
+}
+
+void weft__progress_kick(struct weft_ctx *ctx)
+{
+    uint64_t one = 1;
+    ssize_t w = write(ctx->progress_kick, &one, sizeof one);
+    (void)w; /* EAGAIN: the counter is already far from zero, a wake is due */
+}
+
 static void *progress_main(void *arg)
 {
     weft_ctx_t *ctx = arg;
-    struct sched_param sp = {0};
-    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
-        weft_log_info("progress thread: SCHED_IDLE refused; it runs at normal priority");
+    int policy = -2;
+    progress_policy(SCHED_IDLE, &policy);
+    if (policy != SCHED_IDLE)
+        weft_log_info("progress thread: SCHED_IDLE refused; it polls at normal priority");
     pthread_setname_np(pthread_self(), "weft-progress");
     if (ctx->progress_pinned &&
         pthread_setaffinity_np(pthread_self(), sizeof ctx->progress_cpus, &ctx->progress_cpus))
         weft_log_warn("progress thread: cannot pin it where WEFT_PROGRESS_CPU says");
     unsigned idle = 0;
+    uint64_t idle_since = 0;
     while (!atomic_load_explicit(&ctx->progress_stop, memory_order_acquire)) {
-        if (weft__progress_try(ctx) > 0) {
+        int n = weft__progress_try(ctx);
+        if (n > 0) {
+            atomic_fetch_add_explicit(&ctx->progress_events, (uint64_t)n, memory_order_relaxed);
             idle = 0;
-        } else if (++idle >= CLOCK_EVERY) {
-            idle = 0;
-            sched_yield();
-        } else {
-            weft_cpu_relax();
+            idle_since = 0;
+            continue;
         }
+        if (++idle < CLOCK_EVERY) {
+            weft_cpu_relax();
+            continue;
+        }
+        idle = 0;
+        /* WEFT_SPIN_US without an event: sleep on the doorbells where every
+         * driver has one, else keep polling at idle priority. With the engine
+         * taken, the policy stays: dropping to idle priority now, a thread
+         * that computes beside it would starve it once the holder leaves. */
+        uint64_t now = weft__now_ns();
+        if (!idle_since)
+            idle_since = now;
+        if (now - idle_since >= ctx->spin_ns) {
+            int how = progress_sleep(ctx, &policy);
+            if (how == SLEPT) {
+                idle_since = 0;
+                continue;
+            }
+            if (how == MUST_POLL)
+                progress_policy(SCHED_IDLE, &policy);
+        }
+        sched_yield();
     }
     return NULL;
 }
@@ -263,11 +381,18 @@ static void *progress_main(void *arg)
 int weft__progress_thread_start(weft_ctx_t *ctx)
 {
     atomic_store(&ctx->progress_stop, 0);
+    ctx->progress_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (ctx->progress_kick < 0) {
+        weft_log_error("cannot start the progress thread: eventfd: %s", strerror(errno));
+        return WEFT_ESYS;
+    }
     /* Placed from here, the application's thread (place.c). */
     ctx->progress_pinned = weft__progress_place(ctx, &ctx->progress_cpus);
     int rc = pthread_create(&ctx->progress_thread, NULL, progress_main, ctx);
     if (rc) {
         weft_log_error("cannot start the progress thread: %s", strerror(rc));
+        close(ctx->progress_kick);
+        ctx->progress_kick = -1;
         return WEFT_ESYS;
     }
     ctx->progress_running = true;
@@ -278,7 +403,10 @@ void weft__progress_thread_stop(weft_ctx_t *ctx)
 {
     if (!ctx->progress_running)
         return;
-    atomic_store_explicit(&ctx->progress_stop, 1, memory_order_release);
+    atomic_store(&ctx->progress_stop, 1);
+    weft__progress_kick(ctx);
     pthread_join(ctx->progress_thread, NULL);
     ctx->progress_running = false;
+    close(ctx->progress_kick);
+    ctx->progress_kick = -1;
 }

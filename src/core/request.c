@@ -105,8 +105,12 @@ void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req)
     struct weft_request *head = atomic_load_explicit(&ctx->submitted, memory_order_relaxed);
     do
         req->next_submitted = head;
-    while (!atomic_compare_exchange_weak_explicit(&ctx->submitted, &head, req, memory_order_release,
+    while (!atomic_compare_exchange_weak_explicit(&ctx->submitted, &head, req, memory_order_seq_cst,
                                                   memory_order_relaxed));
+    /* A progress thread asleep on doorbells would not see it (progress.c:
+     * the push, then this look, both sequentially consistent). */
+    if (WEFT_UNLIKELY(atomic_load(&ctx->progress_asleep)))
+        weft__progress_kick(ctx);
 }
 
 void weft__submit_drain(struct weft_ctx *ctx)

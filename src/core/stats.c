@@ -113,10 +113,40 @@ int weft_counters_strategy(weft_ctx_t *ctx, const char *strategy, weft_gate_coun
     return WEFT_OK;
 }
 
+int weft_counters_progress(weft_ctx_t *ctx, weft_progress_counters_t *out)
+{
+    if (!ctx || !out || !(out->field_mask & WEFT_PROGRESS_COUNTERS_ALL))
+        return WEFT_EINVAL;
+    *out = (weft_progress_counters_t){
+        .field_mask = WEFT_PROGRESS_COUNTERS_V1,
+        .running = ctx->progress_running,
+        .events = atomic_load_explicit(&ctx->progress_events, memory_order_relaxed),
+        .sleeps = atomic_load_explicit(&ctx->progress_sleeps, memory_order_relaxed),
+        .woken = atomic_load_explicit(&ctx->progress_woken, memory_order_relaxed),
+        .kicked = atomic_load_explicit(&ctx->progress_kicked, memory_order_relaxed),
+    };
+    return WEFT_OK;
+}
+
 void weft__stats_print(struct weft_ctx *ctx)
 {
     if (weft__param_size("WEFT_STATS", 0) == 0)
         return;
+    /* Printed after the thread has stopped (finalize stops it first). */
+    if (weft__param_size("WEFT_PROGRESS_THREAD", 0)) {
+        weft_progress_counters_t pc = {.field_mask = WEFT_PROGRESS_COUNTERS_ALL};
+        weft_counters_progress(ctx, &pc);
+        char line[256];
+        int n = snprintf(line, sizeof line,
+                         "weft[%d] stats: progress thread: %llu events, %llu sleeps on doorbells "
+                         "(%llu woken by one, %llu kicked)\n",
+                         ctx->rank, (unsigned long long)pc.events, (unsigned long long)pc.sleeps,
+                         (unsigned long long)pc.woken, (unsigned long long)pc.kicked);
+        if (n > 0) {
+            ssize_t w = write(2, line, WEFT_MIN((size_t)n, sizeof line - 1));
+            (void)w;
+        }
+    }
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);

@@ -121,6 +121,10 @@ typedef struct weft_rkey {
 /* Bytes of memory cells() shares per direction and peer. */
 #define WEFT_DRV_CELL_BYTES 4096u
 
+/* wait_fd() answers other than a file descriptor. */
+#define WEFT_DRV_WAIT_IDLE (-1) /* nothing can arrive unasked */
+#define WEFT_DRV_WAIT_POLL (-2) /* work arrives with no doorbell: keep polling */
+
 typedef struct weft_driver_ops {
     const char *name;
     /* Create the instance; *out on success. */
@@ -146,6 +150,16 @@ typedef struct weft_driver_ops {
     /* Poll for arrivals and completions, making upcalls. Returns the number of
      * events handled (>= 0) or an error of the instance as a whole. */
     int (*poll)(weft_driver_t *d);
+    /* What a thread that found nothing to do may sleep on until poll() has work
+     * again: a file descriptor that turns readable (POLLIN, level-triggered)
+     * whenever an arrival, a completion, room to send or a lost peer waits for
+     * poll(), with nothing of the instance's work left that only a later poll()
+     * would find without it; WEFT_DRV_WAIT_IDLE when no work can arrive
+     * without a call from the engine (no peer, or none it has not already
+     * reported); WEFT_DRV_WAIT_POLL when work arrives without any doorbell, so
+     * only polling finds it. Called under the engine lock, between polls.
+     * Optional: NULL means WEFT_DRV_WAIT_POLL. */
+    int (*wait_fd)(weft_driver_t *d);
     /* Make [buf, buf+len) readable by peers' rget(); fill *rkey. Optional (NULL
      * when no track has WEFT_DRV_CAP_RGET). */
     int (*expose)(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t *rkey);

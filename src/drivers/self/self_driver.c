@@ -123,6 +123,12 @@ static int self_poll(weft_driver_t *d)
     return n;
 }
 
+/* Packets to oneself are sent from inside the engine: nothing arrives unasked. */
+static int self_wait_fd(weft_driver_t *d)
+{
+    return d->head ? WEFT_DRV_WAIT_POLL : WEFT_DRV_WAIT_IDLE;
+}
+
 static int self_expose(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t *rkey)
 {
     uint32_t i = 0;
@@ -222,6 +228,7 @@ const weft_driver_ops_t weft__driver_self_ops = {
     .connected = self_connected,
     .send = self_send,
     .poll = self_poll,
+    .wait_fd = self_wait_fd,
     .expose = self_expose,
     .unexpose = self_unexpose,
     .rget = self_rget,

@@ -285,6 +285,12 @@ static int shm_poll(weft_driver_t *d)
     return n;
 }
 
+/* A ring has no doorbell: a record shows only to a poll that looks. */
+static int shm_wait_fd(weft_driver_t *d)
+{
+    return d->nactive ? WEFT_DRV_WAIT_POLL : WEFT_DRV_WAIT_IDLE;
+}
+
 /* ---- Sending ---------------------------------------------------------------------- */
 
 static int shm_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *send_cookie)
@@ -709,6 +715,7 @@ const weft_driver_ops_t weft__driver_shm_ops = {
     .connected = shm_connected,
     .send = shm_send,
     .poll = shm_poll,
+    .wait_fd = shm_wait_fd,
     .expose = weft__shm_expose,
     .unexpose = weft__shm_unexpose,
     .rget = weft__shm_rget,

@@ -240,6 +240,16 @@ static int tcp_poll(weft_driver_t *d)
     return n;
 }
 
+/* The epoll instance: readable while a connection has bytes, room it waits
+ * for (EPOLLOUT is armed only then), an error or a hang-up, or the listening
+ * socket a caller. Nothing waits in user space that a poll would find
+ * without an event: a partial frame needs more bytes, a queued send room.
+ * Handshakes have deadlines, which a sleeper meets through its timeout. */
+static int tcp_wait_fd(weft_driver_t *d)
+{
+    return d->epfd;
+}
+
 static void tcp_disconnect(weft_track_t *t)
 {
     weft_driver_t *d = t->driver;
@@ -309,6 +319,7 @@ const weft_driver_ops_t weft__driver_tcp_ops = {
     .connected = tcp_connected,
     .send = tcp_send,
     .poll = tcp_poll,
+    .wait_fd = tcp_wait_fd,
     .expose = tcp_expose,
     .unexpose = tcp_unexpose,
     .rget = tcp_rget,

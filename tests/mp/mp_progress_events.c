@@ -1,0 +1,164 @@
+/* The progress thread sleeps on the drivers' doorbells (progress.c) and moves
+ * a transfer while both ranks compute, on tcp, where every driver in use has
+ * one. Run with WEFT_PROGRESS_THREAD=1 WEFT_DRIVERS=tcp on 2 ranks.
+ *
+ * 1. Both away: rank 1 posts a receive of a large message (rendezvous) and
+ *    rank 0 sends it; from then on neither rank calls weft. Rank 1 watches
+ *    its buffer until every byte is in and says so through a file; rank 0
+ *    keeps its core busy until then. Rank 0 sends only once rank 1's thread
+ *    has gone to sleep (another file), so a doorbell must wake it. Only the two progress threads
+ * can have done the handshake and moved the data, while the ranks' own threads took the cores: each
+ * progress thread must have slept on a doorbell and been woken by one (it polls at idle priority
+ * otherwise, and would starve).
+ * 2. The same with a small message: the eager path (the sender's own call
+ *    sends it; the receiver's progress thread takes it).
+ * 3. The counters: running, a field_mask with no known group refused.
+ * Each waiting side gives up after 20 s, and the check fails. */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "../common/test_util.h"
+
+#define SIZE      (8u << 20)
+#define GIVE_UP_S 20.0
+
+static void sync_ranks(weft_ctx_t *ctx, int peer, uint64_t tag)
+{
+    char a = 1, b = 0;
+    weft_request_t *r[2];
+    MUST(weft_sr_irecv(ctx, peer, 1, tag, &b, 1, &r[0]));
+    MUST(weft_sr_isend(ctx, peer, 1, tag, &a, 1, &r[1]));
+    MUST(weft_sr_waitall(ctx, 2, r, NULL));
+}
+
+/* Busy outside weft until the file exists: the core stays taken. */
+static void compute_until_flag(const char *flag)
+{
+    double start = test_now_s(), next = 0;
+    struct stat sb;
+    bool seen = false;
+    while (!seen && test_now_s() - start < GIVE_UP_S) {
+        double now = test_now_s();
+        if (now >= next) {
+            seen = stat(flag, &sb) == 0;
+            next = now + 0.001;
+        }
+    }
+    CHECK(seen);
+}
+
+static void touch(const char *flag)
+{
+    int fd = open(flag, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Busy outside weft until buf holds the pattern key. */
+static bool compute_until_data(const uint8_t *buf, size_t len, uint64_t key)
+{
+    double start = test_now_s();
+    while (test_now_s() - start < GIVE_UP_S) {
+        __asm__ volatile("" ::: "memory");
+        if (buf[len - 1] == test_byte(key, len - 1) && test_verify(buf, len, key) < 0)
+            return true;
+    }
+    return false;
+}
+
+static void progress_counters(weft_ctx_t *ctx, weft_progress_counters_t *pc)
+{
+    *pc = (weft_progress_counters_t){.field_mask = WEFT_PROGRESS_COUNTERS_ALL};
+    MUST(weft_counters_progress(ctx, pc));
+    CHECK(pc->field_mask == WEFT_PROGRESS_COUNTERS_V1);
+}
+
+/* Busy outside weft until this rank's progress thread has gone to sleep
+ * since *before said (reading the counters makes no progress). */
+static void compute_until_asleep(weft_ctx_t *ctx, const weft_progress_counters_t *before)
+{
+    double start = test_now_s();
+    weft_progress_counters_t now;
+    do
+        progress_counters(ctx, &now);
+    while (now.sleeps == before->sleeps && test_now_s() - start < GIVE_UP_S);
+    CHECK(now.sleeps > before->sleeps);
+}
+
+static void both_away(weft_ctx_t *ctx, int me, uint8_t *buf, size_t len, uint64_t key,
+                      const char *go, const char *done)
+{
+    weft_progress_counters_t before, after;
+    weft_request_t *r;
+    weft_status_t st;
+    if (me == 1) {
+        memset(buf, 0, len);
+        MUST(weft_sr_irecv(ctx, 0, 0, key, buf, len, &r));
+    } else {
+        test_fill(buf, len, key);
+    }
+    sync_ranks(ctx, 1 - me, key); /* the receive is posted */
+    progress_counters(ctx, &before);
+    if (me == 0) {
+        /* Sent once the receiver's thread sleeps: its doorbell must wake it. */
+        compute_until_flag(go);
+        MUST(weft_sr_isend(ctx, 1, 0, key, buf, len, &r));
+        compute_until_flag(done);
+        MUST(weft_sr_wait(ctx, r, NULL));
+    } else {
+        compute_until_asleep(ctx, &before);
+        touch(go);
+        bool full = compute_until_data(buf, len, key);
+        touch(done);
+        CHECK(full);
+        MUST(weft_sr_wait(ctx, r, &st));
+        CHECK(st.length == len && st.source == 0 && st.tag == key);
+    }
+    progress_counters(ctx, &after);
+    CHECK(after.running == 1);
+    /* The receiver's thread took the message; a small one leaves the sender
+     * at once, a large one needs the sender's thread for the handshake. */
+    if (me == 1 || len >= 65536) {
+        CHECK(after.sleeps > before.sleeps);
+        CHECK(after.woken > before.woken);
+        CHECK(after.events > before.events);
+    }
+    sync_ranks(ctx, 1 - me, key + 1); /* both are past the flags */
+    if (me == 0) {
+        unlink(go);
+        unlink(done);
+    }
+}
+
+int main(void)
+{
+    weft_ctx_t *ctx;
+    MUST(weft_init(NULL, &ctx));
+    int me = test_rank = weft_rank(ctx);
+    if (weft_size(ctx) != 2) {
+        fprintf(stderr, "mp_progress_events runs on 2 ranks\n");
+        return 2;
+    }
+    weft_progress_counters_t pc = {.field_mask = 0};
+    CHECK(weft_counters_progress(ctx, &pc) == WEFT_EINVAL);
+    CHECK(weft_counters_progress(NULL, &pc) == WEFT_EINVAL);
+    progress_counters(ctx, &pc);
+    if (!pc.running) {
+        fprintf(stderr, "mp_progress_events needs WEFT_PROGRESS_THREAD=1\n");
+        return 2;
+    }
+    weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_V1};
+    MUST(weft_counters_gate(ctx, 1 - me, &gc));
+    CHECK(!strcmp(gc.driver, "tcp"));
+    uint8_t *buf = malloc(SIZE);
+    char go[128], done[128];
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(go, sizeof go, "%s/weft-mp-progress-events-%d.go", dir, (int)getppid());
+    snprintf(done, sizeof done, "%s/weft-mp-progress-events-%d.done", dir, (int)getppid());
+    both_away(ctx, me, buf, SIZE, 10, go, done);
+    both_away(ctx, me, buf, 100, 20, go, done);
+    MUST(weft_finalize(ctx));
+    free(buf);
+    return test_summary("mp_progress_events");
+}
