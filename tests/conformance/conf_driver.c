@@ -21,9 +21,12 @@
  *     rank 0 sees peer_lost once within 10 s, then send fails with
  *     WEFT_EPEERDEAD;
  *  5. disconnect and fini leave no file descriptor open (ASan builds also
- *     check that no memory leaks).
+ *     check that no memory leaks);
+ *  6. the doorbell (wait_fd): silent when nothing is to do, ringing for an
+ *     arrival and for room to send (see test_doorbell).
  * Rank 0 prints "conformance <driver>: all passed" when every check passed. */
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -339,6 +342,107 @@ static void test_backpressure(bool sender, bool receiver, bool finite)
     }
 }
 
+/* The driver's answer to wait_fd (NULL: no doorbell). */
+static int doorbell(void)
+{
+    return ops->wait_fd ? ops->wait_fd(drv) : WEFT_DRV_WAIT_POLL;
+}
+
+/* Whether fd turns readable within ms. */
+static bool rings(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+/* 6. The doorbell (wait_fd). self: POLL while a packet to itself waits, IDLE
+ * otherwise. A driver with a file descriptor: silent once everything is
+ * handled; readable for an arrival before any poll; and a sender whose
+ * packets wait for room (WEFT_INPROGRESS) finds them all done by sleeping on
+ * it, polling only when it rings. Drivers without one say so. */
+static void test_doorbell(bool alone, weft_boot_t *boot)
+{
+    if (alone) {
+        CHECK(doorbell() == WEFT_DRV_WAIT_IDLE, "self idle: wait_fd %d", doorbell());
+        uint8_t b[16] = {1};
+        struct iovec v = {b, sizeof b};
+        CHECK(send_one(&v, 1, 0) == WEFT_OK, "self send");
+        CHECK(doorbell() == WEFT_DRV_WAIT_POLL, "self with a packet: wait_fd %d", doorbell());
+        free(next_packet(5));
+        CHECK(doorbell() == WEFT_DRV_WAIT_IDLE, "self drained: wait_fd %d", doorbell());
+        return;
+    }
+    int fd = doorbell();
+    CHECK(fd != WEFT_DRV_WAIT_IDLE, "a driver with a connected peer says IDLE");
+    if (fd < 0) {
+        printf("conformance %s: no doorbell (wait_fd %d)\n", ops->name, fd);
+        return;
+    }
+    /* Quiet: both sides have handled everything. */
+    for (double end = now_s() + 0.2; now_s() < end;)
+        ops->poll(drv);
+    MUST(weft__boot_fence(boot));
+    CHECK(!rings(fd, 0), "the doorbell rings with nothing to do");
+    MUST(weft__boot_fence(boot));
+    /* An arrival rings it before any poll. */
+    uint8_t b[64] = {7};
+    struct iovec v = {b, sizeof b};
+    if (me == 0) {
+        CHECK(send_one(&v, 1, 0) == WEFT_OK || U.fifo_head != U.fifo_tail, "doorbell send");
+        CHECK(drain_sends(), "doorbell send never completed");
+    } else {
+        CHECK(rings(fd, 10000), "an arrival did not ring the doorbell within 10 s");
+        rec_t *r = next_packet(10);
+        CHECK(r && r->len == sizeof b && r->data[0] == 7, "doorbell packet");
+        free(r);
+    }
+    MUST(weft__boot_fence(boot));
+    /* Room to send rings it: rank 0 offers a burst larger than the track
+     * buffers, then sleeps on the doorbell, polling only when it rings. */
+    enum { NBURST = 256 };
+    if (me == 0) {
+        uint8_t *buf = calloc(1, caps.max_packet);
+        struct iovec p = {buf, caps.max_packet};
+        int sent = 0, silent = 0;
+        long head0 = U.fifo_head;
+        for (double end = now_s() + 20; sent < NBURST && now_s() < end;) {
+            int rc = ops->send(track, &p, 1, (void *)(uintptr_t)sent);
+            if (rc == WEFT_INPROGRESS)
+                U.fifo[U.fifo_tail++ % FIFO] = (uintptr_t)sent;
+            if (rc == WEFT_OK || rc == WEFT_INPROGRESS) {
+                sent++;
+                continue;
+            }
+            CHECK(rc == WEFT_EAGAIN, "burst send: %s", weft_strerror(rc));
+            if (rc != WEFT_EAGAIN)
+                break;
+            if (!rings(fd, 2000))
+                silent++;
+            ops->poll(drv);
+        }
+        for (double end = now_s() + 20; U.fifo_head != U.fifo_tail && now_s() < end;) {
+            if (!rings(fd, 2000))
+                silent++;
+            ops->poll(drv);
+        }
+        CHECK(sent == NBURST && U.fifo_head == U.fifo_tail, "burst: %d sent, %ld in flight", sent,
+              U.fifo_tail - U.fifo_head);
+        CHECK(silent == 0, "%d sleeps on the doorbell ended silent with sends waiting", silent);
+        printf("conformance %s: doorbell rang for arrivals and room (%ld sends waited)\n",
+               ops->name, U.fifo_head - head0);
+        free(buf);
+    } else {
+        for (int k = 0; k < NBURST; k++) {
+            rec_t *r = next_packet(20);
+            CHECK(r != NULL, "burst packet %d never came", k);
+            free(r);
+            if (!r)
+                break;
+        }
+    }
+    MUST(weft__boot_fence(boot));
+}
+
 /* Wait for an rget/rput answered WEFT_INPROGRESS. */
 static int finish(int rc, volatile int *status)
 {
@@ -538,6 +642,7 @@ int main(int argc, char **argv)
         test_backpressure(false, true, false);
     /* 3: rank 1 owns the region, rank 0 reads (self: both). */
     test_rma(sender, receiver);
+    test_doorbell(alone, boot);
 
     if (!alone) {
         /* 4: rank 1 leaves without a word. */
