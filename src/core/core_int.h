@@ -814,6 +814,16 @@ void weft__progress_thread_stop(struct weft_ctx *ctx);
 /* End the progress thread's sleep on doorbells (it found no work that only
  * polling would see, and something such appeared). */
 void weft__progress_kick(struct weft_ctx *ctx);
+/* Work appeared that only a progress pass serves (a send held to share a
+ * packet): kick the progress thread if it sleeps. The caller's stores come
+ * before the look (progress.c: the sleeper announces, then makes a pass). */
+static inline void weft__progress_wanted(struct weft_ctx *ctx)
+{
+    /* A read-modify-write: ordered after the caller's stores as a fence
+     * would be (and ThreadSanitizer knows it). */
+    if (ctx->progress_kick >= 0 && atomic_fetch_add(&ctx->progress_asleep, 0))
+        weft__progress_kick(ctx);
+}
 
 /* Strategies (strategy/). */
 struct weft__strategy_ops {

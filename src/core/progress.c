@@ -283,11 +283,12 @@ static bool doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
     return true;
 }
 
-enum { SLEPT, BUSY, MUST_POLL };
+enum { SLEPT, WORKED, BUSY, MUST_POLL };
 
 /* Sleep until a doorbell rings, a kick comes or PROGRESS_SLEEP_MS pass
- * (SLEPT). At once BUSY when another thread holds the engine (it polls), or
- * MUST_POLL when sleeping could miss work (see doorbells). */
+ * (SLEPT). At once BUSY when another thread holds the engine (it polls),
+ * MUST_POLL when sleeping could miss work (see doorbells), or WORKED when
+ * the last pass (below) found some. */
 static int progress_sleep(weft_ctx_t *ctx, int *policy)
 {
     struct pollfd fds[1 + WEFT_MAX_DRIVERS];
@@ -300,10 +301,17 @@ static int progress_sleep(weft_ctx_t *ctx, int *policy)
     if (!can)
         return MUST_POLL;
     progress_policy(SCHED_OTHER, policy);
-    /* Announce the sleep, then look at the submissions (both sequentially
-     * consistent, as their side is: weft__submit_defer): a thread that
-     * deferred one after this look sees the announcement and kicks. */
+    /* Announce the sleep, then make a last pass (it drains the submissions
+     * and ends the holds of gates): work that appears after it comes with a
+     * look at the announcement and a kick (weft__submit_defer,
+     * weft__progress_wanted). Both sides are sequentially consistent. */
     atomic_store(&ctx->progress_asleep, 1);
+    int events = weft__progress_try(ctx);
+    if (events > 0) {
+        atomic_fetch_add_explicit(&ctx->progress_events, (uint64_t)events, memory_order_relaxed);
+        atomic_store(&ctx->progress_asleep, 0);
+        return WORKED;
+    }
     if (!atomic_load(&ctx->submitted) && !atomic_load(&ctx->progress_stop)) {
         atomic_fetch_add_explicit(&ctx->progress_sleeps, 1, memory_order_relaxed);
         if (poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS) > 0) {
@@ -366,7 +374,7 @@ static void *progress_main(void *arg)
             idle_since = now;
         if (now - idle_since >= ctx->spin_ns) {
             int how = progress_sleep(ctx, &policy);
-            if (how == SLEPT) {
+            if (how == SLEPT || how == WORKED) {
                 idle_since = 0;
                 continue;
             }

@@ -340,7 +340,9 @@ void weft__sched_submit(weft__gate_t *g, weft__chunk_t *c)
          * still sends full packets, and the backlog stays bounded). */
         weft__chunk_queue(g, c, false);
         g->stats.held++;
-        if (++g->held_count >= WEFT_PKT_MAX_CHUNKS)
+        if (++g->held_count == 1)
+            weft__progress_wanted(g->ctx); /* a sleeping progress thread makes the pass */
+        if (g->held_count >= WEFT_PKT_MAX_CHUNKS)
             weft__sched_gate(g);
         return;
     }
