@@ -242,10 +242,12 @@ void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
     wake_sleeper(&req->sleeping);
 }
 
-/* The progress thread's scheduling policy: SCHED_IDLE while it polls (it
- * takes only cycles nobody else wants), SCHED_OTHER while it sleeps on
+/* The progress thread's scheduling policy: SCHED_IDLE while it must poll
+ * (it takes only cycles nobody else wants), SCHED_OTHER while it sleeps on
  * doorbells (woken by one, it gets a core at once, even from computing
- * threads, for the little work the event brings). Changed only when it
+ * threads, for the little work the event brings). It starts at SCHED_OTHER
+ * and drops to SCHED_IDLE only for a driver without a doorbell: without
+ * privilege (RLIMIT_NICE 0) Linux refuses the way back. Changed only when it
  * differs from *cur; a refusal is logged once and leaves it as it is. */
 static void progress_policy(int policy, int *cur)
 {
@@ -264,26 +266,26 @@ static void progress_policy(int policy, int *cur)
     *cur = -2; /* unknown: the next change tries again */
 }
 
-/* The doorbells of every driver, after fds[0] (the kick): false when some
- * work would not ring one (a driver without a doorbell has peers, a
- * submission or a cooperative transfer waits), so only polling finds it.
- * Under the engine lock. */
-static bool doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
+enum { SLEPT, WORKED, BUSY, MUST_POLL };
+
+/* The doorbells of every driver, after fds[0] (the kick): SLEPT when the
+ * thread may sleep on them, MUST_POLL when a driver without a doorbell has
+ * peers (only polling finds their work), BUSY when work waits now (a
+ * submission, a cooperative transfer). Under the engine lock. */
+static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
 {
-    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed) || !weft_list_empty(&ctx->coop))
-        return false;
     for (int i = 0; i < ctx->ndrivers; i++) {
         const weft_driver_ops_t *ops = ctx->drivers[i].ops;
         int fd = ops->wait_fd ? ops->wait_fd(ctx->drivers[i].drv) : WEFT_DRV_WAIT_POLL;
         if (fd == WEFT_DRV_WAIT_POLL)
-            return false;
+            return MUST_POLL;
         if (fd >= 0)
             fds[(*n)++] = (struct pollfd){.fd = fd, .events = POLLIN};
     }
-    return true;
+    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed) || !weft_list_empty(&ctx->coop))
+        return BUSY;
+    return SLEPT;
 }
-
-enum { SLEPT, WORKED, BUSY, MUST_POLL };
 
 /* Sleep until a doorbell rings, a kick comes or PROGRESS_SLEEP_MS pass
  * (SLEPT). At once BUSY when another thread holds the engine (it polls),
@@ -296,10 +298,10 @@ static int progress_sleep(weft_ctx_t *ctx, int *policy)
     fds[n++] = (struct pollfd){.fd = ctx->progress_kick, .events = POLLIN};
     if (!weft_lock_try(&ctx->lock))
         return BUSY;
-    bool can = doorbells(ctx, fds, &n);
+    int can = doorbells(ctx, fds, &n);
     weft_lock_release(&ctx->lock);
-    if (!can)
-        return MUST_POLL;
+    if (can != SLEPT)
+        return can;
     progress_policy(SCHED_OTHER, policy);
     /* Announce the sleep, then make a last pass (it drains the submissions
      * and ends the holds of gates): work that appears after it comes with a
@@ -342,10 +344,10 @@ void weft__progress_kick(struct weft_ctx *ctx)
 static void *progress_main(void *arg)
 {
     weft_ctx_t *ctx = arg;
-    int policy = -2;
-    progress_policy(SCHED_IDLE, &policy);
-    if (policy != SCHED_IDLE)
-        weft_log_info("progress thread: SCHED_IDLE refused; it polls at normal priority");
+    int policy; /* inherited from the initializing thread; see progress_policy */
+    struct sched_param sp;
+    if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0)
+        policy = -2;
     pthread_setname_np(pthread_self(), "weft-progress");
     if (ctx->progress_pinned &&
         pthread_setaffinity_np(pthread_self(), sizeof ctx->progress_cpus, &ctx->progress_cpus))
