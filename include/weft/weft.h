@@ -341,8 +341,9 @@ typedef struct weft_progress_counters {
     uint64_t events;  /* events (arrivals, completions) its polls handled */
     /* Times it slept on the drivers' doorbells instead of polling (where
      * every driver in use has one: tcp), and of those sleeps, the ones a
-     * doorbell ended and the ones a deferred submission or the shutdown
-     * ended (the rest ended by a 10 ms timeout). */
+     * doorbell ended and the ones a kick ended (a submission deferred while
+     * another thread held the engine, a send held to share a packet, the
+     * shutdown); the rest ended by a 10 ms timeout. */
     uint64_t sleeps;
     uint64_t woken;
     uint64_t kicked;

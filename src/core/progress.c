@@ -245,8 +245,9 @@ void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
 /* The progress thread's scheduling policy: SCHED_IDLE while it must poll
  * (it takes only cycles nobody else wants), SCHED_OTHER while it sleeps on
  * doorbells (woken by one, it gets a core at once, even from computing
- * threads, for the little work the event brings). It starts at SCHED_OTHER
- * and drops to SCHED_IDLE only for a driver without a doorbell: without
+ * threads, for the little work the event brings). It starts at the
+ * initializing thread's policy and drops to SCHED_IDLE only for a driver
+ * without a doorbell: without
  * privilege (RLIMIT_NICE 0) Linux refuses the way back. Changed only when it
  * differs from *cur; a refusal is logged once and leaves it as it is. */
 static void progress_policy(int policy, int *cur)
@@ -314,6 +315,8 @@ static int progress_sleep(weft_ctx_t *ctx, int *policy)
         atomic_store(&ctx->progress_asleep, 0);
         return WORKED;
     }
+    /* The pass finds the engine taken at times: a submission deferred before
+     * the announcement then still waits, and must not wait out the sleep. */
     if (!atomic_load(&ctx->submitted) && !atomic_load(&ctx->progress_stop)) {
         atomic_fetch_add_explicit(&ctx->progress_sleeps, 1, memory_order_relaxed);
         if (poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS) > 0) {
