@@ -556,7 +556,18 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
     weft__gate_t *g = peer_cookie;
     weft__wire_iter_t it;
     weft__wire_chunk_t c;
-    int rc = weft__wire_open(buf, len, &it);
+    int rc;
+    if (WEFT_LIKELY(weft__wire_lone_eager(buf, len, &c))) {
+        /* A lone small message: no iterator, nothing else to dispatch. */
+        ctx->counters.packets_received++;
+        g->stats.packets_received++;
+        g->stats.wire_bytes_received += len;
+        g->stats.chunks_received++;
+        if ((rc = on_message(ctx, g, &c)))
+            goto malformed;
+        return WEFT_OK;
+    }
+    rc = weft__wire_open(buf, len, &it);
     if (rc)
         goto malformed;
     if (it.remaining > 1) {

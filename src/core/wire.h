@@ -175,4 +175,39 @@ static inline uint64_t weft__le64_get(const uint8_t *p)
     return v;
 }
 
+/* The shape of most small messages: a packet of exactly one EAGER chunk.
+ * Decoded in one pass with every check weft__wire_open and weft__wire_next
+ * make for it, filling what an EAGER chunk carries (kind, seq, tag, comm,
+ * len, payload; flags, sreq and rkey.len zero, the other fields left as they
+ * were). 1 when the packet is that shape and well-formed; 0 otherwise, the
+ * general decoder's to judge (malformed packets included). */
+static inline int weft__wire_lone_eager(const void *buf, size_t len, weft__wire_chunk_t *c)
+{
+    const uint8_t *p = buf;
+    const size_t hdr = WEFT_WIRE_PKT_HDR + WEFT_WIRE_EAGER_HDR;
+    /* magic, version, packet flags 0, one chunk; then kind EAGER, chunk flags
+     * and reserved 0. */
+    const uint64_t pkt_word =
+        (uint64_t)WEFT_WIRE_MAGIC | (uint64_t)WEFT_WIRE_VERSION << 32 | (uint64_t)1 << 48;
+    if (len < hdr || weft__le64_get(p) != pkt_word || weft__le64_get(p + 8) != len ||
+        weft__le32_get(p + WEFT_WIRE_PKT_HDR) != WEFT_CHUNK_EAGER)
+        return 0;
+    const uint8_t *q = p + WEFT_WIRE_PKT_HDR;
+    uint64_t tag = weft__le64_get(q + 8), plen = weft__le64_get(q + 24);
+    /* The payload fits in what arrived and the padded chunk ends the packet. */
+    if (weft__le32_get(q + 20) != 0 || tag == UINT64_MAX || plen > len - hdr ||
+        weft__wire_chunk_size(WEFT_WIRE_EAGER_HDR, plen) != len - WEFT_WIRE_PKT_HDR)
+        return 0;
+    c->kind = WEFT_CHUNK_EAGER;
+    c->flags = 0;
+    c->seq = weft__le32_get(q + 4);
+    c->tag = tag;
+    c->comm = weft__le32_get(q + 16);
+    c->len = plen;
+    c->sreq = 0;
+    c->rkey.len = 0;
+    c->payload = plen ? q + WEFT_WIRE_EAGER_HDR : NULL;
+    return 1;
+}
+
 #endif

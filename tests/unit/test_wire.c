@@ -19,7 +19,7 @@ static size_t one_chunk(const uint8_t *hdr, size_t hdr_len, const void *payload,
     return total;
 }
 
-static int decode_all(const void *buf, size_t len, weft__wire_chunk_t *out, int max)
+static int decode_general(const void *buf, size_t len, weft__wire_chunk_t *out, int max)
 {
     weft__wire_iter_t it;
     int rc = weft__wire_open(buf, len, &it);
@@ -33,6 +33,27 @@ static int decode_all(const void *buf, size_t len, weft__wire_chunk_t *out, int 
         n++;
     }
     return rc < 0 ? rc : n;
+}
+
+/* The general decoder's answer, checked against the lone-eager decoder the
+ * engine tries first: that one takes exactly the well-formed packets of one
+ * EAGER chunk, and decodes them the same. */
+static int decode_all(const void *buf, size_t len, weft__wire_chunk_t *out, int max)
+{
+    weft__wire_chunk_t g, f;
+    int rc = decode_general(buf, len, &g, 1);
+    bool lone = buf && rc == 1 && g.kind == WEFT_CHUNK_EAGER;
+    memset(&f, 0xa5, sizeof f);
+    int fast = buf ? weft__wire_lone_eager(buf, len, &f) : 0;
+    if (fast != (int)lone)
+        fprintf(stderr, "lone-eager decoder says %d, general decoder %d (kind %d)\n", fast, rc,
+                rc == 1 ? g.kind : -1);
+    CHECK(fast == (int)lone);
+    if (fast && lone)
+        CHECK(f.kind == g.kind && f.flags == g.flags && f.seq == g.seq && f.tag == g.tag &&
+              f.comm == g.comm && f.len == g.len && f.sreq == g.sreq && f.payload == g.payload &&
+              f.rkey.len == 0);
+    return decode_general(buf, len, out, max);
 }
 
 static void test_roundtrip(void)
@@ -231,6 +252,34 @@ static void test_malformed(void)
     CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
 }
 
+/* Every single-bit corruption of small eager packets, and every length cut,
+ * judged alike by both decoders (decode_all compares them). */
+static void test_lone_eager_flips(void)
+{
+    uint8_t hdr[WEFT_WIRE_CHUNK_HDR_MAX];
+    weft__wire_chunk_t c;
+    static const size_t sizes[] = {0, 1, 7, 8, 9, 16, 100};
+    uint8_t data[100];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 13 + 1);
+    for (size_t s = 0; s < WEFT_ARRAY_SIZE(sizes); s++) {
+        size_t n = weft__wire_put_eager(hdr, false, 41, 1234, 5, sizes[s], 0);
+        size_t len = one_chunk(hdr, n, data, sizes[s]);
+        CHECK(decode_all(pkt, len, &c, 1) == 1);
+        CHECK(weft__wire_lone_eager(pkt, len, &c) == 1 && c.len == sizes[s] && c.seq == 41);
+        uint8_t save[256];
+        memcpy(save, pkt, len);
+        for (size_t bit = 0; bit < len * 8; bit++) {
+            memcpy(pkt, save, len);
+            pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+            decode_all(pkt, len, &c, 1);
+        }
+        memcpy(pkt, save, len);
+        for (size_t cut = 0; cut <= len + 8; cut++)
+            decode_all(pkt, cut, &c, 1);
+    }
+}
+
 static void test_seq_wrap(void)
 {
     CHECK(weft__seq_before(1, 2));
@@ -300,6 +349,7 @@ int main(void)
     test_multi_chunk();
     test_malformed();
     test_cancel_malformed();
+    test_lone_eager_flips();
     test_seq_wrap();
     test_list();
     test_handles();
