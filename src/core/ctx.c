@@ -213,6 +213,7 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         .node_ranks = node_ranks,
         .node_size = node_size,
         .node_index = node_index,
+        .threaded = ctx->lock.kind != WEFT_LOCK_NONE,
     };
     weft_driver_upcalls_t up;
     upcalls_for(ctx, &up);

@@ -107,6 +107,11 @@ typedef struct weft_driver_params {
      * name (WEFT_DRIVERS). */
     bool only_native;
     int instance; /* 0, or which rail this instance is (several of one driver) */
+    /* The engine may call the driver from several threads at once (sends
+     * beside a poll): at WEFT_THREAD_MULTIPLE or with a progress thread.
+     * Unset, every call comes from one thread at a time and a driver's own
+     * locks may be none. */
+    bool threaded;
 } weft_driver_params_t;
 
 /* A remote memory descriptor produced by expose() and consumed by rget(). */

@@ -244,7 +244,7 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
     weft_driver_t *d = calloc(1, sizeof *d);
     if (!d)
         return WEFT_ENOMEM;
-    weft_lock_init(&d->lock, WEFT_LOCK_SPIN);
+    weft_lock_init(&d->lock, params->threaded ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     d->up = *up;
     d->rank = params->rank;
     d->size = params->size;

@@ -172,7 +172,8 @@ struct weft_driver {
     int nlive;
     uint64_t ping_ns, timeout_ns, next_ping;
     unsigned polls;
-    weft_lock_t lock; /* send, rget and poll may come from different threads */
+    weft_lock_t lock; /* send, rget and poll may come from different threads
+                       * (params.threaded; none otherwise) */
     char name[OFI_NAME_MAX];
     size_t namelen;
 };
