@@ -70,7 +70,7 @@ static bool provider_is_native(const char *prov)
 
 static struct fi_info *make_hints(bool rma)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h = weft__fi.dupinfo(NULL);
     if (!h)
         return NULL;
     h->ep_attr->type = FI_EP_RDM;
@@ -103,8 +103,8 @@ static int pick_provider(weft_driver_t *d)
         if (!hints)
             return WEFT_ENOMEM;
         struct fi_info *info = NULL;
-        int rc = fi_getinfo(OFI_API, NULL, NULL, 0, hints, &info);
-        fi_freeinfo(hints);
+        int rc = weft__fi.getinfo(OFI_API, NULL, NULL, 0, hints, &info);
+        weft__fi.freeinfo(hints);
         if (rc == 0 && info) {
             /* A utility provider (ofi_rxm) may offer every domain whatever
              * the hint: WEFT_OFI_DOMAIN picks among the offers. */
@@ -114,11 +114,11 @@ static int pick_provider(weft_driver_t *d)
                 if (i->domain_attr->name && !strcmp(i->domain_attr->name, dom))
                     pick = i;
             if (!pick) {
-                fi_freeinfo(info);
+                weft__fi.freeinfo(info);
                 continue;
             }
-            d->info = fi_dupinfo(pick);
-            fi_freeinfo(info);
+            d->info = weft__fi.dupinfo(pick);
+            weft__fi.freeinfo(info);
             if (!d->info)
                 return WEFT_ENOMEM;
             d->rma = pass == 0;
@@ -131,7 +131,7 @@ static int pick_provider(weft_driver_t *d)
 static int open_objects(weft_driver_t *d)
 {
     struct fi_info *fi = d->info;
-    int rc = fi_fabric(fi->fabric_attr, &d->fabric, NULL);
+    int rc = weft__fi.fabric(fi->fabric_attr, &d->fabric, NULL);
     if (!rc)
         rc = fi_domain(d->fabric, fi, &d->domain, NULL);
     if (rc)
@@ -158,7 +158,7 @@ static int open_objects(weft_driver_t *d)
          * weftrun removes what a killed rank of its job left (it sweeps
          * /dev/shm/weft-<job>-*). */
         if ((rc = fi_setname(&d->ep->fid, d->shm_name, strlen(d->shm_name) + 1)))
-            weft_log_debug("ofi: shm endpoint keeps its own name: %s", fi_strerror(-rc));
+            weft_log_debug("ofi: shm endpoint keeps its own name: %s", weft__fi.strerror(-rc));
     }
     return fi_enable(d->ep);
 }
@@ -227,7 +227,7 @@ static void ofi_free(weft_driver_t *d)
     close_fid(d->domain ? &d->domain->fid : NULL);
     close_fid(d->fabric ? &d->fabric->fid : NULL);
     if (d->info)
-        fi_freeinfo(d->info);
+        weft__fi.freeinfo(d->info);
     free(d->rx_slab);
     free(d->tx_slab);
     free(d->rx);
@@ -241,6 +241,16 @@ static void ofi_free(weft_driver_t *d)
 static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcalls_t *up,
                     weft_driver_t **out)
 {
+    const char *why;
+    int lrc = weft__ofi_load(&why);
+    if (lrc) {
+        /* Loud when asked for by name, quiet when only probed for a fabric. */
+        if (params->only_native)
+            weft_log_info("ofi: %s; not used", why);
+        else
+            weft_log_error("ofi: %s", why);
+        return lrc;
+    }
     weft_driver_t *d = calloc(1, sizeof *d);
     if (!d)
         return WEFT_ENOMEM;
@@ -311,13 +321,14 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
     d->next_key = weft__siphash24(key, "weft-ofi-key", 12) & 0xFFFFFFFF00000000ull;
     if ((rc = open_objects(d)) != 0 || (rc = weft__ofi_mr_init(d)) != 0 ||
         (rc = open_buffers(d)) != 0) {
-        weft_log_error("ofi: %s (%s): %s", prov, d->info->domain_attr->name, fi_strerror(-rc));
+        weft_log_error("ofi: %s (%s): %s", prov, d->info->domain_attr->name,
+                       weft__fi.strerror(-rc));
         rc = weft__ofi_status(rc) == WEFT_ENOMEM ? WEFT_ENOMEM : WEFT_ESYS;
         goto err;
     }
     d->namelen = sizeof d->name;
     if ((rc = fi_getname(&d->ep->fid, d->name, &d->namelen)) != 0) {
-        weft_log_error("ofi: no endpoint name: %s", fi_strerror(-rc));
+        weft_log_error("ofi: no endpoint name: %s", weft__fi.strerror(-rc));
         rc = WEFT_ESYS;
         goto err;
     }
@@ -608,7 +619,7 @@ static void ping_peers(weft_driver_t *d, uint64_t now)
             t->ping_sent = now;
             t->refused = 0;
         } else if (rc != -FI_EAGAIN) {
-            lose(d, t, fi_strerror((int)-rc));
+            lose(d, t, weft__fi.strerror((int)-rc));
         } else if (!t->refused) {
             t->refused = now;
         } else if (now - t->refused > d->timeout_ns) {
@@ -627,7 +638,7 @@ static void repost_locked(weft_driver_t *d, ofi_buf_t *b)
 {
     int rc = post_recv(d, b);
     if (rc)
-        weft_log_error("ofi: cannot post a receive again: %s", fi_strerror(-rc));
+        weft_log_error("ofi: cannot post a receive again: %s", weft__fi.strerror(-rc));
 }
 
 static void repost(weft_driver_t *d, ofi_buf_t *b)
@@ -739,7 +750,7 @@ static int handle_error(weft_driver_t *d, const struct fi_cq_err_entry *e)
     ofi_ctx_t *c = e->op_context;
     if (!c)
         return 0;
-    const char *why = fi_strerror(e->err);
+    const char *why = weft__fi.strerror(e->err);
     weft_log_debug("ofi: operation of kind %d failed: %s", c->kind, why);
     switch (c->kind) {
     case OFI_OP_RECV: {

@@ -17,6 +17,27 @@
 #include "util/lock.h"
 #include "util/util.h"
 
+/* libfabric is loaded when the driver first starts, not with weft: loading
+ * it runs its providers' libraries' constructors (the PSM ones wait about
+ * 0.2 s on a machine without their hardware), which every weft process
+ * would otherwise pay, on one node too. Its interface is inline, through
+ * its objects' operation tables, but for these few functions, called
+ * through here. */
+typedef struct weft__ofi_lib {
+    int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+    void (*freeinfo)(struct fi_info *info);
+    struct fi_info *(*dupinfo)(const struct fi_info *info); /* NULL: a blank one */
+    int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+    const char *(*strerror)(int errnum);
+} weft__ofi_lib_t;
+extern weft__ofi_lib_t weft__fi;
+
+/* Load libfabric (WEFT_OFI_LIBRARY, default libfabric.so.1) once per
+ * process: WEFT_OK, or WEFT_EUNSUPPORTED with *reason saying why (absent,
+ * older than weft was built against, or missing a function). */
+int weft__ofi_load(const char **reason);
+
 /* Limits and defaults. */
 #define OFI_MAX_PACKET  (64u << 10)
 #define OFI_RDV_DEFAULT (32u << 10)

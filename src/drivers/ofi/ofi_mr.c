@@ -120,7 +120,8 @@ int weft__ofi_mr_get(weft_driver_t *d, const void *buf, size_t len)
     ofi_mr_t *m = &d->mrs[slot];
     int rc = weft__ofi_reg(d, (void *)lo, hi - lo, FI_READ | FI_REMOTE_READ, &m->mr, &m->key);
     if (rc) {
-        weft_log_warn("ofi: cannot register %zu bytes: %s", (size_t)(hi - lo), fi_strerror(-rc));
+        weft_log_warn("ofi: cannot register %zu bytes: %s", (size_t)(hi - lo),
+                      weft__fi.strerror(-rc));
         m->mr = NULL;
         return weft__ofi_status(rc) == WEFT_ENOMEM ? WEFT_ENOMEM : WEFT_EPERM;
     }
@@ -300,7 +301,7 @@ int weft__ofi_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const
     for (int i = 0; i < nsub; i++) {
         if ((rc = post_read(d, &r->sub[i])) != 0) {
             /* Those posted complete on their own; the rest never will. */
-            weft_log_debug("ofi: fi_readv of %zu bytes: %s", r->sub[i].len, fi_strerror(-rc));
+            weft_log_debug("ofi: fi_readv of %zu bytes: %s", r->sub[i].len, weft__fi.strerror(-rc));
             if (i == 0) {
                 read_free(d, r);
                 weft_lock_release(&d->lock);
