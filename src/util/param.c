@@ -74,6 +74,8 @@ static const weft_param_desc_t params[] = {
      "ofi: libfabric provider (verbs, psm3, cxi, efa, tcp, shm, \"tcp;ofi_rxm\"...)"},
     {"WEFT_OFI_DOMAIN", "the provider's first",
      "ofi: libfabric domain (a NIC, or for the tcp provider an interface: eth0, lo)"},
+    {"WEFT_OFI_LIBRARY", "libfabric.so.1",
+     "ofi: the libfabric to load when the driver first starts (a name or a path)"},
     {"WEFT_OFI_RMA", "1",
      "ofi: 0 moves rendezvous data by copy (sender streams it) instead of fi_read"},
     {"WEFT_OFI_PACKET", "64K", "ofi: largest packet (eager messages up to half of it)"},
