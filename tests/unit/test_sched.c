@@ -736,6 +736,49 @@ static void test_refused(const char *strategy)
     close_pair();
 }
 
+/* A rendezvous send whose announcement is delivered but whose local
+ * completion fails late (the peer is lost, as ofi reports it), while the
+ * peer's RTR already queued its data: the send completes with the error and
+ * nothing of it stays in the gate's backlog, since once complete its memory
+ * may be reused at once by another thread (WEFT_THREAD_MULTIPLE retires
+ * without the engine lock); the loss of the gate then walks a backlog free
+ * of it. */
+static void test_lost_after_rtr(void)
+{
+    open_pair("default", 0);
+    struct weft_track *t0 = track(0);
+    t0->mode = FAKE_BUSY;
+    static uint8_t sbuf[65536], rbuf[65536];
+    weft_request_t *rr, *sr;
+    MUST(weft_sr_irecv(ctx[1], 0, 0, 7, rbuf, sizeof rbuf, &rr));
+    MUST(weft_sr_isend(ctx[0], 1, 0, 7, sbuf, sizeof sbuf, &sr));
+    CHECK(t0->inflight);
+    take(t0, gather(t0->inflight_iov, t0->inflight_iovcnt)); /* delivered, not completed */
+    for (int i = 0; i < 5; i++) {
+        weft_progress(ctx[1]); /* matched: RTR */
+        weft_progress(ctx[0]); /* RTR: the data is queued behind the busy track */
+    }
+    struct weft_request *s = sr;
+    weft__gate_t *g = &ctx[0]->gates[1];
+    CHECK(s->data.queued && !atomic_load(&s->done));
+    t0->inflight = false;
+    fake.drv[0]->up.send_done(fake.drv[0]->up.owner, t0->cookie, t0->inflight_cookie,
+                              WEFT_EPEERDEAD);
+    CHECK(atomic_load(&s->done) && s->error == WEFT_EPEERDEAD);
+    CHECK(!s->data.queued && !s->chunk.queued);
+    for (int k = 0; k < (int)WEFT_ARRAY_SIZE(g->backlog); k++)
+        for (weft_list_t *l = g->backlog[k].next; l != &g->backlog[k]; l = l->next)
+            CHECK(l != &s->data.link && l != &s->chunk.link);
+    t0->lost = true;
+    fake.drv[0]->up.peer_lost(fake.drv[0]->up.owner, t0->cookie, WEFT_EPEERDEAD);
+    CHECK(weft_sr_wait(ctx[0], sr, NULL) == WEFT_EPEERDEAD);
+    struct weft_track *t1 = track(1);
+    t1->lost = true;
+    fake.drv[1]->up.peer_lost(fake.drv[1]->up.owner, t1->cookie, WEFT_EPEERDEAD);
+    CHECK(weft_sr_wait(ctx[1], rr, NULL) == WEFT_EPEERDEAD);
+    close_pair();
+}
+
 /* aggreg's hold: a thread that submits without ever progressing still sends
  * full packets (a packet's worth of held chunks leaves by itself). */
 static void test_hold_flush(void)
@@ -1131,6 +1174,7 @@ int main(void)
         test_control_first(strategies[i]);
         test_refused(strategies[i]);
     }
+    test_lost_after_rtr();
     test_limits();
     test_hold_flush();
     test_hold_adapts();
