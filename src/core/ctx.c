@@ -214,6 +214,7 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         .node_size = node_size,
         .node_index = node_index,
         .threaded = ctx->lock.kind != WEFT_LOCK_NONE,
+        .doorbell = weft__param_size("WEFT_PROGRESS_THREAD", 0) != 0,
     };
     weft_driver_upcalls_t up;
     upcalls_for(ctx, &up);

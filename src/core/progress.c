@@ -272,7 +272,7 @@ enum { SLEPT, WORKED, BUSY, MUST_POLL };
 /* The doorbells of every driver, after fds[0] (the kick): SLEPT when the
  * thread may sleep on them, MUST_POLL when a driver without a doorbell has
  * peers (only polling finds their work), BUSY when work waits now (a
- * submission, a cooperative transfer). Under the engine lock. */
+ * submission, a cooperative transfer, a driver's). Under the engine lock. */
 static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
 {
     for (int i = 0; i < ctx->ndrivers; i++) {
@@ -280,6 +280,8 @@ static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
         int fd = ops->wait_fd ? ops->wait_fd(ctx->drivers[i].drv) : WEFT_DRV_WAIT_POLL;
         if (fd == WEFT_DRV_WAIT_POLL)
             return MUST_POLL;
+        if (fd == WEFT_DRV_WAIT_BUSY)
+            return BUSY;
         if (fd >= 0)
             fds[(*n)++] = (struct pollfd){.fd = fd, .events = POLLIN};
     }

@@ -112,6 +112,10 @@ typedef struct weft_driver_params {
      * Unset, every call comes from one thread at a time and a driver's own
      * locks may be none. */
     bool threaded;
+    /* A progress thread will sleep on wait_fd(): a driver whose doorbell
+     * costs something while nobody sleeps on it (libfabric's) opens it only
+     * then. */
+    bool doorbell;
 } weft_driver_params_t;
 
 /* A remote memory descriptor produced by expose() and consumed by rget(). */
@@ -129,6 +133,7 @@ typedef struct weft_rkey {
 /* wait_fd() answers other than a file descriptor. */
 #define WEFT_DRV_WAIT_IDLE (-1) /* nothing can arrive unasked */
 #define WEFT_DRV_WAIT_POLL (-2) /* work arrives with no doorbell: keep polling */
+#define WEFT_DRV_WAIT_BUSY (-3) /* work waits now: poll, then ask again */
 
 typedef struct weft_driver_ops {
     const char *name;
@@ -162,8 +167,11 @@ typedef struct weft_driver_ops {
      * would find without it; WEFT_DRV_WAIT_IDLE when no work can arrive
      * without a call from the engine (no peer, or none it has not already
      * reported); WEFT_DRV_WAIT_POLL when work arrives without any doorbell, so
-     * only polling finds it. Called under the engine lock, between polls.
-     * Optional: NULL means WEFT_DRV_WAIT_POLL. */
+     * only polling finds it; WEFT_DRV_WAIT_BUSY when poll() has work now (a
+     * doorbell that must be re-armed, as libfabric's, says so rather than
+     * ring). Asked again before each sleep: the answer holds for one sleep.
+     * Called under the engine lock, between polls. Optional: NULL means
+     * WEFT_DRV_WAIT_POLL. */
     int (*wait_fd)(weft_driver_t *d);
     /* Make [buf, buf+len) readable by peers' rget(); fill *rkey. Optional (NULL
      * when no track has WEFT_DRV_CAP_RGET). */

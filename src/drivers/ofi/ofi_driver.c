@@ -142,7 +142,23 @@ static int open_objects(weft_driver_t *d)
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED,
                                  .wait_obj = FI_WAIT_NONE,
                                  .size = (size_t)(d->rx_depth + d->tx_depth) * 2 + 256};
-    if ((rc = fi_cq_open(d->domain, &cq_attr, &d->cq, NULL)))
+    /* A doorbell for a progress thread to sleep on, where the provider has
+     * one (not the shm provider): the queue's file descriptor. */
+    d->cq_fd = -1;
+    if (d->want_doorbell) {
+        cq_attr.wait_obj = FI_WAIT_FD;
+        if ((rc = fi_cq_open(d->domain, &cq_attr, &d->cq, NULL)) == 0 &&
+            (rc = fi_control(&d->cq->fid, FI_GETWAIT, &d->cq_fd)) != 0) {
+            fi_close(&d->cq->fid);
+            d->cq = NULL;
+            d->cq_fd = -1;
+        }
+        if (rc)
+            weft_log_debug("ofi: no doorbell on this provider (%s): a progress thread polls",
+                           weft__fi.strerror(-rc));
+        cq_attr.wait_obj = FI_WAIT_NONE;
+    }
+    if (!d->cq && (rc = fi_cq_open(d->domain, &cq_attr, &d->cq, NULL)))
         return rc;
     if ((rc = fi_endpoint(d->domain, fi, &d->ep, NULL)))
         return rc;
@@ -256,6 +272,7 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
         return WEFT_ENOMEM;
     weft_lock_init(&d->lock, params->threaded ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     d->up = *up;
+    d->want_doorbell = params->doorbell;
     d->rank = params->rank;
     d->size = params->size;
     weft_list_init(&d->retry);
@@ -824,6 +841,28 @@ static int ofi_poll(weft_driver_t *d)
     return events;
 }
 
+/* The queue's file descriptor, once libfabric says that sleeping on it is
+ * safe (fi_trywait: nothing waits in the queue or in the provider that only
+ * a poll would find, and the descriptor is quiet until something does);
+ * BUSY when something waits, and when receive buffers or reads wait for the
+ * next poll. Without a doorbell, polling it is. */
+static int ofi_wait_fd(weft_driver_t *d)
+{
+    if (!d->nlive)
+        return WEFT_DRV_WAIT_IDLE;
+    if (d->cq_fd < 0)
+        return WEFT_DRV_WAIT_POLL;
+    if (d->nrx_done || d->nretry)
+        return WEFT_DRV_WAIT_BUSY;
+    struct fid *f = &d->cq->fid;
+    weft_lock_acquire(&d->lock);
+    int rc = fi_trywait(d->fabric, &f, 1);
+    weft_lock_release(&d->lock);
+    if (rc == 0)
+        return d->cq_fd;
+    return rc == -FI_EAGAIN ? WEFT_DRV_WAIT_BUSY : WEFT_DRV_WAIT_POLL;
+}
+
 static void ofi_disconnect(weft_track_t *t)
 {
     weft_driver_t *d = t->driver;
@@ -854,6 +893,7 @@ const weft_driver_ops_t weft__driver_ofi_ops = {
     .connected = ofi_connected,
     .send = ofi_send,
     .poll = ofi_poll,
+    .wait_fd = ofi_wait_fd,
     .expose = weft__ofi_expose,
     .unexpose = weft__ofi_unexpose,
     .rget = weft__ofi_rget,

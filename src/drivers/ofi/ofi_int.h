@@ -163,10 +163,12 @@ struct weft_driver {
     struct fid_domain *domain;
     struct fid_av *av;
     struct fid_cq *cq;
+    int cq_fd; /* its doorbell (FI_WAIT_FD), or -1 */
     struct fid_ep *ep;
     bool mr_local, mr_virt, mr_prov_key, mr_endpoint, mr_pins;
     bool rma;
-    bool on_sockets; /* a provider over kernel sockets (tcp, sockets, udp, net) */
+    bool want_doorbell; /* params.doorbell: open the queue with FI_WAIT_FD */
+    bool on_sockets;    /* a provider over kernel sockets (tcp, sockets, udp, net) */
     size_t max_packet, rdv_threshold;
     size_t inject_max; /* packets up to this size go by fi_tinjectdata (0: none) */
     int rma_iov_limit;
