@@ -610,6 +610,12 @@ void weft__ctrl_free(struct weft_ctx *ctx, weft__chunk_t *c);
 /* Queue a chunk on its gate's backlog, which holds three runs in this order:
  * control chunks, RDATA streams, messages (each in queuing order). */
 void weft__chunk_queue(weft__gate_t *g, weft__chunk_t *c, bool front);
+/* Take a queued chunk off its gate's backlog. */
+static inline void weft__chunk_unqueue(weft__chunk_t *c)
+{
+    weft_list_remove(&c->link);
+    c->queued = false;
+}
 /* Whether nothing waits in g's backlog; its first chunk (control first, then
  * RDATA, then messages), or NULL. */
 static inline bool weft__backlog_empty(const weft__gate_t *g)

@@ -573,10 +573,8 @@ int weft_finalize(weft_ctx_t *ctx)
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
-        if (g->credit_chunk.queued) {
-            weft_list_remove(&g->credit_chunk.link);
-            g->credit_chunk.queued = false;
-        }
+        if (g->credit_chunk.queued)
+            weft__chunk_unqueue(&g->credit_chunk);
         weft__gate_unlock(g);
     }
     uint64_t deadline = weft__now_ns() + 2000000000ull;
@@ -603,7 +601,7 @@ int weft_finalize(weft_ctx_t *ctx)
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
         for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
-            weft_list_remove(&c->link);
+            weft__chunk_unqueue(c);
             if (c->heap)
                 weft__ctrl_free(ctx, c);
         }

@@ -663,8 +663,7 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
         weft_log_error("rank %d is lost (%s); its requests fail with WEFT_EPEERDEAD", g->peer,
                        weft_strerror(status));
     for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
-        weft_list_remove(&c->link);
-        c->queued = false;
+        weft__chunk_unqueue(c);
         if (c->heap)
             weft__ctrl_free(ctx, c);
     }

@@ -222,8 +222,7 @@ static void commit(weft__gate_t *g, weft__packet_t *pkt)
         } else if (c->kind == WEFT_CHUNK_CREDIT) {
             g->credit_owed = 0;
         }
-        weft_list_remove(&c->link);
-        c->queued = false;
+        weft__chunk_unqueue(c);
     }
 }
 
@@ -380,8 +379,7 @@ int weft__sched_gate(weft__gate_t *g)
             /* Not even the first chunk fits an empty packet: it never will.
              * Fail it rather than block the gate for ever. */
             weft__chunk_t *c = weft__backlog_first(g);
-            weft_list_remove(&c->link);
-            c->queued = false;
+            weft__chunk_unqueue(c);
             weft__proto_chunk_failed(g, c, WEFT_EUNSUPPORTED);
             events++;
             continue;

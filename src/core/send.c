@@ -335,12 +335,10 @@ void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err)
      * may retire it and another make a new request of its memory at once,
      * without the engine lock (WEFT_THREAD_MULTIPLE). A late failure of its
      * announcement finds its data queued by the peer's RTR, for one. */
-    weft__chunk_t *mine[] = {&req->chunk, &req->data};
-    for (size_t i = 0; i < WEFT_ARRAY_SIZE(mine); i++)
-        if (mine[i]->queued) {
-            weft_list_remove(&mine[i]->link);
-            mine[i]->queued = false;
-        }
+    if (req->chunk.queued)
+        weft__chunk_unqueue(&req->chunk);
+    if (req->data.queued)
+        weft__chunk_unqueue(&req->data);
     weft__request_complete(ctx, req, err);
 }
 
