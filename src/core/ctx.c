@@ -203,7 +203,8 @@ static int connect_rails(weft_ctx_t *ctx, weft__gate_t *g)
     return WEFT_OK;
 }
 
-static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index)
+static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index,
+                        bool progress_thread)
 {
     weft_driver_params_t params = {
         .rank = ctx->rank,
@@ -214,7 +215,7 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         .node_size = node_size,
         .node_index = node_index,
         .threaded = ctx->lock.kind != WEFT_LOCK_NONE,
-        .doorbell = weft__param_size("WEFT_PROGRESS_THREAD", 0) != 0,
+        .doorbell = progress_thread,
     };
     weft_driver_upcalls_t up;
     upcalls_for(ctx, &up);
@@ -519,7 +520,7 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         weft_log_info("%d ranks on this node, more than its cpus: waiters yield at once",
                       node_size);
     }
-    if ((rc = open_drivers(ctx, node_ranks, node_size, node_index)))
+    if ((rc = open_drivers(ctx, node_ranks, node_size, node_index, progress_thread)))
         goto err;
     if ((rc = weft__boot_fence(ctx->boot)))
         goto err;

@@ -550,6 +550,14 @@ static int on_ack(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_
     return WEFT_OK;
 }
 
+/* A well-formed packet of len bytes arrived from g. */
+static inline void packet_counted(struct weft_ctx *ctx, weft__gate_t *g, size_t len)
+{
+    ctx->counters.packets_received++;
+    g->stats.packets_received++;
+    g->stats.wire_bytes_received += len;
+}
+
 int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t len)
 {
     struct weft_ctx *ctx = owner;
@@ -559,9 +567,7 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
     int rc;
     if (WEFT_LIKELY(weft__wire_lone_eager(buf, len, &c))) {
         /* A lone small message: no iterator, nothing else to dispatch. */
-        ctx->counters.packets_received++;
-        g->stats.packets_received++;
-        g->stats.wire_bytes_received += len;
+        packet_counted(ctx, g, len);
         g->stats.chunks_received++;
         if ((rc = on_message(ctx, g, &c)))
             goto malformed;
@@ -579,9 +585,7 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
         if (rc)
             goto malformed;
     }
-    ctx->counters.packets_received++;
-    g->stats.packets_received++;
-    g->stats.wire_bytes_received += len;
+    packet_counted(ctx, g, len);
     while ((rc = weft__wire_next(&it, &c)) == 1) {
         g->stats.chunks_received++;
         switch (c.kind) {

@@ -128,7 +128,7 @@ static int pick_provider(weft_driver_t *d)
     return WEFT_EUNSUPPORTED;
 }
 
-static int open_objects(weft_driver_t *d)
+static int open_objects(weft_driver_t *d, bool doorbell)
 {
     struct fi_info *fi = d->info;
     int rc = weft__fi.fabric(fi->fabric_attr, &d->fabric, NULL);
@@ -145,7 +145,7 @@ static int open_objects(weft_driver_t *d)
     /* A doorbell for a progress thread to sleep on, where the provider has
      * one (not the shm provider): the queue's file descriptor. */
     d->cq_fd = -1;
-    if (d->want_doorbell) {
+    if (doorbell) {
         cq_attr.wait_obj = FI_WAIT_FD;
         if ((rc = fi_cq_open(d->domain, &cq_attr, &d->cq, NULL)) == 0 &&
             (rc = fi_control(&d->cq->fid, FI_GETWAIT, &d->cq_fd)) != 0) {
@@ -272,7 +272,6 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
         return WEFT_ENOMEM;
     weft_lock_init(&d->lock, params->threaded ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     d->up = *up;
-    d->want_doorbell = params->doorbell;
     d->rank = params->rank;
     d->size = params->size;
     weft_list_init(&d->retry);
@@ -336,7 +335,7 @@ static int ofi_init(const weft_driver_params_t *params, const weft_driver_upcall
     if (d->info->rx_attr->size)
         d->rx_depth = (int)WEFT_MIN((size_t)d->rx_depth, d->info->rx_attr->size);
     d->next_key = weft__siphash24(key, "weft-ofi-key", 12) & 0xFFFFFFFF00000000ull;
-    if ((rc = open_objects(d)) != 0 || (rc = weft__ofi_mr_init(d)) != 0 ||
+    if ((rc = open_objects(d, params->doorbell)) != 0 || (rc = weft__ofi_mr_init(d)) != 0 ||
         (rc = open_buffers(d)) != 0) {
         weft_log_error("ofi: %s (%s): %s", prov, d->info->domain_attr->name,
                        weft__fi.strerror(-rc));

@@ -167,8 +167,7 @@ struct weft_driver {
     struct fid_ep *ep;
     bool mr_local, mr_virt, mr_prov_key, mr_endpoint, mr_pins;
     bool rma;
-    bool want_doorbell; /* params.doorbell: open the queue with FI_WAIT_FD */
-    bool on_sockets;    /* a provider over kernel sockets (tcp, sockets, udp, net) */
+    bool on_sockets; /* a provider over kernel sockets (tcp, sockets, udp, net) */
     size_t max_packet, rdv_threshold;
     size_t inject_max; /* packets up to this size go by fi_tinjectdata (0: none) */
     int rma_iov_limit;
