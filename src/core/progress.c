@@ -18,7 +18,8 @@
  * Under every policy but spin, a polling thread that completed another
  * thread's request yields its core at once, handing it to the thread that now
  * has work (with more threads than cores, that thread may share our core). The poller yields after
- * WEFT_SPIN_US without an event (at once under block): shm has no doorbell to sleep on. When it
+ * WEFT_SPIN_US without an event (at once under block): shm's doorbell exists only for a progress
+ * thread (the store and look it adds to every send are paid only then). When it
  * leaves it wakes one sleeper, which takes the baton. Below WEFT_THREAD_MULTIPLE one thread waits
  * at a time and polls.
  *
@@ -299,24 +300,28 @@ static int progress_sleep(weft_ctx_t *ctx, int *policy)
     struct pollfd fds[1 + WEFT_MAX_DRIVERS];
     int n = 0;
     fds[n++] = (struct pollfd){.fd = ctx->progress_kick, .events = POLLIN};
-    if (!weft_lock_try(&ctx->lock))
-        return BUSY;
-    int can = doorbells(ctx, fds, &n);
-    weft_lock_release(&ctx->lock);
-    if (can != SLEPT)
-        return can;
-    progress_policy(SCHED_OTHER, policy);
     /* Announce the sleep, then make a last pass (it drains the submissions
      * and ends the holds of gates): work that appears after it comes with a
      * look at the announcement and a kick (weft__submit_defer,
-     * weft__progress_wanted). Both sides are sequentially consistent. */
+     * weft__progress_wanted). Both sides are sequentially consistent. The
+     * doorbells are armed after the pass, so that a driver may take a poll
+     * by another thread for a sign that somebody else is watching (shm). */
     atomic_store(&ctx->progress_asleep, 1);
     int events = weft__progress_try(ctx);
+    int can = WORKED;
     if (events > 0) {
         atomic_fetch_add_explicit(&ctx->progress_events, (uint64_t)events, memory_order_relaxed);
-        atomic_store(&ctx->progress_asleep, 0);
-        return WORKED;
+    } else if (!weft_lock_try(&ctx->lock)) {
+        can = BUSY;
+    } else {
+        can = doorbells(ctx, fds, &n);
+        weft_lock_release(&ctx->lock);
     }
+    if (can != SLEPT) {
+        atomic_store(&ctx->progress_asleep, 0);
+        return can;
+    }
+    progress_policy(SCHED_OTHER, policy);
     /* The pass finds the engine taken at times: a submission deferred before
      * the announcement then still waits, and must not wait out the sleep. */
     if (!atomic_load(&ctx->submitted) && !atomic_load(&ctx->progress_stop)) {

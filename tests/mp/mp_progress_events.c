@@ -1,5 +1,5 @@
 /* The progress thread sleeps on the drivers' doorbells (progress.c) and moves
- * a transfer while both ranks compute, on a driver with one: tcp, or ofi
+ * a transfer while both ranks compute, on a driver with one: shm, tcp, or ofi
  * over libfabric's tcp provider. Run with WEFT_PROGRESS_THREAD=1 and
  * WEFT_DRIVERS naming the driver on 2 ranks:
  *

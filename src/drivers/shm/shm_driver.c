@@ -29,8 +29,7 @@
 #include "util/param.h"
 #include "util/util.h"
 
-#define SHM_POLL_BATCH  32   /* records delivered per ring per poll: no peer starves others */
-#define SHM_CHECK_EVERY 1024 /* polls between two reads of the clock for liveness checks */
+#define SHM_POLL_BATCH  32 /* records delivered per ring per poll: no peer starves others */
 #define SHM_RDV_DEFAULT (32u << 10) /* measured: a 32 KiB eager copy beats a rendezvous */
 
 /* ---- Identity of the node: who may share memory with us ------------------------- */
@@ -158,6 +157,7 @@ static void lose_peer(weft_driver_t *d, weft_track_t *t, int status)
     t->lost = 1;
     atomic_store_explicit(&t->dead, 1, memory_order_relaxed);
     active_remove(d, t);
+    weft__shm_bell_forget(d, t);
     if (status == WEFT_EPROTO)
         weft_log_warn("shm: malformed data from rank %d: dropping it", t->peer_rank);
     else
@@ -206,7 +206,7 @@ static int rx_drain(weft_driver_t *d, weft_track_t *t, int budget, int *gone)
     }
     if (head != t->rx_head) {
         t->rx_head = head;
-        atomic_store_explicit(t->rx_tail, head, memory_order_release);
+        shm_publish_tail(t, head);
     }
     if (WEFT_UNLIKELY(bad)) {
         *gone = 1;
@@ -268,6 +268,7 @@ static int check_peers(weft_driver_t *d)
 static int shm_poll(weft_driver_t *d)
 {
     int n = 0;
+    shm_bell_disarm(d);
     for (int i = 0; i < d->nactive; i++) {
         weft_track_t *t = d->active[i];
         const shm_slot_t *s = &t->rx_slots[t->rx_head & t->rx_mask];
@@ -285,10 +286,10 @@ static int shm_poll(weft_driver_t *d)
     return n;
 }
 
-/* A ring has no doorbell: a record shows only to a poll that looks. */
+/* A ring has no doorbell of its own: shm_bell.c adds one. */
 static int shm_wait_fd(weft_driver_t *d)
 {
-    return d->nactive ? WEFT_DRV_WAIT_POLL : WEFT_DRV_WAIT_IDLE;
+    return weft__shm_bell_wait_fd(d);
 }
 
 /* ---- Sending ---------------------------------------------------------------------- */
@@ -313,7 +314,13 @@ static int shm_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *
     }
     if (WEFT_UNLIKELY(total > t->max_packet))
         return WEFT_EINVAL;
-    return shm_ring_write(t, iov, iovcnt, total);
+    int rc = shm_ring_write(t, iov, iovcnt, total);
+    if (WEFT_LIKELY(rc == WEFT_OK))
+        shm_bell_after_send(t);
+    else if (t->driver->bell_ep >= 0)
+        /* Full: a progress thread that sleeps now asks the reader for room. */
+        atomic_store_explicit(&t->blocked_at, t->tx_tail_cache + 1, memory_order_relaxed);
+    return rc;
 }
 
 /* ---- Setup ------------------------------------------------------------------------ */
@@ -340,6 +347,8 @@ static int shm_init(const weft_driver_params_t *p, const weft_driver_upcalls_t *
         return WEFT_ENOMEM;
     memset(d, 0, sizeof *d);
     d->up = *up;
+    d->doorbell = p->doorbell;
+    d->bell_fd = d->bell_ep = d->ring_fd = d->bell_timer = -1;
     d->rank = p->rank;
     d->node_index = p->node_index;
     d->node_size = p->node_size;
@@ -406,6 +415,7 @@ static int shm_init(const weft_driver_params_t *p, const weft_driver_upcalls_t *
     h->rank = p->rank;
     h->pid = (int32_t)getpid();
     h->probe = random_word();
+    weft__shm_bell_open(d, h);
     atomic_thread_fence(memory_order_release);
     h->magic = SHM_SEG_MAGIC;
 
@@ -545,7 +555,8 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
         goto err_close;
     }
     t->peer_hdr_len = hdr_len;
-    t->peer_hdr_map = mmap(NULL, hdr_len, PROT_READ, MAP_SHARED, fd, 0);
+    /* Writable for the doorbells: the asleep word, want_room (shm_bell.c). */
+    t->peer_hdr_map = mmap(NULL, hdr_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (t->peer_hdr_map == MAP_FAILED) {
         t->peer_hdr_map = NULL;
         weft_log_warn("shm: mmap of %s: %s", a.name, strerror(errno));
@@ -600,12 +611,16 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
         }
         t->pidfd = -1; /* kernel before 5.3: kill(pid, 0) instead */
     }
+    rc = weft__shm_bell_connect(d, t, h);
+    if (rc != WEFT_OK)
+        goto err_unmap;
 
     /* Sending side: our ring in the peer's segment. Start where its reader is, so a
      * track closed and opened again (quiescent) continues the sequence. */
-    const shm_ring_ctl_t *pctl = (const shm_ring_ctl_t *)((const char *)t->peer_hdr_map + SHM_PAGE);
+    shm_ring_ctl_t *pctl = (shm_ring_ctl_t *)((char *)t->peer_hdr_map + SHM_PAGE);
     t->tx_slots = t->peer_ring_map;
-    t->tx_tail = (_Atomic uint64_t *)&pctl[d->node_index].tail;
+    t->tx_tail = &pctl[d->node_index].tail;
+    t->tx_want = &pctl[d->node_index].want_room;
     t->tx_mask = a.ring_bytes / SHM_SLOT - 1;
     t->tx_head = atomic_load_explicit(t->tx_tail, memory_order_acquire);
     t->tx_tail_cache = t->tx_head;
@@ -616,6 +631,7 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     t->rx_slots =
         (shm_slot_t *)((char *)d->seg + shm_ring_offset(ns, d->ring_bytes, (uint32_t)index));
     t->rx_tail = &ctl[index].tail;
+    t->rx_want = &ctl[index].want_room;
     t->rx_mask = d->ring_bytes / SHM_SLOT - 1;
     t->rx_head = atomic_load_explicit(t->rx_tail, memory_order_relaxed);
     t->rx_max_packet = shm_max_packet(d->ring_bytes);
@@ -637,6 +653,8 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     return WEFT_OK;
 
 err_unmap:
+    if (t->pidfd >= 0)
+        close(t->pidfd);
     if (t->peer_cells)
         munmap(t->peer_cells, WEFT_DRV_CELL_BYTES);
     if (t->peer_ring_map)
@@ -674,6 +692,7 @@ static void shm_disconnect(weft_track_t *t)
     active_remove(d, t);
     if (d->by_index[t->peer_index] == t)
         d->by_index[t->peer_index] = NULL;
+    weft__shm_bell_forget(d, t);
     if (t->pidfd >= 0)
         close(t->pidfd);
     munmap(t->peer_cells, WEFT_DRV_CELL_BYTES);
@@ -697,6 +716,7 @@ static void shm_fini(weft_driver_t *d)
     }
     if (!d->unlinked)
         shm_unlink(d->name);
+    weft__shm_bell_close(d);
     if (d->seg)
         munmap(d->seg, d->seg_size);
     free(d->node_ranks);

@@ -4,10 +4,13 @@
 #define WEFT_SHM_INT_H
 
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include "drivers/driver.h"
 #include "util/util.h"
@@ -22,9 +25,13 @@
  *                           ring i is written only by the rank of node_index i
  */
 #define SHM_SEG_MAGIC   0x4d485357u /* "WSHM" */
-#define SHM_SEG_VERSION 2u
+#define SHM_SEG_VERSION 3u
 #define SHM_PAGE        4096u
 #define SHM_CTL_SIZE    128u /* two cache lines: keeps the adjacent-line prefetcher off */
+#define SHM_BELL_NAME   16u  /* room for an autobound abstract name (6 bytes) */
+/* A progress thread's doorbell disarmed by another thread's poll is armed
+ * again this late (shm_bell.c). */
+#define SHM_BELL_REARM_NS 1000000
 
 typedef struct shm_seg_hdr {
     uint32_t magic;
@@ -36,13 +43,26 @@ typedef struct shm_seg_hdr {
     int32_t rank;
     int32_t pid;
     uint64_t probe; /* random word that a peer reads with process_vm_readv to test CMA */
+    uint64_t netns; /* inode of /proc/self/ns/net: a doorbell rings only within one */
+    /* The doorbell (shm_bell.c), when the owner's progress thread sleeps on
+     * one: the abstract address of its datagram socket, bell_len bytes of
+     * sun_path (0: no doorbell). */
+    uint32_t bell_len;
+    char bell_name[SHM_BELL_NAME];
+    /* 1 while the owner's progress thread is about to sleep or sleeps on the
+     * doorbell; whoever gives it work takes it back to 0 and rings. Its own
+     * cache line: peers write it. */
+    _Alignas(WEFT_CACHELINE) _Atomic uint32_t asleep;
 } shm_seg_hdr_t;
 
 /* The reader of a ring publishes here how far it has consumed (absolute slot
- * index); the writer reads it only when its cached copy says the ring is full. */
+ * index); the writer reads it only when its cached copy says the ring is full.
+ * A writer whose progress thread goes to sleep with a packet that did not fit
+ * sets want_room; the reader that frees room then rings the writer's doorbell. */
 typedef struct shm_ring_ctl {
     _Alignas(WEFT_CACHELINE) _Atomic uint64_t tail;
-    uint8_t pad[SHM_CTL_SIZE - sizeof(uint64_t)];
+    _Atomic uint32_t want_room;
+    uint8_t pad[SHM_CTL_SIZE - sizeof(uint64_t) - sizeof(uint32_t)];
 } shm_ring_ctl_t;
 
 /* Offsets inside a segment, computed the same way by its owner and by peers. */
@@ -64,12 +84,13 @@ static inline uint64_t shm_seg_size(uint32_t node_size, uint64_t ring_bytes)
 }
 
 /* Ring size bounds (WEFT_SHM_RING is rounded up to a power of two inside them). */
-#define SHM_RING_MIN   (4u << 10)
-#define SHM_RING_MAX   (256u << 20)
-#define SHM_MAX_PACKET (64u << 10)
-#define SHM_MAX_IOV    64
-#define SHM_NODE_MAX   4096
-#define SHM_NAME_MAX   96
+#define SHM_RING_MIN    (4u << 10)
+#define SHM_RING_MAX    (256u << 20)
+#define SHM_MAX_PACKET  (64u << 10)
+#define SHM_MAX_IOV     64
+#define SHM_NODE_MAX    4096
+#define SHM_NAME_MAX    96
+#define SHM_CHECK_EVERY 1024 /* polls between two reads of the clock for liveness checks */
 
 static inline size_t shm_max_packet(uint64_t ring_bytes)
 {
@@ -122,6 +143,10 @@ struct weft_track {
     /* Set by poll() with peer_lost; read by send() and rget(), which the engine may
      * run in other threads than poll(): hence atomic (relaxed: a plain load). */
     _Atomic int dead;
+    /* The peer's asleep word when it has a doorbell this process can ring
+     * (shm_bell.c), else NULL: rung after a record, and after room freed in
+     * its ring when it asked for room. */
+    _Atomic uint32_t *peer_asleep;
 
     /* Receiving side: the peer's ring in our segment. Hot in poll(). */
     _Alignas(WEFT_CACHELINE) shm_slot_t *rx_slots;
@@ -146,6 +171,12 @@ struct weft_track {
     size_t peer_ring_len;
     void *peer_cells; /* our block of cells in the peer's segment (WEFT_DRV_CELL_BYTES) */
     void *my_cells;   /* the peer's block of cells in our segment */
+    /* Doorbells (shm_bell.c). */
+    struct sockaddr_un peer_bell; /* the peer's doorbell, when peer_asleep */
+    socklen_t peer_bell_len;
+    _Atomic uint32_t *tx_want;   /* want_room of our ring in the peer's segment */
+    _Atomic uint32_t *rx_want;   /* want_room of the peer's ring in our segment */
+    _Atomic uint64_t blocked_at; /* 0, or 1 + the tail our last send that did not fit saw */
 };
 
 struct weft_driver {
@@ -154,6 +185,7 @@ struct weft_driver {
     int nactive;
     uint32_t polls;
     weft_driver_upcalls_t up;
+    _Atomic uint32_t *asleep; /* in our header, with a doorbell (shm_bell.c) */
 
     /* Cold. */
     _Alignas(WEFT_CACHELINE) uint64_t next_check_ns;
@@ -174,7 +206,62 @@ struct weft_driver {
     int warned_addr; /* a bad address blob was logged at warning level once */
     size_t rdv_threshold;
     shm_addr_t addr;
+    /* Doorbells (shm_bell.c): the socket our progress thread sleeps on and
+     * an epoll instance holding it and the peers' pidfds (-1 without a
+     * doorbell), the socket that rings peers' (-1 until a peer has one), and
+     * whether a peer cannot ring ours (it lives in another network
+     * namespace): polling it is, then. */
+    bool doorbell; /* weft_driver_params_t.doorbell */
+    bool bell_off;
+    int bell_fd;
+    int bell_ep;
+    int bell_timer; /* timerfd: arm the doorbell again after a disarm */
+    int ring_fd;
+    pthread_t sleeper; /* the thread that armed the doorbell last */
 };
+
+/* shm_bell.c */
+WEFT_INTERNAL void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h);
+WEFT_INTERNAL int weft__shm_bell_connect(weft_driver_t *d, weft_track_t *t,
+                                         const shm_seg_hdr_t *peer);
+WEFT_INTERNAL void weft__shm_bell_forget(weft_driver_t *d, weft_track_t *t);
+WEFT_INTERNAL int weft__shm_bell_wait_fd(weft_driver_t *d);
+WEFT_INTERNAL void weft__shm_bell_ring(weft_track_t *t);
+WEFT_INTERNAL void weft__shm_bell_disarm(weft_driver_t *d);
+WEFT_INTERNAL void weft__shm_bell_close(weft_driver_t *d);
+
+/* After a record in t's ring, stored sequentially consistent when the peer
+ * has a doorbell (shm_ring_write): ring the peer if it sleeps. The peer
+ * stores its asleep word, then looks at the rings, both sequentially
+ * consistent too (Dekker, shm_bell.c). */
+static inline void shm_bell_after_send(weft_track_t *t)
+{
+    if (WEFT_UNLIKELY(t->peer_asleep != NULL) &&
+        atomic_load_explicit(t->peer_asleep, memory_order_seq_cst))
+        weft__shm_bell_ring(t);
+}
+
+/* At each poll: a thread polls, so the progress thread need not be rung. */
+static inline void shm_bell_disarm(weft_driver_t *d)
+{
+    if (WEFT_UNLIKELY(d->asleep != NULL) && atomic_load_explicit(d->asleep, memory_order_relaxed))
+        weft__shm_bell_disarm(d);
+}
+
+/* Publish the tail of t's ring, then ring the writer if it asked for room
+ * (shm_bell.c): the same pattern, the writer storing want_room and then
+ * looking at the tail. */
+static inline void shm_publish_tail(weft_track_t *t, uint64_t tail)
+{
+    if (WEFT_LIKELY(t->peer_asleep == NULL)) {
+        atomic_store_explicit(t->rx_tail, tail, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(t->rx_tail, tail, memory_order_seq_cst);
+    if (atomic_load_explicit(t->rx_want, memory_order_seq_cst) &&
+        atomic_exchange_explicit(t->rx_want, 0, memory_order_relaxed))
+        weft__shm_bell_ring(t);
+}
 
 /* shm_cma.c */
 WEFT_INTERNAL int weft__shm_cma_probe(pid_t pid, uint64_t addr, uint64_t expect);

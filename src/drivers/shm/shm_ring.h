@@ -53,6 +53,16 @@ static inline uint64_t shm_rec_slots(size_t record_bytes)
     return ((uint64_t)record_bytes + SHM_SLOT - 1) / SHM_SLOT;
 }
 
+/* A record's flag: released, and sequentially consistent when the reader
+ * has a doorbell (its look at the rings before it sleeps, shm_bell.c). */
+static inline void shm_ring_publish(weft_track_t *t, shm_slot_t *s, uint32_t flag)
+{
+    if (WEFT_LIKELY(t->peer_asleep == NULL))
+        atomic_store_explicit(&s->flag, flag, memory_order_release);
+    else
+        atomic_store_explicit(&s->flag, flag, memory_order_seq_cst);
+}
+
 /* Append one record of total packet bytes gathered from iov. WEFT_EAGAIN (and
  * nothing written) when it does not fit now. total <= max_packet was checked. */
 static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int iovcnt, size_t total)
@@ -73,7 +83,7 @@ static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int i
     shm_slot_t *s = &t->tx_slots[pos];
     if (WEFT_UNLIKELY(skip)) {
         atomic_store_explicit(&s->length, SHM_LEN_SKIP, memory_order_relaxed);
-        atomic_store_explicit(&s->flag, shm_ring_flag(head), memory_order_release);
+        shm_ring_publish(t, s, shm_ring_flag(head));
         head += skip;
         s = &t->tx_slots[0];
     }
@@ -88,7 +98,7 @@ static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int i
             p += iov[i].iov_len;
         }
     }
-    atomic_store_explicit(&s->flag, shm_ring_flag(head), memory_order_release);
+    shm_ring_publish(t, s, shm_ring_flag(head));
     t->tx_head = head + need;
     return WEFT_OK;
 }
