@@ -330,9 +330,12 @@ WEFT_API int weft_counters_strategy(weft_ctx_t *ctx, const char *strategy,
 
 /* What the progress thread (WEFT_PROGRESS_THREAD=1) did, in groups as the
  * gate counters (set field_mask first; it says on return what was filled).
- * All zero when the context has no progress thread. */
+ * All zero when the context has no progress thread. V2: how waiting
+ * application threads slept on the doorbells (WEFT_WAIT=block or
+ * fixed_spin without a progress thread). */
 #define WEFT_PROGRESS_COUNTERS_V1  (1ull << 0)
-#define WEFT_PROGRESS_COUNTERS_ALL WEFT_PROGRESS_COUNTERS_V1
+#define WEFT_PROGRESS_COUNTERS_V2  (1ull << 1)
+#define WEFT_PROGRESS_COUNTERS_ALL (WEFT_PROGRESS_COUNTERS_V1 | WEFT_PROGRESS_COUNTERS_V2)
 
 typedef struct weft_progress_counters {
     uint64_t field_mask; /* in: groups the caller's struct has; out: groups filled */
@@ -347,6 +350,12 @@ typedef struct weft_progress_counters {
     uint64_t sleeps;
     uint64_t woken;
     uint64_t kicked;
+    /* WEFT_PROGRESS_COUNTERS_V2 */
+    /* Times a waiting application thread, having polled WEFT_SPIN_US in vain
+     * (at once under block), slept on the drivers' doorbells (where every
+     * driver in use has one), and of those, the ones a doorbell ended. */
+    uint64_t wait_sleeps;
+    uint64_t wait_woken;
 } weft_progress_counters_t;
 
 /* Fill *out (see above for field_mask). WEFT_EINVAL for a NULL argument or a

@@ -455,10 +455,18 @@ struct weft_ctx {
     bool progress_pinned; /* the progress thread runs on progress_cpus */
     cpu_set_t progress_cpus;
     atomic_int progress_stop;
-    int progress_kick;          /* eventfd that ends the progress thread's sleep; -1 */
-    atomic_int progress_asleep; /* it sleeps on the drivers' doorbells (progress.c) */
+    /* eventfd that ends a sleep on the drivers' doorbells (the progress
+     * thread's, or a waiter's under wait_doorbells); -1 when nobody sleeps so */
+    int progress_kick;
+    /* Threads asleep, or about to sleep, on the doorbells (progress.c):
+     * whoever adds work that only a pass would see kicks them. */
+    atomic_int progress_asleep;
     /* What it did (weft_counters_progress); written by it alone. */
     _Atomic uint64_t progress_sleeps, progress_woken, progress_kicked, progress_events;
+    /* WEFT_WAIT=block or fixed_spin without a progress thread: a waiter that
+     * polled in vain sleeps on the doorbells (progress.c). */
+    bool wait_doorbells;
+    _Atomic uint64_t wait_sleeps, wait_woken;
 };
 
 /* What names the calling thread: its thread pointer (one instruction where

@@ -7,9 +7,11 @@
  * handshakes). A driver starts only where some peer needs it, so a job on one
  * node opens no socket.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "core/core_int.h"
@@ -204,7 +206,7 @@ static int connect_rails(weft_ctx_t *ctx, weft__gate_t *g)
 }
 
 static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index,
-                        bool progress_thread)
+                        bool doorbell)
 {
     weft_driver_params_t params = {
         .rank = ctx->rank,
@@ -215,7 +217,7 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         .node_size = node_size,
         .node_index = node_index,
         .threaded = ctx->lock.kind != WEFT_LOCK_NONE,
-        .doorbell = progress_thread,
+        .doorbell = doorbell,
     };
     weft_driver_upcalls_t up;
     upcalls_for(ctx, &up);
@@ -381,6 +383,8 @@ static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__st
 
 static void ctx_free(weft_ctx_t *ctx)
 {
+    if (ctx->progress_kick >= 0)
+        close(ctx->progress_kick);
     if (ctx->gates) {
         for (int i = 0; i < ctx->size; i++) {
             if (ctx->gates[i].track)
@@ -491,6 +495,10 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     if (!ctx)
         return WEFT_ENOMEM;
     ctx->wait_policy = policy;
+    /* Waiters that may sleep sleep on the drivers' doorbells too, unless a
+     * progress thread watches them (progress.c). */
+    ctx->wait_doorbells =
+        !progress_thread && (policy == WEFT__WAIT_BLOCK || policy == WEFT__WAIT_FIXED_SPIN);
 
     int *node_ranks = NULL, node_size = 0, node_index = 0;
     int rc = weft__boot_init(&ctx->boot);
@@ -520,7 +528,8 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         weft_log_info("%d ranks on this node, more than its cpus: waiters yield at once",
                       node_size);
     }
-    if ((rc = open_drivers(ctx, node_ranks, node_size, node_index, progress_thread)))
+    if ((rc = open_drivers(ctx, node_ranks, node_size, node_index,
+                           progress_thread || ctx->wait_doorbells)))
         goto err;
     if ((rc = weft__boot_fence(ctx->boot)))
         goto err;
@@ -538,6 +547,13 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     free(node_ranks);
     if (progress_thread && (rc = weft__progress_thread_start(ctx)))
         goto err_nofree;
+    if (ctx->wait_doorbells) {
+        ctx->progress_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (ctx->progress_kick < 0) {
+            weft_log_warn("eventfd: %s: waiters will poll", strerror(errno));
+            ctx->wait_doorbells = false;
+        }
+    }
     *ctx_out = ctx;
     return WEFT_OK;
 err:

@@ -18,8 +18,9 @@
  * Under every policy but spin, a polling thread that completed another
  * thread's request yields its core at once, handing it to the thread that now
  * has work (with more threads than cores, that thread may share our core). The poller yields after
- * WEFT_SPIN_US without an event (at once under block): shm's doorbell exists only for a progress
- * thread (the store and look it adds to every send are paid only then). When it
+ * WEFT_SPIN_US without an event (at once under block), or, without a progress thread and where
+ * every driver has a doorbell, sleeps on the doorbells as the progress thread does (doorbell_sleep:
+ * its request's sleeping word at 2, so whoever completes the request kicks the eventfd). When it
  * leaves it wakes one sleeper, which takes the baton. Below WEFT_THREAD_MULTIPLE one thread waits
  * at a time and polls.
  *
@@ -87,9 +88,16 @@ static inline bool is_done(const atomic_int *flag)
     return atomic_load_explicit(flag, memory_order_acquire) != 0;
 }
 
-/* Poll for everybody until *flag is set. */
-static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
+/* What a sleep on the doorbells came to (doorbell_sleep). */
+enum { SLEPT, WORKED, BUSY, MUST_POLL };
+static int doorbell_sleep(weft_ctx_t *ctx, struct weft_request *req, int *policy);
+
+/* Poll for everybody until req is done. Past its patience without an event
+ * a waiter yields its core between polls, or under wait_doorbells sleeps on
+ * the drivers' doorbells where every driver in use has one. */
+static void poll_until(weft_ctx_t *ctx, struct weft_request *req)
 {
+    const atomic_int *flag = &req->done;
     unsigned spins = 0;
     uint64_t idle_since = 0;
     uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
@@ -121,10 +129,15 @@ static void poll_until(weft_ctx_t *ctx, const atomic_int *flag)
         }
         spins = 0;
         uint64_t now = weft__now_ns();
-        if (!idle_since)
+        if (!idle_since) {
             idle_since = now;
-        else if (now - idle_since >= patience)
-            sched_yield();
+        } else if (now - idle_since >= patience) {
+            int how = ctx->wait_doorbells ? doorbell_sleep(ctx, req, NULL) : MUST_POLL;
+            if (how == SLEPT || how == WORKED)
+                idle_since = 0;
+            else
+                sched_yield();
+        }
     }
 }
 
@@ -160,10 +173,15 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
  * the thread is inside futex_wait is not lost (the kernel sees the word
  * changed and returns at once). A futex on the request's done flag would
  * lose the baton's hand-over below, which leaves done as it is. */
-static void wake_sleeper(atomic_int *word)
+static void wake_sleeper(weft_ctx_t *ctx, atomic_int *word)
 {
-    if (atomic_load(word) && atomic_exchange(word, 0))
+    if (!atomic_load(word))
+        return;
+    int how = atomic_exchange(word, 0);
+    if (how == 1)
         futex_wake(word);
+    else if (how == 2) /* asleep on the doorbells (doorbell_sleep) */
+        weft__progress_kick(ctx);
 }
 
 /* The poller leaves: hand the baton to a sleeper. */
@@ -172,7 +190,7 @@ static void wake_one_sleeper(weft_ctx_t *ctx)
     weft_lock_acquire(&ctx->sleep_lock);
     if (!weft_list_empty(&ctx->sleepers)) {
         weft__sleeper_t *s = weft_list_entry(ctx->sleepers.next, weft__sleeper_t, link);
-        wake_sleeper(s->flag);
+        wake_sleeper(ctx, s->flag);
     }
     weft_lock_release(&ctx->sleep_lock);
 }
@@ -204,7 +222,7 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
     /* One waiter at a time, or every waiter polls: no baton. */
     if (ctx->thread_level != WEFT_THREAD_MULTIPLE || ctx->wait_policy == WEFT__WAIT_YIELD ||
         ctx->wait_policy == WEFT__WAIT_SPIN) {
-        poll_until(ctx, &req->done);
+        poll_until(ctx, req);
         return;
     }
     unsigned spins = 0;
@@ -214,7 +232,7 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
             return;
         if (!atomic_load_explicit(&ctx->poller, memory_order_relaxed) &&
             !atomic_exchange(&ctx->poller, 1)) {
-            poll_until(ctx, &req->done);
+            poll_until(ctx, req);
             atomic_store(&ctx->poller, 0);
             if (atomic_load(&ctx->nsleepers))
                 wake_one_sleeper(ctx);
@@ -240,7 +258,7 @@ void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
 void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req)
 {
     atomic_fetch_add_explicit(&ctx->completions, 1, memory_order_relaxed);
-    wake_sleeper(&req->sleeping);
+    wake_sleeper(ctx, &req->sleeping);
 }
 
 /* The progress thread's scheduling policy: SCHED_IDLE while it must poll
@@ -268,8 +286,6 @@ static void progress_policy(int policy, int *cur)
     *cur = -2; /* unknown: the next change tries again */
 }
 
-enum { SLEPT, WORKED, BUSY, MUST_POLL };
-
 /* The doorbells of every driver, after fds[0] (the kick): SLEPT when the
  * thread may sleep on them, MUST_POLL when a driver without a doorbell has
  * peers (only polling finds their work), BUSY when work waits now (a
@@ -291,11 +307,14 @@ static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
     return SLEPT;
 }
 
-/* Sleep until a doorbell rings, a kick comes or PROGRESS_SLEEP_MS pass
- * (SLEPT). At once BUSY when another thread holds the engine (it polls),
+/* Sleep on the doorbells until one rings, a kick comes or PROGRESS_SLEEP_MS
+ * pass (SLEPT). At once BUSY when another thread holds the engine (it polls),
  * MUST_POLL when sleeping could miss work (see doorbells), or WORKED when
- * the last pass (below) found some. */
-static int progress_sleep(weft_ctx_t *ctx, int *policy)
+ * the last pass (below) found some. The progress thread sleeps with req
+ * NULL and *policy its scheduling policy; a waiter (wait_doorbells) with its
+ * request, which it watches too: whoever completes it sees the waiter's
+ * sleeping word at 2 and kicks (wake_sleeper). */
+static int doorbell_sleep(weft_ctx_t *ctx, struct weft_request *req, int *policy)
 {
     struct pollfd fds[1 + WEFT_MAX_DRIVERS];
     int n = 0;
@@ -306,11 +325,13 @@ static int progress_sleep(weft_ctx_t *ctx, int *policy)
      * weft__progress_wanted). Both sides are sequentially consistent. The
      * doorbells are armed after the pass, so that a driver may take a poll
      * by another thread for a sign that somebody else is watching (shm). */
-    atomic_store(&ctx->progress_asleep, 1);
+    atomic_fetch_add(&ctx->progress_asleep, 1);
     int events = weft__progress_try(ctx);
     int can = WORKED;
     if (events > 0) {
-        atomic_fetch_add_explicit(&ctx->progress_events, (uint64_t)events, memory_order_relaxed);
+        if (!req)
+            atomic_fetch_add_explicit(&ctx->progress_events, (uint64_t)events,
+                                      memory_order_relaxed);
     } else if (!weft_lock_try(&ctx->lock)) {
         can = BUSY;
     } else {
@@ -318,29 +339,38 @@ static int progress_sleep(weft_ctx_t *ctx, int *policy)
         weft_lock_release(&ctx->lock);
     }
     if (can != SLEPT) {
-        atomic_store(&ctx->progress_asleep, 0);
+        atomic_fetch_sub(&ctx->progress_asleep, 1);
         return can;
     }
-    progress_policy(SCHED_OTHER, policy);
+    if (policy)
+        progress_policy(SCHED_OTHER, policy);
+    if (req)
+        atomic_store(&req->sleeping, 2);
     /* The pass finds the engine taken at times: a submission deferred before
      * the announcement then still waits, and must not wait out the sleep. */
-    if (!atomic_load(&ctx->submitted) && !atomic_load(&ctx->progress_stop)) {
-        atomic_fetch_add_explicit(&ctx->progress_sleeps, 1, memory_order_relaxed);
+    bool stop = req ? atomic_load(&req->done) != 0 : atomic_load(&ctx->progress_stop) != 0;
+    if (!atomic_load(&ctx->submitted) && !stop) {
+        atomic_fetch_add_explicit(req ? &ctx->wait_sleeps : &ctx->progress_sleeps, 1,
+                                  memory_order_relaxed);
         if (poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS) > 0) {
             if (fds[0].revents) {
                 uint64_t v;
                 ssize_t r = read(ctx->progress_kick, &v, sizeof v);
                 (void)r;
-                atomic_fetch_add_explicit(&ctx->progress_kicked, 1, memory_order_relaxed);
+                if (!req)
+                    atomic_fetch_add_explicit(&ctx->progress_kicked, 1, memory_order_relaxed);
             }
             for (int i = 1; i < n; i++)
                 if (fds[i].revents) {
-                    atomic_fetch_add_explicit(&ctx->progress_woken, 1, memory_order_relaxed);
+                    atomic_fetch_add_explicit(req ? &ctx->wait_woken : &ctx->progress_woken, 1,
+                                              memory_order_relaxed);
                     break;
                 }
         }
     }
-    atomic_store(&ctx->progress_asleep, 0);
+    if (req)
+        atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
+    atomic_fetch_sub(&ctx->progress_asleep, 1);
     return SLEPT;
 }
 
@@ -385,7 +415,7 @@ static void *progress_main(void *arg)
         if (!idle_since)
             idle_since = now;
         if (now - idle_since >= ctx->spin_ns) {
-            int how = progress_sleep(ctx, &policy);
+            int how = doorbell_sleep(ctx, NULL, &policy);
             if (how == SLEPT || how == WORKED) {
                 idle_since = 0;
                 continue;

@@ -117,14 +117,23 @@ int weft_counters_progress(weft_ctx_t *ctx, weft_progress_counters_t *out)
 {
     if (!ctx || !out || !(out->field_mask & WEFT_PROGRESS_COUNTERS_ALL))
         return WEFT_EINVAL;
-    *out = (weft_progress_counters_t){
+    weft_progress_counters_t c = {
         .field_mask = WEFT_PROGRESS_COUNTERS_V1,
         .running = ctx->progress_running,
         .events = atomic_load_explicit(&ctx->progress_events, memory_order_relaxed),
         .sleeps = atomic_load_explicit(&ctx->progress_sleeps, memory_order_relaxed),
         .woken = atomic_load_explicit(&ctx->progress_woken, memory_order_relaxed),
         .kicked = atomic_load_explicit(&ctx->progress_kicked, memory_order_relaxed),
+        .wait_sleeps = atomic_load_explicit(&ctx->wait_sleeps, memory_order_relaxed),
+        .wait_woken = atomic_load_explicit(&ctx->wait_woken, memory_order_relaxed),
     };
+    /* A caller built before V2 has a struct that ends before it. */
+    size_t len = offsetof(weft_progress_counters_t, wait_sleeps);
+    if (out->field_mask & WEFT_PROGRESS_COUNTERS_V2) {
+        c.field_mask |= WEFT_PROGRESS_COUNTERS_V2;
+        len = sizeof c;
+    }
+    memcpy(out, &c, len);
     return WEFT_OK;
 }
 

@@ -112,9 +112,9 @@ typedef struct weft_driver_params {
      * Unset, every call comes from one thread at a time and a driver's own
      * locks may be none. */
     bool threaded;
-    /* A progress thread will sleep on wait_fd(): a driver whose doorbell
-     * costs something while nobody sleeps on it (libfabric's) opens it only
-     * then. */
+    /* A thread will sleep on wait_fd() (a progress thread, or a waiter under
+     * WEFT_WAIT=block or fixed_spin): a driver whose doorbell costs something
+     * while nobody sleeps on it (libfabric's, shm's) opens it only then. */
     bool doorbell;
 } weft_driver_params_t;
 

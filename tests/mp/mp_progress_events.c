@@ -88,7 +88,7 @@ static void progress_counters(weft_ctx_t *ctx, weft_progress_counters_t *pc)
 {
     *pc = (weft_progress_counters_t){.field_mask = WEFT_PROGRESS_COUNTERS_ALL};
     MUST(weft_counters_progress(ctx, pc));
-    CHECK(pc->field_mask == WEFT_PROGRESS_COUNTERS_V1);
+    CHECK(pc->field_mask == WEFT_PROGRESS_COUNTERS_ALL);
 }
 
 /* Busy outside weft until this rank's progress thread has gone to sleep

@@ -1,8 +1,9 @@
-/* Doorbells of the shm driver: a progress thread may sleep while its rings
- * are quiet, and a peer that gives it work wakes it.
+/* Doorbells of the shm driver: a progress thread, or a waiter under
+ * WEFT_WAIT=block or fixed_spin, may sleep while the rings are quiet, and a
+ * peer that gives it work wakes it.
  *
  * A ring is plain memory: a record shows only to a poll that looks. So a
- * process whose progress thread sleeps (weft_driver_params_t.doorbell)
+ * process whose engine sleeps on doorbells (weft_driver_params_t.doorbell)
  * binds a datagram socket to an autobound abstract address (no file, gone
  * with the process) and names it in its segment's header; its wait_fd is an
  * epoll instance holding that socket and its peers' pidfds (a peer's death
@@ -13,14 +14,14 @@
  * sides' store and look are sequentially consistent (Dekker): either the
  * sleeper sees the record, or the writer sees the word.
  *
- * A thread that polls while the progress thread sleeps takes the asleep word
+ * A thread that polls while the sleeper sleeps takes the asleep word
  * back to 0 itself (weft__shm_bell_disarm): it will see the records, and a
  * ring would only wake a thread to preempt it (a wake and a system call per
  * message where the application waits in the library). That thread may
  * leave the library before the next record, so disarming also starts a
  * one-shot timer in the epoll instance: the sleeper wakes SHM_BELL_REARM_NS
  * later and arms again. Work that arrives after the last poll of an
- * application thread thus waits at most that long for the progress thread;
+ * application thread thus waits at most that long for the sleeper;
  * while application threads keep polling, the sleeper wakes once per
  * period; a rank where nobody polls is never woken but by work.
  *
@@ -75,7 +76,7 @@ void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h)
         getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
         len <= offsetof(struct sockaddr_un, sun_path) ||
         len - offsetof(struct sockaddr_un, sun_path) > SHM_BELL_NAME) {
-        weft_log_info("shm: no doorbell (%s): the progress thread will poll", strerror(errno));
+        weft_log_info("shm: no doorbell (%s): waiting threads will poll", strerror(errno));
         if (fd >= 0)
             close(fd);
         return;
@@ -86,7 +87,7 @@ void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h)
     struct epoll_event tev = {.events = EPOLLIN, .data.fd = tfd};
     if (ep < 0 || tfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0 ||
         epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &tev) != 0) {
-        weft_log_info("shm: no doorbell (epoll, timerfd: %s): the progress thread will poll",
+        weft_log_info("shm: no doorbell (epoll, timerfd: %s): waiting threads will poll",
                       strerror(errno));
         if (ep >= 0)
             close(ep);
@@ -162,7 +163,7 @@ void weft__shm_bell_ring(weft_track_t *t)
                  (const struct sockaddr *)&t->peer_bell, t->peer_bell_len);
 }
 
-/* A poll while the progress thread sleeps (shm_bell_disarm saw the word at
+/* A poll while the sleeper sleeps (shm_bell_disarm saw the word at
  * 1): take the word back, so writers stop ringing, and have the sleeper
  * wake SHM_BELL_REARM_NS later to arm it again. */
 void weft__shm_bell_disarm(weft_driver_t *d)
