@@ -150,7 +150,12 @@ typedef struct weft_idle {
  * WEFT_WAIT=block) it yields its core between polls, so a peer or a thread
  * sharing the core can run. When WEFT_SPIN_US is 0 (set so, or left unset on a
  * node with more ranks than cpus) it yields at every call. Under
- * WEFT_WAIT=spin it never yields. Thread-safe (each thread its own state). */
+ * WEFT_WAIT=spin it never yields. Under WEFT_WAIT=block and fixed_spin, below
+ * WEFT_THREAD_MULTIPLE and without a progress thread, it sleeps instead of
+ * yielding, on the drivers' doorbells where every driver in use has one,
+ * until something arrives (or 10 ms pass): only the caller's own polls can
+ * then complete what its loop waits for. Thread-safe (each thread its own
+ * state). */
 WEFT_API void weft_idle(weft_ctx_t *ctx, weft_idle_t *state);
 
 /* Start a send of len bytes at buf to rank dest, on communicator comm with tag

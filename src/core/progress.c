@@ -90,7 +90,7 @@ static inline bool is_done(const atomic_int *flag)
 
 /* What a sleep on the doorbells came to (doorbell_sleep). */
 enum { SLEPT, WORKED, BUSY, MUST_POLL };
-static int doorbell_sleep(weft_ctx_t *ctx, struct weft_request *req, int *policy);
+static int doorbell_sleep(weft_ctx_t *ctx, bool waiter, struct weft_request *req, int *policy);
 
 /* Poll for everybody until req is done. Past its patience without an event
  * a waiter yields its core between polls, or under wait_doorbells sleeps on
@@ -132,13 +132,27 @@ static void poll_until(weft_ctx_t *ctx, struct weft_request *req)
         if (!idle_since) {
             idle_since = now;
         } else if (now - idle_since >= patience) {
-            int how = ctx->wait_doorbells ? doorbell_sleep(ctx, req, NULL) : MUST_POLL;
+            int how = ctx->wait_doorbells ? doorbell_sleep(ctx, true, req, NULL) : MUST_POLL;
             if (how == SLEPT || how == WORKED)
                 idle_since = 0;
             else
                 sched_yield();
         }
     }
+}
+
+/* weft_idle past its patience: yield, or sleep on the doorbells where the
+ * waiting policy sleeps and no other thread may complete what the caller's
+ * loop waits for (below WEFT_THREAD_MULTIPLE, no progress thread): only this
+ * thread's passes can, and a doorbell says when one would find something. */
+static void idle_rest(weft_ctx_t *ctx)
+{
+    if (ctx->wait_doorbells && ctx->thread_level != WEFT_THREAD_MULTIPLE) {
+        int how = doorbell_sleep(ctx, true, NULL, NULL);
+        if (how == SLEPT || how == WORKED)
+            return;
+    }
+    sched_yield();
 }
 
 void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
@@ -149,7 +163,11 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
         weft_cpu_relax();
         return;
     }
-    if (st->yielding || ctx->spin_ns == 0) { /* no patience: see poll_until */
+    if (st->yielding) {
+        idle_rest(ctx);
+        return;
+    }
+    if (ctx->spin_ns == 0) { /* no patience: see poll_until */
         sched_yield();
         return;
     }
@@ -164,7 +182,7 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
     uint64_t patience = ctx->wait_policy == WEFT__WAIT_BLOCK ? 0 : ctx->spin_ns;
     if (now - st->since >= patience) {
         st->yielding = 1;
-        sched_yield();
+        idle_rest(ctx);
     }
 }
 
@@ -310,11 +328,12 @@ static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
 /* Sleep on the doorbells until one rings, a kick comes or PROGRESS_SLEEP_MS
  * pass (SLEPT). At once BUSY when another thread holds the engine (it polls),
  * MUST_POLL when sleeping could miss work (see doorbells), or WORKED when
- * the last pass (below) found some. The progress thread sleeps with req
- * NULL and *policy its scheduling policy; a waiter (wait_doorbells) with its
- * request, which it watches too: whoever completes it sees the waiter's
- * sleeping word at 2 and kicks (wake_sleeper). */
-static int doorbell_sleep(weft_ctx_t *ctx, struct weft_request *req, int *policy)
+ * the last pass (below) found some. The progress thread sleeps with
+ * *policy its scheduling policy; a waiter (wait_doorbells) with the request
+ * it waits for, which it watches too: whoever completes it sees the waiter's
+ * sleeping word at 2 and kicks (wake_sleeper); or with none, from weft_idle,
+ * where no other thread can complete what its loop waits for. */
+static int doorbell_sleep(weft_ctx_t *ctx, bool waiter, struct weft_request *req, int *policy)
 {
     struct pollfd fds[1 + WEFT_MAX_DRIVERS];
     int n = 0;
@@ -329,7 +348,7 @@ static int doorbell_sleep(weft_ctx_t *ctx, struct weft_request *req, int *policy
     int events = weft__progress_try(ctx);
     int can = WORKED;
     if (events > 0) {
-        if (!req)
+        if (!waiter)
             atomic_fetch_add_explicit(&ctx->progress_events, (uint64_t)events,
                                       memory_order_relaxed);
     } else if (!weft_lock_try(&ctx->lock)) {
@@ -348,21 +367,23 @@ static int doorbell_sleep(weft_ctx_t *ctx, struct weft_request *req, int *policy
         atomic_store(&req->sleeping, 2);
     /* The pass finds the engine taken at times: a submission deferred before
      * the announcement then still waits, and must not wait out the sleep. */
-    bool stop = req ? atomic_load(&req->done) != 0 : atomic_load(&ctx->progress_stop) != 0;
+    bool stop = req       ? atomic_load(&req->done) != 0
+                : !waiter ? atomic_load(&ctx->progress_stop) != 0
+                          : false;
     if (!atomic_load(&ctx->submitted) && !stop) {
-        atomic_fetch_add_explicit(req ? &ctx->wait_sleeps : &ctx->progress_sleeps, 1,
+        atomic_fetch_add_explicit(waiter ? &ctx->wait_sleeps : &ctx->progress_sleeps, 1,
                                   memory_order_relaxed);
         if (poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS) > 0) {
             if (fds[0].revents) {
                 uint64_t v;
                 ssize_t r = read(ctx->progress_kick, &v, sizeof v);
                 (void)r;
-                if (!req)
+                if (!waiter)
                     atomic_fetch_add_explicit(&ctx->progress_kicked, 1, memory_order_relaxed);
             }
             for (int i = 1; i < n; i++)
                 if (fds[i].revents) {
-                    atomic_fetch_add_explicit(req ? &ctx->wait_woken : &ctx->progress_woken, 1,
+                    atomic_fetch_add_explicit(waiter ? &ctx->wait_woken : &ctx->progress_woken, 1,
                                               memory_order_relaxed);
                     break;
                 }
@@ -415,7 +436,7 @@ static void *progress_main(void *arg)
         if (!idle_since)
             idle_since = now;
         if (now - idle_since >= ctx->spin_ns) {
-            int how = doorbell_sleep(ctx, NULL, &policy);
+            int how = doorbell_sleep(ctx, false, NULL, &policy);
             if (how == SLEPT || how == WORKED) {
                 idle_since = 0;
                 continue;

@@ -2,7 +2,7 @@
  * thread that polled in vain sleeps on the drivers' doorbells (progress.c)
  * and the arrival it waits for wakes it. Run on 2 ranks:
  *
- *   mp_wait_sleep [single|multiple]   (default single)
+ *   mp_wait_sleep [single|multiple|idle]   (default single)
  *
  * Rank 1 waits for messages that rank 0 sends only after 300 ms (it watches
  * its clock, outside weft): a small one (eager), then a large one
@@ -11,7 +11,8 @@
  * by one (wait_woken grew): a wait that only polled, or slept until its
  * 10 ms timeout every time, fails. With "multiple", 4 threads of rank 1
  * wait at once, each for its own message: one sleeps on the doorbells, the
- * others on their requests, and all must get theirs. */
+ * others on their requests, and all must get theirs. With "idle", one
+ * thread waits in its own loop of weft_sr_test and weft_idle instead. */
 #include <pthread.h>
 
 #include "../common/test_util.h"
@@ -21,6 +22,7 @@
 #define DELAY_S  0.3
 
 static weft_ctx_t *ctx;
+static bool own_loop; /* "idle": wait by weft_sr_test and weft_idle */
 
 static void sync_ranks(int peer, uint64_t tag)
 {
@@ -57,7 +59,18 @@ static void *receive(void *arg)
     weft_request_t *r;
     weft_status_t st;
     MUST(weft_sr_irecv(ctx, 0, 0, j->tag, j->buf, j->len, &r));
-    MUST(weft_sr_wait(ctx, r, &st));
+    if (own_loop) {
+        weft_idle_t idle = {0};
+        int done = 0;
+        for (;;) {
+            MUST(weft_sr_test(ctx, r, &done, &st));
+            if (done)
+                break;
+            weft_idle(ctx, &idle);
+        }
+    } else {
+        MUST(weft_sr_wait(ctx, r, &st));
+    }
     j->ok = st.length == j->len && st.tag == j->tag && test_verify(j->buf, j->len, j->tag) < 0;
     return NULL;
 }
@@ -106,6 +119,7 @@ int main(int argc, char **argv)
 {
     test_watchdog(60);
     bool multiple = argc > 1 && !strcmp(argv[1], "multiple");
+    own_loop = argc > 1 && !strcmp(argv[1], "idle");
     weft_init_params_t params = {.field_mask = WEFT_INIT_FIELD_THREAD_LEVEL,
                                  .thread_level =
                                      multiple ? WEFT_THREAD_MULTIPLE : WEFT_THREAD_SINGLE};

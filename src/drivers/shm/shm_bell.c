@@ -59,6 +59,32 @@ static uint64_t netns_id(void)
     return ((uint64_t)st.st_dev << 32) ^ (uint64_t)st.st_ino;
 }
 
+/* The socket that rings doorbells (ours too, weft__shm_bell_full). */
+static int ring_socket(weft_driver_t *d)
+{
+    if (d->ring_fd < 0) {
+        d->ring_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (d->ring_fd < 0) {
+            weft_log_warn("shm: cannot make the socket that rings doorbells: %s", strerror(errno));
+            return WEFT_ESYS;
+        }
+    }
+    return WEFT_OK;
+}
+
+/* One byte to a doorbell whose asleep word we took from 1 to 0. A full
+ * queue already rings; other errors (a peer gone is the liveness check's)
+ * are told once. */
+static void ring_at(weft_driver_t *d, const struct sockaddr_un *to, socklen_t len)
+{
+    static atomic_int told;
+    char b = 1;
+    if (sendto(d->ring_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)to, len) <
+            0 &&
+        errno != EAGAIN && errno != ECONNREFUSED && !atomic_exchange(&told, 1))
+        weft_log_info("shm: ringing a doorbell: %s", strerror(errno));
+}
+
 /* At init, before the header is published: the doorbell, where the engine
  * will sleep on one and the socket can be made. Without it, nothing: the
  * header says bell_len 0 and wait_fd answers POLL. */
@@ -72,11 +98,13 @@ void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h)
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     socklen_t len = sizeof sa;
     /* An address of the family alone: the kernel picks a free abstract name. */
+    errno = 0;
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa_family_t)) != 0 ||
         getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
         len <= offsetof(struct sockaddr_un, sun_path) ||
-        len - offsetof(struct sockaddr_un, sun_path) > SHM_BELL_NAME) {
-        weft_log_info("shm: no doorbell (%s): waiting threads will poll", strerror(errno));
+        len - offsetof(struct sockaddr_un, sun_path) > SHM_BELL_NAME || ring_socket(d) != WEFT_OK) {
+        weft_log_info("shm: no doorbell (%s): waiting threads will poll",
+                      errno ? strerror(errno) : "unexpected socket name");
         if (fd >= 0)
             close(fd);
         return;
@@ -99,6 +127,8 @@ void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h)
     d->bell_fd = fd;
     d->bell_ep = ep;
     d->bell_timer = tfd;
+    d->bell_addr = sa;
+    d->bell_addr_len = len;
     h->bell_len = (uint32_t)(len - offsetof(struct sockaddr_un, sun_path));
     memcpy(h->bell_name, sa.sun_path, h->bell_len);
     d->asleep = &h->asleep;
@@ -123,44 +153,60 @@ int weft__shm_bell_connect(weft_driver_t *d, weft_track_t *t, const shm_seg_hdr_
             return WEFT_ESYS;
         }
     }
-    if (!peer->bell_len)
+    /* Shared memory the peer may write at any time: read the length once. */
+    uint32_t len = *(const volatile uint32_t *)&peer->bell_len;
+    if (!len)
         return WEFT_OK;
-    if (peer->bell_len > SHM_BELL_NAME || peer->bell_name[0] != 0) {
+    if (len > SHM_BELL_NAME) {
         weft_log_warn("shm: rank %d names a malformed doorbell", t->peer_rank);
         return WEFT_EPROTO;
     }
-    if (d->ring_fd < 0) {
-        d->ring_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (d->ring_fd < 0) {
-            weft_log_warn("shm: cannot make the socket that rings peers: %s", strerror(errno));
-            return WEFT_ESYS;
-        }
-    }
+    int rc = ring_socket(d);
+    if (rc != WEFT_OK)
+        return rc;
     t->peer_bell.sun_family = AF_UNIX;
-    memcpy(t->peer_bell.sun_path, peer->bell_name, peer->bell_len);
-    t->peer_bell_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + peer->bell_len);
+    memcpy(t->peer_bell.sun_path, peer->bell_name, len);
+    if (t->peer_bell.sun_path[0] != 0) { /* abstract names only: no file is rung */
+        weft_log_warn("shm: rank %d names a malformed doorbell", t->peer_rank);
+        return WEFT_EPROTO;
+    }
+    t->peer_bell_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
     t->peer_asleep = (_Atomic uint32_t *)&peer->asleep;
     return WEFT_OK;
 }
 
 /* The peer is lost or leaves: its pidfd out of our epoll instance (it stays
- * readable once the peer has exited). */
+ * readable once the peer has exited). peer_asleep stays: senders on other
+ * threads may read it until the track is gone, and its mapping lasts as
+ * long; a ring of a dead peer's doorbell is lost harmlessly. */
 void weft__shm_bell_forget(weft_driver_t *d, weft_track_t *t)
 {
     if (d->bell_ep >= 0 && t->pidfd >= 0)
         epoll_ctl(d->bell_ep, EPOLL_CTL_DEL, t->pidfd, NULL);
-    t->peer_asleep = NULL;
 }
 
-/* The peer's asleep word read 1: take it back and ring. A
- * full socket queue already rings; a peer gone is the liveness check's. */
+/* The peer's asleep word read 1: take it back and ring. */
 void weft__shm_bell_ring(weft_track_t *t)
 {
-    if (!atomic_exchange_explicit(t->peer_asleep, 0, memory_order_relaxed))
-        return;
-    char b = 1;
-    (void)sendto(t->driver->ring_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL,
-                 (const struct sockaddr *)&t->peer_bell, t->peer_bell_len);
+    if (atomic_exchange_explicit(t->peer_asleep, 0, memory_order_seq_cst))
+        ring_at(t->driver, &t->peer_bell, t->peer_bell_len);
+}
+
+/* A send of ours found t's ring full while our doorbell is in use: the
+ * sleeper's half of the room handshake, done by the sender, which may be an
+ * application thread that returns to compute while a sleeper of ours armed
+ * before the ring filled. Ask the reader for room, then look at the tail:
+ * either the reader sees want_room and rings us, or we see room it freed and
+ * ring our own doorbell if somebody sleeps on it. */
+void weft__shm_bell_full(weft_track_t *t)
+{
+    weft_driver_t *d = t->driver;
+    uint64_t seen = t->tx_tail_cache;
+    atomic_store_explicit(&t->blocked_at, seen + 1, memory_order_relaxed);
+    atomic_store_explicit(t->tx_want, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(t->tx_tail, memory_order_seq_cst) != seen &&
+        atomic_exchange_explicit(d->asleep, 0, memory_order_seq_cst))
+        ring_at(d, &d->bell_addr, d->bell_addr_len);
 }
 
 /* A poll while the sleeper sleeps (shm_bell_disarm saw the word at
@@ -202,8 +248,10 @@ int weft__shm_bell_wait_fd(weft_driver_t *d)
         return WEFT_DRV_WAIT_IDLE;
     if (d->bell_ep < 0 || d->bell_off)
         return WEFT_DRV_WAIT_POLL;
+    /* Bounded: anyone in the network namespace may send to the socket. What
+     * is left only ends the next sleep early. */
     char junk[64];
-    while (recv(d->bell_fd, junk, sizeof junk, MSG_DONTWAIT) > 0)
+    for (int i = 0; i < 64 && recv(d->bell_fd, junk, sizeof junk, MSG_DONTWAIT) > 0; i++)
         ;
     uint64_t expired;
     (void)read(d->bell_timer, &expired, sizeof expired);

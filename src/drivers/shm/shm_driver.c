@@ -314,12 +314,12 @@ static int shm_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *
     }
     if (WEFT_UNLIKELY(total > t->max_packet))
         return WEFT_EINVAL;
-    int rc = shm_ring_write(t, iov, iovcnt, total);
-    if (WEFT_LIKELY(rc == WEFT_OK))
+    bool bell = t->peer_asleep != NULL;
+    int rc = shm_ring_write(t, iov, iovcnt, total, bell);
+    if (WEFT_UNLIKELY(bell) && rc == WEFT_OK)
         shm_bell_after_send(t);
-    else if (t->driver->bell_ep >= 0)
-        /* Full: a progress thread that sleeps now asks the reader for room. */
-        atomic_store_explicit(&t->blocked_at, t->tx_tail_cache + 1, memory_order_relaxed);
+    else if (rc == WEFT_EAGAIN && t->driver->bell_ep >= 0)
+        weft__shm_bell_full(t); /* a sleeper of ours needs a ring for room */
     return rc;
 }
 

@@ -217,6 +217,8 @@ struct weft_driver {
     int bell_ep;
     int bell_timer; /* timerfd: arm the doorbell again after a disarm */
     int ring_fd;
+    struct sockaddr_un bell_addr; /* our own doorbell's address */
+    socklen_t bell_addr_len;
     pthread_t sleeper; /* the thread that armed the doorbell last */
 };
 
@@ -228,16 +230,16 @@ WEFT_INTERNAL void weft__shm_bell_forget(weft_driver_t *d, weft_track_t *t);
 WEFT_INTERNAL int weft__shm_bell_wait_fd(weft_driver_t *d);
 WEFT_INTERNAL void weft__shm_bell_ring(weft_track_t *t);
 WEFT_INTERNAL void weft__shm_bell_disarm(weft_driver_t *d);
+WEFT_INTERNAL void weft__shm_bell_full(weft_track_t *t);
 WEFT_INTERNAL void weft__shm_bell_close(weft_driver_t *d);
 
-/* After a record in t's ring, stored sequentially consistent when the peer
- * has a doorbell (shm_ring_write): ring the peer if it sleeps. The peer
+/* After a record in t's ring, stored sequentially consistent (shm_ring_write),
+ * when the peer has a doorbell: ring the peer if it sleeps. The peer
  * stores its asleep word, then looks at the rings, both sequentially
  * consistent too (Dekker, shm_bell.c). */
 static inline void shm_bell_after_send(weft_track_t *t)
 {
-    if (WEFT_UNLIKELY(t->peer_asleep != NULL) &&
-        atomic_load_explicit(t->peer_asleep, memory_order_seq_cst))
+    if (atomic_load_explicit(t->peer_asleep, memory_order_seq_cst))
         weft__shm_bell_ring(t);
 }
 

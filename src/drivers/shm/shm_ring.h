@@ -54,18 +54,20 @@ static inline uint64_t shm_rec_slots(size_t record_bytes)
 }
 
 /* A record's flag: released, and sequentially consistent when the reader
- * has a doorbell (its look at the rings before it sleeps, shm_bell.c). */
-static inline void shm_ring_publish(weft_track_t *t, shm_slot_t *s, uint32_t flag)
+ * has a doorbell (bell: its look at the rings before it sleeps, shm_bell.c). */
+static inline void shm_ring_publish(shm_slot_t *s, uint32_t flag, bool bell)
 {
-    if (WEFT_LIKELY(t->peer_asleep == NULL))
+    if (WEFT_LIKELY(!bell))
         atomic_store_explicit(&s->flag, flag, memory_order_release);
     else
         atomic_store_explicit(&s->flag, flag, memory_order_seq_cst);
 }
 
 /* Append one record of total packet bytes gathered from iov. WEFT_EAGAIN (and
- * nothing written) when it does not fit now. total <= max_packet was checked. */
-static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int iovcnt, size_t total)
+ * nothing written) when it does not fit now. total <= max_packet was checked.
+ * bell: the reader has a doorbell (t->peer_asleep), read once by the caller. */
+static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int iovcnt, size_t total,
+                                 bool bell)
 {
     const uint64_t mask = t->tx_mask;
     const uint64_t nslots = mask + 1;
@@ -83,7 +85,7 @@ static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int i
     shm_slot_t *s = &t->tx_slots[pos];
     if (WEFT_UNLIKELY(skip)) {
         atomic_store_explicit(&s->length, SHM_LEN_SKIP, memory_order_relaxed);
-        shm_ring_publish(t, s, shm_ring_flag(head));
+        shm_ring_publish(s, shm_ring_flag(head), bell);
         head += skip;
         s = &t->tx_slots[0];
     }
@@ -98,7 +100,7 @@ static inline int shm_ring_write(weft_track_t *t, const struct iovec *iov, int i
             p += iov[i].iov_len;
         }
     }
-    shm_ring_publish(t, s, shm_ring_flag(head));
+    shm_ring_publish(s, shm_ring_flag(head), bell);
     t->tx_head = head + need;
     return WEFT_OK;
 }
