@@ -120,7 +120,10 @@ static void poll_until(weft_ctx_t *ctx, struct weft_request *req)
             continue;
         }
         if (eager_yield) {
-            sched_yield();
+            /* Sleeping gives the core away too, and for longer. */
+            int how = ctx->wait_doorbells ? doorbell_sleep(ctx, true, req, NULL) : MUST_POLL;
+            if (how != SLEPT && how != WORKED)
+                sched_yield();
             continue;
         }
         if (ctx->wait_policy == WEFT__WAIT_SPIN || ++spins < CLOCK_EVERY) {

@@ -248,22 +248,29 @@ int weft__shm_bell_wait_fd(weft_driver_t *d)
         return WEFT_DRV_WAIT_IDLE;
     if (d->bell_ep < 0 || d->bell_off)
         return WEFT_DRV_WAIT_POLL;
-    /* Bounded: anyone in the network namespace may send to the socket. What
-     * is left only ends the next sleep early. */
-    char junk[64];
-    for (int i = 0; i < 64 && recv(d->bell_fd, junk, sizeof junk, MSG_DONTWAIT) > 0; i++)
-        ;
-    uint64_t expired;
-    (void)read(d->bell_timer, &expired, sizeof expired);
-    /* Readable now, with the socket and the timer drained: a peer's pidfd
-     * (it died), or a ring or a disarm since. Either way poll; a death is
-     * looked at at once. */
-    struct epoll_event ev;
-    if (epoll_wait(d->bell_ep, &ev, 1, 0) > 0) {
-        if (ev.data.fd != d->bell_fd && ev.data.fd != d->bell_timer) {
-            d->next_check_ns = 0;
-            d->polls = SHM_CHECK_EVERY - 1;
+    /* What rang since the last sleep (one system call when nothing did):
+     * rings and the timer are drained, a peer's pidfd (it died) has the
+     * liveness check run at the next poll. */
+    struct epoll_event ev[8];
+    int k = epoll_wait(d->bell_ep, ev, 8, 0);
+    bool died = false;
+    for (int i = 0; i < k; i++) {
+        if (ev[i].data.fd == d->bell_fd) {
+            /* Bounded: anyone in the network namespace may send to the
+             * socket. What is left only ends the next sleep early. */
+            char junk[64];
+            for (int n = 0; n < 64 && recv(d->bell_fd, junk, sizeof junk, MSG_DONTWAIT) > 0; n++)
+                ;
+        } else if (ev[i].data.fd == d->bell_timer) {
+            uint64_t expired;
+            (void)read(d->bell_timer, &expired, sizeof expired);
+        } else {
+            died = true;
         }
+    }
+    if (died) {
+        d->next_check_ns = 0;
+        d->polls = SHM_CHECK_EVERY - 1;
         return WEFT_DRV_WAIT_BUSY;
     }
     for (int i = 0; i < d->nactive; i++) {
