@@ -92,9 +92,23 @@ static inline bool is_done(const atomic_int *flag)
 enum { SLEPT, WORKED, BUSY, MUST_POLL };
 static int doorbell_sleep(weft_ctx_t *ctx, bool waiter, struct weft_request *req, int *policy);
 
+/* A waiter that found nothing for its patience gives its core away: under
+ * wait_doorbells, where may_sleep, it sleeps on the drivers' doorbells where
+ * every driver in use has one (true, also when its last pass found work),
+ * else it yields (false). req: what it waits for, NULL from weft_idle. */
+static bool rest(weft_ctx_t *ctx, struct weft_request *req, bool may_sleep)
+{
+    if (ctx->wait_doorbells && may_sleep) {
+        int how = doorbell_sleep(ctx, true, req, NULL);
+        if (how == SLEPT || how == WORKED)
+            return true;
+    }
+    sched_yield();
+    return false;
+}
+
 /* Poll for everybody until req is done. Past its patience without an event
- * a waiter yields its core between polls, or under wait_doorbells sleeps on
- * the drivers' doorbells where every driver in use has one. */
+ * a waiter rests between polls. */
 static void poll_until(weft_ctx_t *ctx, struct weft_request *req)
 {
     const atomic_int *flag = &req->done;
@@ -120,10 +134,7 @@ static void poll_until(weft_ctx_t *ctx, struct weft_request *req)
             continue;
         }
         if (eager_yield) {
-            /* Sleeping gives the core away too, and for longer. */
-            int how = ctx->wait_doorbells ? doorbell_sleep(ctx, true, req, NULL) : MUST_POLL;
-            if (how != SLEPT && how != WORKED)
-                sched_yield();
+            rest(ctx, req, true);
             continue;
         }
         if (ctx->wait_policy == WEFT__WAIT_SPIN || ++spins < CLOCK_EVERY) {
@@ -134,28 +145,19 @@ static void poll_until(weft_ctx_t *ctx, struct weft_request *req)
         uint64_t now = weft__now_ns();
         if (!idle_since) {
             idle_since = now;
-        } else if (now - idle_since >= patience) {
-            int how = ctx->wait_doorbells ? doorbell_sleep(ctx, true, req, NULL) : MUST_POLL;
-            if (how == SLEPT || how == WORKED)
-                idle_since = 0;
-            else
-                sched_yield();
+        } else if (now - idle_since >= patience && rest(ctx, req, true)) {
+            idle_since = 0;
         }
     }
 }
 
-/* weft_idle past its patience: yield, or sleep on the doorbells where the
- * waiting policy sleeps and no other thread may complete what the caller's
- * loop waits for (below WEFT_THREAD_MULTIPLE, no progress thread): only this
+/* weft_idle past its patience rests; it may sleep only where no other
+ * thread can complete what the caller's loop waits for (below
+ * WEFT_THREAD_MULTIPLE; wait_doorbells means no progress thread): only this
  * thread's passes can, and a doorbell says when one would find something. */
 static void idle_rest(weft_ctx_t *ctx)
 {
-    if (ctx->wait_doorbells && ctx->thread_level != WEFT_THREAD_MULTIPLE) {
-        int how = doorbell_sleep(ctx, true, NULL, NULL);
-        if (how == SLEPT || how == WORKED)
-            return;
-    }
-    sched_yield();
+    rest(ctx, NULL, ctx->thread_level != WEFT_THREAD_MULTIPLE);
 }
 
 void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
@@ -189,11 +191,12 @@ void weft_idle(weft_ctx_t *ctx, weft_idle_t *st)
     }
 }
 
-/* A thread sleeps on its request's `sleeping` word, set to 1 while it sleeps;
- * whoever wakes it sets the word back to 0 first, so a wake that comes before
- * the thread is inside futex_wait is not lost (the kernel sees the word
- * changed and returns at once). A futex on the request's done flag would
- * lose the baton's hand-over below, which leaves done as it is. */
+/* A thread sleeps on its request's `sleeping` word, set to 1 while it sleeps
+ * on it as a futex, 2 while it sleeps on the doorbells (doorbell_sleep: then
+ * it is woken by a kick); whoever wakes it sets the word back to 0 first, so a wake that comes
+ * before the thread is inside futex_wait is not lost (the kernel sees the word changed and returns
+ * at once). A futex on the request's done flag would lose the baton's hand-over below, which leaves
+ * done as it is. */
 static void wake_sleeper(weft_ctx_t *ctx, atomic_int *word)
 {
     if (!atomic_load(word))
@@ -370,9 +373,7 @@ static int doorbell_sleep(weft_ctx_t *ctx, bool waiter, struct weft_request *req
         atomic_store(&req->sleeping, 2);
     /* The pass finds the engine taken at times: a submission deferred before
      * the announcement then still waits, and must not wait out the sleep. */
-    bool stop = req       ? atomic_load(&req->done) != 0
-                : !waiter ? atomic_load(&ctx->progress_stop) != 0
-                          : false;
+    bool stop = waiter ? req && atomic_load(&req->done) : atomic_load(&ctx->progress_stop);
     if (!atomic_load(&ctx->submitted) && !stop) {
         atomic_fetch_add_explicit(waiter ? &ctx->wait_sleeps : &ctx->progress_sleeps, 1,
                                   memory_order_relaxed);

@@ -348,7 +348,6 @@ static int shm_init(const weft_driver_params_t *p, const weft_driver_upcalls_t *
     memset(d, 0, sizeof *d);
     d->up = *up;
     d->doorbell = p->doorbell;
-    d->bell_fd = d->bell_ep = d->ring_fd = d->bell_timer = -1;
     d->rank = p->rank;
     d->node_index = p->node_index;
     d->node_size = p->node_size;
