@@ -7,7 +7,8 @@
  * binds a datagram socket to an autobound abstract address (no file, gone
  * with the process) and names it in its segment's header; its wait_fd is an
  * epoll instance holding that socket and its peers' pidfds (a peer's death
- * wakes it too). Before each sleep it stores 1 in its header's asleep word,
+ * wakes it too). Before each sleep it stores 1 in its asleep word (line 0 of
+ * its segment's bell region, the one part peers map writable),
  * then looks at every ring once more. A writer stores its record, then looks
  * at the reader's asleep word, and if it reads 1 takes it back to 0 (one
  * exchange: one ring per sleep) and sends one byte to the socket. Both
@@ -26,9 +27,10 @@
  * period; a rank where nobody polls is never woken but by work.
  *
  * Room works the same way in the other direction: a writer whose packet did
- * not fit (blocked_at) and whose thread goes to sleep sets want_room beside
- * the ring's tail, then looks at the tail again; the reader publishes its
- * tail, then looks at want_room, and rings the writer's doorbell.
+ * not fit (blocked_at; weft__shm_bell_full at once, and its sleeper again
+ * before each sleep) sets the ring's want_room in the reader's bell region,
+ * then looks at the tail again; the reader publishes its tail, then looks at
+ * want_room, and rings the writer's doorbell.
  *
  * Costs: nothing for peers without a doorbell (one predictable branch per
  * send and per batch read); with one, a sequentially consistent store (a
@@ -88,7 +90,7 @@ static void ring_at(weft_driver_t *d, const struct sockaddr_un *to, socklen_t le
 /* At init, before the header is published: the doorbell, where the engine
  * will sleep on one and the socket can be made. Without it, nothing: the
  * header says bell_len 0 and wait_fd answers POLL. */
-void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h)
+void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h, shm_bell_line_t *bells)
 {
     d->bell_fd = d->bell_ep = d->ring_fd = d->bell_timer = -1;
     h->netns = netns_id();
@@ -131,7 +133,7 @@ void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h)
     d->bell_addr_len = len;
     h->bell_len = (uint32_t)(len - offsetof(struct sockaddr_un, sun_path));
     memcpy(h->bell_name, sa.sun_path, h->bell_len);
-    d->asleep = &h->asleep;
+    d->asleep = &bells[0].word;
 }
 
 /* At connect, with the peer's header mapped: whether we ring its doorbell,
@@ -171,7 +173,7 @@ int weft__shm_bell_connect(weft_driver_t *d, weft_track_t *t, const shm_seg_hdr_
         return WEFT_EPROTO;
     }
     t->peer_bell_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
-    t->peer_asleep = (_Atomic uint32_t *)&peer->asleep;
+    t->peer_asleep = &t->peer_bells[0].word;
     return WEFT_OK;
 }
 

@@ -414,7 +414,7 @@ static int shm_init(const weft_driver_params_t *p, const weft_driver_upcalls_t *
     h->rank = p->rank;
     h->pid = (int32_t)getpid();
     h->probe = random_word();
-    weft__shm_bell_open(d, h);
+    weft__shm_bell_open(d, h, (shm_bell_line_t *)((char *)d->seg + shm_bell_offset((uint32_t)ns)));
     atomic_thread_fence(memory_order_release);
     h->magic = SHM_SEG_MAGIC;
 
@@ -554,8 +554,7 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
         goto err_close;
     }
     t->peer_hdr_len = hdr_len;
-    /* Writable for the doorbells: the asleep word, want_room (shm_bell.c). */
-    t->peer_hdr_map = mmap(NULL, hdr_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    t->peer_hdr_map = mmap(NULL, hdr_len, PROT_READ, MAP_SHARED, fd, 0);
     if (t->peer_hdr_map == MAP_FAILED) {
         t->peer_hdr_map = NULL;
         weft_log_warn("shm: mmap of %s: %s", a.name, strerror(errno));
@@ -584,6 +583,15 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     if (t->peer_cells == MAP_FAILED) {
         t->peer_cells = NULL;
         weft_log_warn("shm: mmap of the cells of %s: %s", a.name, strerror(errno));
+        rc = WEFT_ESYS;
+        goto err_unmap;
+    }
+    t->peer_bells_len = (size_t)shm_bell_region_size(ns);
+    t->peer_bells = mmap(NULL, t->peer_bells_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                         (off_t)shm_bell_offset(ns));
+    if (t->peer_bells == MAP_FAILED) {
+        t->peer_bells = NULL;
+        weft_log_warn("shm: mmap of the bell region of %s: %s", a.name, strerror(errno));
         rc = WEFT_ESYS;
         goto err_unmap;
     }
@@ -616,10 +624,10 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
 
     /* Sending side: our ring in the peer's segment. Start where its reader is, so a
      * track closed and opened again (quiescent) continues the sequence. */
-    shm_ring_ctl_t *pctl = (shm_ring_ctl_t *)((char *)t->peer_hdr_map + SHM_PAGE);
+    const shm_ring_ctl_t *pctl = (const shm_ring_ctl_t *)((const char *)t->peer_hdr_map + SHM_PAGE);
     t->tx_slots = t->peer_ring_map;
-    t->tx_tail = &pctl[d->node_index].tail;
-    t->tx_want = &pctl[d->node_index].want_room;
+    t->tx_tail = (_Atomic uint64_t *)&pctl[d->node_index].tail;
+    t->tx_want = &t->peer_bells[1 + d->node_index].word;
     t->tx_mask = a.ring_bytes / SHM_SLOT - 1;
     t->tx_head = atomic_load_explicit(t->tx_tail, memory_order_acquire);
     t->tx_tail_cache = t->tx_head;
@@ -630,7 +638,8 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     t->rx_slots =
         (shm_slot_t *)((char *)d->seg + shm_ring_offset(ns, d->ring_bytes, (uint32_t)index));
     t->rx_tail = &ctl[index].tail;
-    t->rx_want = &ctl[index].want_room;
+    shm_bell_line_t *bells = (shm_bell_line_t *)((char *)d->seg + shm_bell_offset(ns));
+    t->rx_want = &bells[1 + index].word;
     t->rx_mask = d->ring_bytes / SHM_SLOT - 1;
     t->rx_head = atomic_load_explicit(t->rx_tail, memory_order_relaxed);
     t->rx_max_packet = shm_max_packet(d->ring_bytes);
@@ -654,6 +663,8 @@ static int shm_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
 err_unmap:
     if (t->pidfd >= 0)
         close(t->pidfd);
+    if (t->peer_bells)
+        munmap(t->peer_bells, t->peer_bells_len);
     if (t->peer_cells)
         munmap(t->peer_cells, WEFT_DRV_CELL_BYTES);
     if (t->peer_ring_map)
@@ -694,6 +705,7 @@ static void shm_disconnect(weft_track_t *t)
     weft__shm_bell_forget(d, t);
     if (t->pidfd >= 0)
         close(t->pidfd);
+    munmap(t->peer_bells, t->peer_bells_len);
     munmap(t->peer_cells, WEFT_DRV_CELL_BYTES);
     munmap(t->peer_ring_map, t->peer_ring_len);
     munmap(t->peer_hdr_map, t->peer_hdr_len);

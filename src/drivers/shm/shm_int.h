@@ -19,13 +19,16 @@
  *
  *   page 0                  shm_seg_hdr_t (identity, geometry, CMA probe word)
  *   ctl region (pages)      node_size x shm_ring_ctl_t: the reader's tail of ring i
+ *   bell region (pages)     1 + node_size x shm_bell_line_t: the owner's asleep word,
+ *                           then want_room of ring i (shm_bell.c); the only part of
+ *                           the header and control pages that peers map writable
  *   cells region            node_size x WEFT_DRV_CELL_BYTES: block i is shared with the
  *                           rank of node_index i, which maps it read-write (cells())
  *   ring 0 .. node_size-1   ring_bytes of 64-byte slots each, page aligned;
  *                           ring i is written only by the rank of node_index i
  */
 #define SHM_SEG_MAGIC   0x4d485357u /* "WSHM" */
-#define SHM_SEG_VERSION 3u
+#define SHM_SEG_VERSION 4u
 #define SHM_PAGE        4096u
 #define SHM_CTL_SIZE    128u /* two cache lines: keeps the adjacent-line prefetcher off */
 #define SHM_BELL_NAME   16u  /* room for an autobound abstract name (6 bytes) */
@@ -49,30 +52,41 @@ typedef struct shm_seg_hdr {
      * sun_path (0: no doorbell). */
     uint32_t bell_len;
     char bell_name[SHM_BELL_NAME];
-    /* 1 while the owner's progress thread is about to sleep or sleeps on the
-     * doorbell; whoever gives it work takes it back to 0 and rings. Its own
-     * cache line: peers write it. */
-    _Alignas(WEFT_CACHELINE) _Atomic uint32_t asleep;
 } shm_seg_hdr_t;
 
 /* The reader of a ring publishes here how far it has consumed (absolute slot
- * index); the writer reads it only when its cached copy says the ring is full.
- * A writer whose progress thread goes to sleep with a packet that did not fit
- * sets want_room; the reader that frees room then rings the writer's doorbell. */
+ * index); the writer reads it only when its cached copy says the ring is full. */
 typedef struct shm_ring_ctl {
     _Alignas(WEFT_CACHELINE) _Atomic uint64_t tail;
-    _Atomic uint32_t want_room;
-    uint8_t pad[SHM_CTL_SIZE - sizeof(uint64_t) - sizeof(uint32_t)];
+    uint8_t pad[SHM_CTL_SIZE - sizeof(uint64_t)];
 } shm_ring_ctl_t;
+
+/* A word of the bell region, on a cache line of its own (peers write it).
+ * Line 0, asleep: 1 while the owner's sleeper is about to sleep or sleeps on
+ * the doorbell; whoever gives it work takes it back to 0 and rings. Line
+ * 1 + i, want_room of ring i: its writer, whose send did not fit, asks the
+ * reader to ring its doorbell once it frees room. */
+typedef struct shm_bell_line {
+    _Alignas(WEFT_CACHELINE) _Atomic uint32_t word;
+} shm_bell_line_t;
 
 /* Offsets inside a segment, computed the same way by its owner and by peers. */
 static inline uint64_t shm_ctl_region_size(uint32_t node_size)
 {
     return WEFT_ALIGN_UP((uint64_t)node_size * SHM_CTL_SIZE, (uint64_t)SHM_PAGE);
 }
+static inline uint64_t shm_bell_offset(uint32_t node_size)
+{
+    return SHM_PAGE + shm_ctl_region_size(node_size);
+}
+static inline uint64_t shm_bell_region_size(uint32_t node_size)
+{
+    return WEFT_ALIGN_UP((1 + (uint64_t)node_size) * sizeof(shm_bell_line_t), (uint64_t)SHM_PAGE);
+}
 static inline uint64_t shm_cells_offset(uint32_t node_size, uint32_t index)
 {
-    return SHM_PAGE + shm_ctl_region_size(node_size) + (uint64_t)index * WEFT_DRV_CELL_BYTES;
+    return shm_bell_offset(node_size) + shm_bell_region_size(node_size) +
+           (uint64_t)index * WEFT_DRV_CELL_BYTES;
 }
 static inline uint64_t shm_ring_offset(uint32_t node_size, uint64_t ring_bytes, uint32_t index)
 {
@@ -161,12 +175,14 @@ struct weft_track {
     _Alignas(WEFT_CACHELINE) int peer_rank;
     int peer_index;
     pid_t pid;
-    int pidfd;     /* -1 when pidfd_open is not available: kill(pid, 0) then */
-    int active_at; /* position in driver->active, -1 when not polled */
-    int lost;      /* peer_lost was called */
-    int cma;       /* rget works on this track */
-    void *peer_hdr_map;
+    int pidfd;          /* -1 when pidfd_open is not available: kill(pid, 0) then */
+    int active_at;      /* position in driver->active, -1 when not polled */
+    int lost;           /* peer_lost was called */
+    int cma;            /* rget works on this track */
+    void *peer_hdr_map; /* the peer's header and control pages, read-only */
     size_t peer_hdr_len;
+    shm_bell_line_t *peer_bells; /* the peer's bell region, writable */
+    size_t peer_bells_len;
     void *peer_ring_map;
     size_t peer_ring_len;
     void *peer_cells; /* our block of cells in the peer's segment (WEFT_DRV_CELL_BYTES) */
@@ -174,8 +190,8 @@ struct weft_track {
     /* Doorbells (shm_bell.c). */
     struct sockaddr_un peer_bell; /* the peer's doorbell, when peer_asleep */
     socklen_t peer_bell_len;
-    _Atomic uint32_t *tx_want;   /* want_room of our ring in the peer's segment */
-    _Atomic uint32_t *rx_want;   /* want_room of the peer's ring in our segment */
+    _Atomic uint32_t *tx_want;   /* want_room of our ring, in the peer's bell region */
+    _Atomic uint32_t *rx_want;   /* want_room of the peer's ring, in ours */
     _Atomic uint64_t blocked_at; /* 0, or 1 + the tail our last send that did not fit saw */
 };
 
@@ -223,7 +239,7 @@ struct weft_driver {
 };
 
 /* shm_bell.c */
-WEFT_INTERNAL void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h);
+WEFT_INTERNAL void weft__shm_bell_open(weft_driver_t *d, shm_seg_hdr_t *h, shm_bell_line_t *bells);
 WEFT_INTERNAL int weft__shm_bell_connect(weft_driver_t *d, weft_track_t *t,
                                          const shm_seg_hdr_t *peer);
 WEFT_INTERNAL void weft__shm_bell_forget(weft_driver_t *d, weft_track_t *t);
