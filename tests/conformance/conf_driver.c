@@ -376,6 +376,18 @@ static int doorbell_quiet(void)
     return fd;
 }
 
+/* Take n packets, whatever they hold (what names the burst in a failure). */
+static void drain_burst(int n, const char *what)
+{
+    for (int k = 0; k < n; k++) {
+        rec_t *r = next_packet(20);
+        CHECK(r != NULL, "%s packet %d never came", what, k);
+        free(r);
+        if (!r)
+            break;
+    }
+}
+
 /* 6. The doorbell (wait_fd). self: POLL while a packet to itself waits, IDLE
  * otherwise. A driver with a file descriptor: silent once everything is
  * handled; readable for an arrival before any poll; and a sender whose
@@ -454,13 +466,7 @@ static void test_doorbell(bool alone, weft_boot_t *boot)
                ops->name, full, U.fifo_head - head0);
         free(buf);
     } else {
-        for (int k = 0; k < NBURST; k++) {
-            rec_t *r = next_packet(20);
-            CHECK(r != NULL, "burst packet %d never came", k);
-            free(r);
-            if (!r)
-                break;
-        }
+        drain_burst(NBURST, "burst");
     }
     MUST(weft__boot_fence(boot));
     /* Room rings a doorbell armed before the track filled, as when a thread
@@ -495,13 +501,7 @@ static void test_doorbell(bool alone, weft_boot_t *boot)
         free(buf);
     } else {
         usleep(100000);
-        for (int k = 0; k < NBURST; k++) {
-            rec_t *r = next_packet(20);
-            CHECK(r != NULL, "second burst packet %d never came", k);
-            free(r);
-            if (!r)
-                break;
-        }
+        drain_burst(NBURST, "second burst");
     }
     MUST(weft__boot_fence(boot));
 }

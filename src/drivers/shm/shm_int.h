@@ -259,7 +259,7 @@ static inline void shm_bell_after_send(weft_track_t *t)
         weft__shm_bell_ring(t);
 }
 
-/* At each poll: a thread polls, so the progress thread need not be rung. */
+/* At each poll: a thread polls, so the doorbell's sleeper need not be rung. */
 static inline void shm_bell_disarm(weft_driver_t *d)
 {
     if (WEFT_UNLIKELY(d->asleep != NULL) && atomic_load_explicit(d->asleep, memory_order_relaxed))
