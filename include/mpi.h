@@ -497,8 +497,15 @@ enum {
     MPI_T_ERR_PVAR_NO_ATOMIC,
     MPI_T_ERR_INVALID_NAME,
     MPI_T_ERR_INVALID,
+    /* The fault-tolerance extension's class (as in Open MPI's and MPICH's
+     * ULFM): a process the operation involves died or lost its connection,
+     * or, in a collective, a member stopped on such an error and the
+     * operation could not complete here. A collective never returns
+     * MPI_SUCCESS with a result that misses a failed member. */
+    MPIX_ERR_PROC_FAILED,
     MPI_ERR_LASTCODE
 };
+#define MPIX_ERR_PROC_FAILED MPIX_ERR_PROC_FAILED
 
 /* ---- callback types ---- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);

@@ -116,8 +116,10 @@ WEFT_MPI_ALIAS(Ibarrier)
 /* A blocking bcast of a contiguous buffer runs without a schedule: the
  * binomial tree of weft__coll_b_bcast, same messages and tags (so ranks
  * taking either path interoperate), posted and waited for directly. As with
- * a schedule, an error (a truncated receive) is reported once every step has
- * run, so no child is left waiting. */
+ * a schedule, a failed receive (a dead parent, a poison, a truncation) sends
+ * the children poisons instead of the data (see "failures" in
+ * mpi_coll_int.h), so none is left waiting and none takes what we did not
+ * get for the root's data. */
 static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
 {
     int p = comm->size;
@@ -128,24 +130,23 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
         return MPI_SUCCESS;
     char none;
     void *data = n ? buf : &none; /* zero bytes still make a message */
-    weft_request_t *reqs[32];
-    int nreq = 0, rc = WEFT_OK;
+    weft__coll_direct_t d = {.nreq = 0};
+    int rc = WEFT_OK;
     int vr = (comm->rank - root + p) % p;
     int mask = weft__coll_bino_mask(p, vr);
     if (vr) {
-        rc = weft__coll_post_direct(comm, (vr - mask + root) % p, tag, data, n, false, reqs, &nreq);
-        int wrc = weft__coll_wait_direct(reqs, nreq);
+        rc = weft__coll_post_direct(&d, comm, (vr - mask + root) % p, tag, data, n, false, WEFT_OK);
+        int wrc = weft__coll_wait_direct(&d);
         rc = rc != WEFT_OK ? rc : wrc;
-        nreq = 0;
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask < p) {
-            int prc = weft__coll_post_direct(comm, (vr + mask + root) % p, tag, data, n, true, reqs,
-                                             &nreq);
+            int prc =
+                weft__coll_post_direct(&d, comm, (vr + mask + root) % p, tag, data, n, true, rc);
             rc = rc != WEFT_OK ? rc : prc;
         }
     }
-    int wrc = weft__coll_wait_direct(reqs, nreq);
+    int wrc = weft__coll_wait_direct(&d);
     rc = rc != WEFT_OK ? rc : wrc;
     return rc == WEFT_OK ? MPI_SUCCESS : weft__mpi_err_from_weft(rc);
 }

@@ -268,15 +268,63 @@ static inline int weft__coll_rd_rank(const weft__coll_rd_t *rd, int vpeer)
     return vpeer < rd->rem ? vpeer * 2 + 1 : vpeer + rd->rem;
 }
 
+/* ---------------------------------------------------------------- failures
+ *
+ * A member that dies, or a step that fails (a truncated message), must not
+ * leave the others hanging, nor hand them a result that misses a member. So a
+ * rank whose collective has failed a step still sends every later message of
+ * it, but sends a *poison* instead of the data, which makes the receive fail
+ * with the same cause:
+ *   - after a dead peer (WEFT_EPEERDEAD): nothing for a message of n > 0
+ *     bytes, one byte for a message of none (a receive of 0 bytes posts room
+ *     for one); the receive fails with WEFT_EPEERDEAD (MPIX_ERR_PROC_FAILED);
+ *   - after any other failure: one byte more than the receive has room for,
+ *     which truncates it (MPI_ERR_TRUNCATE).
+ * The receiving rank's later sends are poisons in turn. Every message still
+ * leaves, so nobody waits for ever; every rank whose result depends on a
+ * failed member fails; a rank whose part was complete (a bcast leaf fed by
+ * live ranks, a reduce's non-root) may succeed, with a correct result.
+ * Members always send a message of the size its receiver expects (the type
+ * signatures match), so a poison is never taken for data. */
+
+/* The length of the poison that replaces a send of n bytes after a failure
+ * (why: a weft status). */
+static inline size_t weft__coll_poison_len(size_t n, int why)
+{
+    if (why == WEFT_EPEERDEAD)
+        return n ? 0 : 1;
+    return (n ? n : 1) + 1;
+}
+/* Post that poison to world rank `world`; *tmp gets a buffer to free once
+ * the request has completed (NULL if none). */
+int weft__coll_isend_poison(int world, uint32_t cid, uint64_t tag, size_t n, int why,
+                            weft_request_t **req, void **tmp);
+/* A receive of n bytes (posted with room for max(n, 1)) ended with rc after
+ * got bytes: its status, WEFT_EPEERDEAD for a dead peer's poison. */
+static inline int weft__coll_recv_status(int rc, size_t n, size_t got)
+{
+    return rc == WEFT_OK && got == weft__coll_poison_len(n, WEFT_EPEERDEAD) ? WEFT_EPEERDEAD : rc;
+}
+
 /* Small blocking collectives that run without a schedule (allreduce, bcast)
- * send the very messages their schedule would: these post one of them on c's
- * collective id (appending to reqs; nothing when buf is NULL) and wait for
- * them all, moving non-blocking collectives in flight meanwhile. Both return a
- * weft status: the first error. A request posted before a failure is still
- * waited for (a receive then waits for its message: the peer sends it). */
-int weft__coll_post_direct(MPI_Comm c, int peer, uint64_t tag, void *buf, size_t n, bool send,
-                           weft_request_t **reqs, int *nreq);
-int weft__coll_wait_direct(weft_request_t **reqs, int n);
+ * send the very messages their schedule would: weft__coll_post_direct posts
+ * one of them on c's collective id into d (nothing when buf is NULL; a receive
+ * of 0 bytes needs room for one at buf; a send with `why` a failure sends its
+ * poison), and weft__coll_wait_direct waits for those of d, moving
+ * non-blocking collectives in flight meanwhile, and empties d. Both return a
+ * weft status: the first error, a poison received counting as one. A request
+ * posted before a failure is still waited for (a receive then waits for its
+ * message: the peer sends it, or its poison). */
+#define WEFT_COLL_DIRECT_MAX 34 /* a binomial tree's parent and children */
+typedef struct weft__coll_direct {
+    weft_request_t *reqs[WEFT_COLL_DIRECT_MAX];
+    size_t n[WEFT_COLL_DIRECT_MAX];  /* a receive's expected bytes; SIZE_MAX: a send */
+    void *tmp[WEFT_COLL_DIRECT_MAX]; /* a poison's bytes */
+    int nreq;
+} weft__coll_direct_t;
+int weft__coll_post_direct(weft__coll_direct_t *d, MPI_Comm c, int peer, uint64_t tag, void *buf,
+                           size_t n, bool send, int why);
+int weft__coll_wait_direct(weft__coll_direct_t *d);
 
 #define COLL_NEW_SCHED(s, comm, name)                                                              \
     weft__mpi_sched_t *s = weft__coll_new(comm);                                                   \

@@ -58,15 +58,15 @@ WEFT_MPI_ALIAS(Ireduce)
 #define ALLREDUCE_DIRECT_MAX 1024 /* bytes: the partner's operand lives on the stack */
 
 /* Send `out` to and/or receive `in` from `peer` (n bytes each; NULL: that
- * direction is not used), and wait for both. Returns a weft status. */
-static int xfer(MPI_Comm c, int peer, uint64_t tag, const void *out, void *in, size_t n)
+ * direction is not used), and wait for both. After a failure (why: a weft
+ * status, not WEFT_OK) the send is its poison. Returns a weft status. */
+static int xfer(MPI_Comm c, int peer, uint64_t tag, const void *out, void *in, size_t n, int why)
 {
-    weft_request_t *reqs[2];
-    int nreq = 0;
-    int rc = weft__coll_post_direct(c, peer, tag, in, n, false, reqs, &nreq);
+    weft__coll_direct_t d = {.nreq = 0};
+    int rc = weft__coll_post_direct(&d, c, peer, tag, in, n, false, WEFT_OK);
     if (rc == WEFT_OK)
-        rc = weft__coll_post_direct(c, peer, tag, (void *)out, n, true, reqs, &nreq);
-    int wrc = weft__coll_wait_direct(reqs, nreq);
+        rc = weft__coll_post_direct(&d, c, peer, tag, (void *)out, n, true, why);
+    int wrc = weft__coll_wait_direct(&d);
     return rc != WEFT_OK ? rc : wrc;
 }
 
@@ -89,41 +89,46 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     int p = comm->size, r = comm->rank;
     if (p == 1)
         return MPI_SUCCESS;
-    /* As with a schedule, every step runs whatever failed before (a
-     * truncated message), so no peer is left waiting; the first error is
-     * reported at the end. */
+    /* As with a schedule, every step runs whatever failed before, so no peer
+     * is left waiting, but once a step failed (a dead peer, a poison, a
+     * truncation, an operator's error) the sends are poisons and nothing is
+     * combined any more; the first error is reported at the end. */
     _Alignas(16) unsigned char tmp[ALLREDUCE_DIRECT_MAX];
-    int rc = WEFT_OK, err = MPI_SUCCESS, e;
+    int rc = WEFT_OK, err = MPI_SUCCESS;
+    /* The failure so far, as a weft status (an operator's error poisons as
+     * any failure but a dead peer). */
+#define FAILED (rc != WEFT_OK ? rc : err != MPI_SUCCESS ? WEFT_ETRUNC : WEFT_OK)
     weft__coll_rd_t rd = weft__coll_rd(p, r);
     int rem = rd.rem;
     if (r < 2 * rem) {
         if (r % 2 == 0) {
-            rc = xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_FOLD), rbuf, NULL, n);
+            rc = xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_FOLD), rbuf, NULL, n, WEFT_OK);
         } else {
-            rc = xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_FOLD), NULL, tmp, n);
+            rc = xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_FOLD), NULL, tmp, n, WEFT_OK);
             if (rc == WEFT_OK)
                 err = weft__mpi_op_apply(op, tmp, rbuf, count, t); /* (r - 1) op r */
         }
     }
     for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
         int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
-        int xrc = xfer(comm, peer, weft__coll_tag(seq, PHASE, k), rbuf, tmp, n);
+        int xrc = xfer(comm, peer, weft__coll_tag(seq, PHASE, k), rbuf, tmp, n, FAILED);
         rc = rc != WEFT_OK ? rc : xrc;
-        if (xrc != WEFT_OK)
-            continue; /* no operand to combine */
+        if (FAILED != WEFT_OK)
+            continue; /* no operand to combine, or no result to build */
         if (op->commute || peer < r) {
-            e = weft__mpi_op_apply(op, tmp, rbuf, count, t);
+            err = weft__mpi_op_apply(op, tmp, rbuf, count, t);
         } else {
-            e = weft__mpi_op_apply(op, rbuf, tmp, count, t);
+            err = weft__mpi_op_apply(op, rbuf, tmp, count, t);
             memcpy(rbuf, tmp, n);
         }
-        err = err != MPI_SUCCESS ? err : e;
     }
     if (r < 2 * rem) {
-        int xrc = r % 2 ? xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n)
-                        : xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_UNFOLD), NULL, rbuf, n);
+        int xrc =
+            r % 2 ? xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n, FAILED)
+                  : xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_UNFOLD), NULL, rbuf, n, WEFT_OK);
         rc = rc != WEFT_OK ? rc : xrc;
     }
+#undef FAILED
     return rc != WEFT_OK ? weft__mpi_err_from_weft(rc) : err;
 }
 

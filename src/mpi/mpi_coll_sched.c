@@ -43,6 +43,8 @@ typedef struct step {
     MPI_Datatype dtype;
     MPI_Op op;
     weft_request_t *wreq;
+    size_t n;                 /* send/recv: the message's bytes */
+    char scratch;             /* a 0-byte receive's room for a poison */
     void *staging;            /* packed data of a non-contiguous buffer */
     weft__coll_call_fn *call; /* STEP_CALL, with dst as its argument */
 } step_t;
@@ -52,9 +54,8 @@ struct weft__mpi_sched {
     atomic_int refs;
     atomic_flag busy;
     bool listed;
-    bool stopped; /* a step could not be posted: no further round starts */
     atomic_bool done;
-    int err;
+    int err; /* the first failure: later sends are poisons, local steps are skipped */
     MPI_Comm comm;
     uint32_t seq, seq_local; /* on comm, on comm->local_comm */
     uint32_t phase;
@@ -278,7 +279,19 @@ void *weft__coll_snapshot(weft__mpi_sched_t *s, const void *buf, size_t count, M
 
 /* ---------------------------------------------------------------- running */
 
-static int post(step_t *st)
+static const char poison_byte = 1;
+
+int weft__coll_isend_poison(int world, uint32_t cid, uint64_t tag, size_t n, int why,
+                            weft_request_t **req, void **tmp)
+{
+    size_t len = weft__coll_poison_len(n, why);
+    *tmp = NULL;
+    if (len > 1 && !(*tmp = calloc(1, len)))
+        len = weft__coll_poison_len(n, WEFT_EPEERDEAD); /* a poison all the same */
+    return weft_sr_isend(weft__mpi.ctx, world, cid, tag, *tmp ? *tmp : &poison_byte, len, req);
+}
+
+static int post(weft__mpi_sched_t *s, step_t *st)
 {
     weft_ctx_t *ctx = weft__mpi.ctx;
     bool send = st->kind == STEP_SEND;
@@ -288,6 +301,13 @@ static int post(step_t *st)
     size_t n = weft__coll_bytes(count, t);
     int rc;
 
+    st->n = n;
+    if (send && s->err != MPI_SUCCESS)
+        return weft__coll_isend_poison(
+            st->world, st->cid, st->tag, n,
+            s->err == MPIX_ERR_PROC_FAILED ? WEFT_EPEERDEAD : WEFT_ETRUNC, &st->wreq, &st->staging);
+    if (!send && n == 0)
+        return weft_sr_irecv(ctx, st->world, st->cid, st->tag, &st->scratch, 1, &st->wreq);
     if (!t || t->contig || n == 0) {
         char *p = n ? (char *)buf + (t ? t->true_lb : 0) : NULL;
         rc = send ? weft_sr_isend(ctx, st->world, st->cid, st->tag, p, n, &st->wreq)
@@ -343,7 +363,15 @@ static int run_local(step_t *st)
     return MPI_SUCCESS;
 }
 
-/* Post the communication steps of round r; returns how many are in flight. */
+static void fail(weft__mpi_sched_t *s, int weft_rc)
+{
+    if (s->err == MPI_SUCCESS)
+        s->err = weft__mpi_err_from_weft(weft_rc);
+}
+
+/* Post the communication steps of round r; returns how many are in flight.
+ * A step that cannot be posted (its peer is known dead, no memory) fails the
+ * schedule, and the others still go. */
 static int round_start(weft__mpi_sched_t *s, int r)
 {
     int first = r ? s->round_end[r - 1] : 0;
@@ -352,13 +380,13 @@ static int round_start(weft__mpi_sched_t *s, int r)
         step_t *st = &s->steps[i];
         if (st->kind != STEP_SEND && st->kind != STEP_RECV)
             continue;
-        int rc = post(st);
+        int rc = post(s, st);
         if (rc != WEFT_OK) {
-            if (s->err == MPI_SUCCESS)
-                s->err = weft__mpi_err_from_weft(rc);
-            s->stopped = true;
+            fail(s, rc);
             st->wreq = NULL;
-            break;
+            free(st->staging);
+            st->staging = NULL;
+            continue;
         }
         pending++;
     }
@@ -380,21 +408,26 @@ static bool round_test(weft__mpi_sched_t *s, int r)
             continue;
         st->wreq = NULL;
         s->pending--;
+        if (st->kind == STEP_RECV)
+            rc = weft__coll_recv_status(rc, st->n, ws.length);
         if (rc == WEFT_OK && st->staging && st->kind == STEP_RECV)
             unpack(st->dst, st->dcount, st->dtype, st->staging, ws.length);
         free(st->staging);
         st->staging = NULL;
-        if (rc != WEFT_OK && s->err == MPI_SUCCESS)
-            s->err = weft__mpi_err_from_weft(rc);
+        if (rc != WEFT_OK)
+            fail(s, rc);
     }
     return s->pending == 0;
 }
 
+/* The local steps of round r, once its communication is done; none once the
+ * schedule has failed (their operands are not all there, and a protocol's
+ * next exchange would rest on them). */
 static int round_finish(weft__mpi_sched_t *s, int r)
 {
     int err = MPI_SUCCESS;
     int first = r ? s->round_end[r - 1] : 0;
-    for (int i = first; i < s->round_end[r]; i++) {
+    for (int i = first; i < s->round_end[r] && s->err == MPI_SUCCESS; i++) {
         step_t *st = &s->steps[i];
         int rc = MPI_SUCCESS;
         if (st->kind == STEP_COPY || st->kind == STEP_REDUCE)
@@ -441,19 +474,19 @@ static void unlist(weft__mpi_sched_t *s)
 /* Advance s as far as it goes without blocking. Caller holds s->busy. */
 static void advance(weft__mpi_sched_t *s)
 {
-    /* A message error (truncation) or a failed local step is remembered, and
-     * the schedule goes on: stopping would leave the ranks that wait on our
-     * later rounds hanging. Only a failure to post (no memory, dead peer)
-     * stops it. */
+    /* A failed step (a dead peer, a poison, a truncated message, a failed
+     * local step) is remembered, and the schedule goes on with poisons in
+     * place of its later sends (see "failures" in mpi_coll_int.h): stopping
+     * would leave the ranks that wait on our later rounds hanging. */
     for (;;) {
         if (s->cur >= 0 && !round_test(s, s->cur))
             return;
-        if (s->cur >= 0 && !s->stopped) {
+        if (s->cur >= 0) {
             int err = round_finish(s, s->cur);
             if (err != MPI_SUCCESS && s->err == MPI_SUCCESS)
                 s->err = err;
         }
-        if (s->stopped || s->cur + 1 >= s->nrounds) {
+        if (s->cur + 1 >= s->nrounds) {
             if (s->end) {
                 weft__coll_end_fn *end = s->end;
                 s->end = NULL;
@@ -554,44 +587,58 @@ void weft__mpi_sched_fini(void)
     }
 }
 
-int weft__coll_post_direct(MPI_Comm c, int peer, uint64_t tag, void *buf, size_t n, bool send,
-                           weft_request_t **reqs, int *nreq)
+int weft__coll_post_direct(weft__coll_direct_t *d, MPI_Comm c, int peer, uint64_t tag, void *buf,
+                           size_t n, bool send, int why)
 {
     if (!buf)
         return WEFT_OK;
     weft_ctx_t *ctx = weft__mpi.ctx;
     int world = weft__mpi_comm_peer(c, peer);
-    int rc = send ? weft_sr_isend(ctx, world, c->id_coll, tag, buf, n, &reqs[*nreq])
-                  : weft_sr_irecv(ctx, world, c->id_coll, tag, buf, n, &reqs[*nreq]);
-    if (rc == WEFT_OK)
-        (*nreq)++;
-    return rc;
+    int i = d->nreq;
+    int rc;
+    d->tmp[i] = NULL;
+    if (!send)
+        rc = weft_sr_irecv(ctx, world, c->id_coll, tag, buf, n ? n : 1, &d->reqs[i]);
+    else if (why != WEFT_OK)
+        rc = weft__coll_isend_poison(world, c->id_coll, tag, n, why, &d->reqs[i], &d->tmp[i]);
+    else
+        rc = weft_sr_isend(ctx, world, c->id_coll, tag, buf, n, &d->reqs[i]);
+    if (rc != WEFT_OK) {
+        free(d->tmp[i]);
+        return rc;
+    }
+    d->n[i] = send ? SIZE_MAX : n;
+    d->nreq++;
+    return WEFT_OK;
 }
 
-int weft__coll_wait_direct(weft_request_t **reqs, int n)
+int weft__coll_wait_direct(weft__coll_direct_t *d)
 {
     weft_ctx_t *ctx = weft__mpi.ctx;
     int rc = WEFT_OK;
-    if (weft__mpi_scheds_active()) {
-        /* Non-blocking collectives in flight move on while we wait. */
-        weft_idle_t idle = {0};
-        for (int i = 0; i < n;) {
-            int flag = 0;
+    bool scheds = weft__mpi_scheds_active();
+    weft_idle_t idle = {0};
+    for (int i = 0; i < d->nreq;) {
+        weft_status_t ws;
+        int flag = 1, trc;
+        if (scheds) {
+            /* Non-blocking collectives in flight move on while we wait. */
             weft__mpi_progress();
-            int trc = weft_sr_test(ctx, reqs[i], &flag, NULL);
-            if (flag) {
-                rc = rc != WEFT_OK ? rc : trc;
-                i++;
-            } else {
-                weft_idle(ctx, &idle);
-            }
+            trc = weft_sr_test(ctx, d->reqs[i], &flag, &ws);
+        } else {
+            trc = weft_sr_wait(ctx, d->reqs[i], &ws);
         }
-        return rc;
+        if (!flag) {
+            weft_idle(ctx, &idle);
+            continue;
+        }
+        if (d->n[i] != SIZE_MAX)
+            trc = weft__coll_recv_status(trc, d->n[i], ws.length);
+        free(d->tmp[i]);
+        rc = rc != WEFT_OK ? rc : trc;
+        i++;
     }
-    for (int i = 0; i < n; i++) {
-        int wrc = weft_sr_wait(ctx, reqs[i], NULL);
-        rc = rc != WEFT_OK ? rc : wrc;
-    }
+    d->nreq = 0;
     return rc;
 }
 

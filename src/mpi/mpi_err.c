@@ -82,6 +82,9 @@ static const char *const class_strings[MPI_ERR_LASTCODE] = {
     [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: data representation already defined",
     [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: conversion function failed",
     [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
+    [MPIX_ERR_PROC_FAILED] = "MPIX_ERR_PROC_FAILED: a process involved died or lost its "
+                             "connection (in a collective: a member failed, or stopped on "
+                             "such an error)",
 };
 
 /* Classes and codes added by the application (MPI_Add_error_class/code). A code
@@ -142,7 +145,7 @@ int weft__mpi_err_from_weft(int status)
     case WEFT_EUNSUPPORTED:
         return MPI_ERR_UNSUPPORTED_OPERATION;
     case WEFT_EPEERDEAD:
-        return MPI_ERR_OTHER;
+        return MPIX_ERR_PROC_FAILED;
     default:
         return MPI_ERR_INTERN;
     }
