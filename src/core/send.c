@@ -114,21 +114,28 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
 }
 
 /* A track that copies what it sends: the packet is gathered from a header on
- * the stack and the payload, and a send the driver takes makes a request born
- * complete, one cache line written (its data is copied: the buffer may be
- * reused). A copy still in flight (WEFT_INPROGRESS) keeps the gate busy until
- * send_done, with a packet of no chunks as its cookie. false when the driver
- * has no room (nothing sent, nothing changed, req untouched), or has failed,
- * which the general path meets again and reports. Under the gate's lock. */
+ * the stack (the short form for a small payload) and the payload, and a send
+ * the driver takes makes a request born complete, one cache line written (its
+ * data is copied: the buffer may be reused). A copy still in flight (WEFT_INPROGRESS) keeps the
+ * gate busy until send_done, with a packet of no chunks as its cookie. false when the driver has no
+ * room (nothing sent, nothing changed, req untouched), or has failed, which the general path meets
+ * again and reports. Under the gate's lock. */
 static inline __attribute__((always_inline)) bool
 send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uint32_t comm,
             uint64_t tag, const void *buf, size_t len, uint64_t cost)
 {
     uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
-    size_t hlen = WEFT_WIRE_PKT_HDR + weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false,
-                                                           g->send_seq, tag, comm, len, 0);
-    size_t total = weft__wire_chunk_size(hlen, len);
-    weft__wire_put_packet(hdr, 1, total);
+    size_t hlen, total;
+    if (len <= WEFT_WIRE_SHORT_MAX) {
+        /* The short form: the driver carries the packet's exact length. */
+        hlen = weft__wire_put_short(hdr, g->send_seq, tag, comm);
+        total = hlen + len;
+    } else {
+        hlen = WEFT_WIRE_PKT_HDR +
+               weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false, g->send_seq, tag, comm, len, 0);
+        total = weft__wire_chunk_size(hlen, len);
+        weft__wire_put_packet(hdr, 1, total);
+    }
     struct iovec iov[3];
     int n = weft__sched_lone_iov(iov, hdr, hlen, buf, len, total);
     g->packet.nchunks = 0; /* the gate is idle: its packet is free */

@@ -144,9 +144,28 @@ size_t weft__wire_put_cancel_reply(uint8_t *buf, uint64_t sreq, bool taken)
     return put_cancel(buf, WEFT_CHUNK_CANCEL_REPLY, sreq, taken ? 1 : 0);
 }
 
+size_t weft__wire_put_short(uint8_t *buf, uint32_t seq, uint64_t tag, uint32_t comm)
+{
+    weft__le16_put(buf, WEFT_WIRE_SHORT_MAGIC);
+    buf[2] = WEFT_WIRE_VERSION;
+    buf[3] = 0;
+    weft__le32_put(buf + 4, seq);
+    weft__le64_put(buf + 8, tag);
+    weft__le32_put(buf + 16, comm);
+    return WEFT_WIRE_SHORT_HDR;
+}
+
 int weft__wire_open(const void *buf, size_t len, weft__wire_iter_t *it)
 {
     const uint8_t *p = buf;
+    it->short_form = p && len >= 1 && p[0] == (uint8_t)WEFT_WIRE_SHORT_MAGIC;
+    if (it->short_form) {
+        /* Checked whole by weft__wire_next. */
+        it->remaining = 1;
+        it->pos = p;
+        it->end = p + len;
+        return WEFT_OK;
+    }
     if (!p || len < WEFT_WIRE_PKT_HDR)
         return WEFT_EPROTO;
     if (weft__le32_get(p) != WEFT_WIRE_MAGIC || p[4] != WEFT_WIRE_VERSION || p[5] != 0)
@@ -165,6 +184,14 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     size_t avail = (size_t)(it->end - it->pos);
     if (it->remaining == 0)
         return avail == 0 ? 0 : WEFT_EPROTO;
+    if (it->short_form) {
+        memset(c, 0, sizeof *c);
+        if (!weft__wire_short(it->pos, avail, c))
+            return WEFT_EPROTO;
+        it->remaining = 0;
+        it->pos = it->end;
+        return 1;
+    }
     if (avail < 4)
         return WEFT_EPROTO;
     const uint8_t *p = it->pos;

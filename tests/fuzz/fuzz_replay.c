@@ -1,8 +1,8 @@
 /* Runs a fuzz target without libFuzzer: on the files given as arguments, or on
- * built-in seed packets (one of every chunk kind, and an aggregated one) and a fixed number of
- * deterministic mutations of them. This keeps every fuzz target exercised by
- * the ordinary test suite on any compiler; the coverage-guided runs use clang's
- * libFuzzer on the same target (see tests/fuzz/CMakeLists.txt). With
+ * built-in seed packets (one of every chunk kind, an aggregated one and a short one) and a fixed
+ * number of deterministic mutations of them. This keeps every fuzz target exercised by the ordinary
+ * test suite on any compiler; the coverage-guided runs use clang's libFuzzer on the same target
+ * (see tests/fuzz/CMakeLists.txt). With
  * --write-corpus DIR it writes the seeds as files, to start libFuzzer from. */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,13 +13,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define NSEEDS 12
+#define NSEEDS 13
 
 static size_t seed(int kind, uint8_t *buf)
 {
     uint8_t *p = buf + WEFT_WIRE_PKT_HDR;
     weft_rkey_t key = {.len = 16};
     switch (kind) {
+    case 12:
+        /* The short form: no packet header. */
+        p = buf + weft__wire_put_short(buf, 3, 5, 1);
+        memcpy(p, "payload!", 8);
+        return WEFT_WIRE_SHORT_HDR + 8;
     case 0:
         p += weft__wire_put_eager(p, false, 0, 5, 1, 8, 0);
         memcpy(p, "payload!", 8);

@@ -280,6 +280,51 @@ static void test_lone_eager_flips(void)
     }
 }
 
+/* The short form: a lone message in 20 bytes of header, taken alike by both
+ * decoders; every bit flip and length cut judged alike; a wrong version,
+ * flags or the wildcard tag rejected. */
+static void test_short(void)
+{
+    weft__wire_chunk_t c;
+    static const size_t sizes[] = {0, 1, 8, 13, WEFT_WIRE_SHORT_MAX};
+    uint8_t data[WEFT_WIRE_SHORT_MAX];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 7 + 3);
+    for (size_t s = 0; s < WEFT_ARRAY_SIZE(sizes); s++) {
+        memset(pkt, 0, sizeof pkt);
+        size_t h = weft__wire_put_short(pkt, 0xfffffffe, WEFT_TAG_MAX, 9);
+        CHECK(h == WEFT_WIRE_SHORT_HDR);
+        memcpy(pkt + h, data, sizes[s]);
+        size_t len = h + sizes[s];
+        CHECK(decode_all(pkt, len, &c, 1) == 1);
+        CHECK(c.kind == WEFT_CHUNK_EAGER && c.seq == 0xfffffffe && c.tag == WEFT_TAG_MAX &&
+              c.comm == 9 && c.len == sizes[s] && c.sreq == 0);
+        CHECK(sizes[s] ? c.payload == pkt + h && !memcmp(c.payload, data, sizes[s])
+                       : c.payload == NULL);
+        if (sizes[s] > 16)
+            continue; /* flips and cuts of the small ones are enough */
+        uint8_t save[64];
+        memcpy(save, pkt, len);
+        for (size_t bit = 0; bit < len * 8; bit++) {
+            memcpy(pkt, save, len);
+            pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+            decode_all(pkt, len, &c, 1);
+        }
+        memcpy(pkt, save, len);
+        for (size_t cut = 0; cut <= len + 8; cut++)
+            decode_all(pkt, cut, &c, 1);
+    }
+    size_t len = weft__wire_put_short(pkt, 1, 2, 3) + 4;
+    pkt[2] = WEFT_WIRE_VERSION - 1;
+    CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+    weft__wire_put_short(pkt, 1, 2, 3);
+    pkt[3] = 1;
+    CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+    weft__wire_put_short(pkt, 1, UINT64_MAX, 3);
+    CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
+    CHECK(decode_all(pkt, WEFT_WIRE_SHORT_HDR - 1, &c, 1) == WEFT_EPROTO);
+}
+
 static void test_seq_wrap(void)
 {
     CHECK(weft__seq_before(1, 2));
@@ -350,6 +395,7 @@ int main(void)
     test_malformed();
     test_cancel_malformed();
     test_lone_eager_flips();
+    test_short();
     test_seq_wrap();
     test_list();
     test_handles();
