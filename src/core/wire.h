@@ -195,6 +195,23 @@ static inline uint64_t weft__le64_get(const uint8_t *p)
     return v;
 }
 
+/* Fill c as the lone-eager decoders do (see weft__wire_lone_eager); 1. Both
+ * forms keep seq at +4, tag at +8 and comm at +16 of their message header h. */
+static inline int weft__wire_fill_eager(weft__wire_chunk_t *c, const uint8_t *h, uint64_t tag,
+                                        uint64_t plen, const uint8_t *payload)
+{
+    c->kind = WEFT_CHUNK_EAGER;
+    c->flags = 0;
+    c->seq = weft__le32_get(h + 4);
+    c->tag = tag;
+    c->comm = weft__le32_get(h + 16);
+    c->len = plen;
+    c->sreq = 0;
+    c->rkey.len = 0;
+    c->payload = plen ? payload : NULL;
+    return 1;
+}
+
 /* A short packet of len bytes at p: 1 and c filled as an EAGER chunk when it
  * is one and well-formed (magic, version, flags 0, a tag that is not the
  * wildcard), else 0. */
@@ -206,16 +223,7 @@ static inline int weft__wire_short(const uint8_t *p, size_t len, weft__wire_chun
     uint64_t tag = weft__le64_get(p + 8);
     if (tag == UINT64_MAX)
         return 0;
-    c->kind = WEFT_CHUNK_EAGER;
-    c->flags = 0;
-    c->seq = weft__le32_get(p + 4);
-    c->tag = tag;
-    c->comm = weft__le32_get(p + 16);
-    c->len = len - WEFT_WIRE_SHORT_HDR;
-    c->sreq = 0;
-    c->rkey.len = 0;
-    c->payload = c->len ? p + WEFT_WIRE_SHORT_HDR : NULL;
-    return 1;
+    return weft__wire_fill_eager(c, p, tag, len - WEFT_WIRE_SHORT_HDR, p + WEFT_WIRE_SHORT_HDR);
 }
 
 /* The shape of most small messages: a packet of exactly one EAGER chunk, in
@@ -244,16 +252,7 @@ static inline int weft__wire_lone_eager(const void *buf, size_t len, weft__wire_
     if (weft__le32_get(q + 20) != 0 || tag == UINT64_MAX || plen > len - hdr ||
         weft__wire_chunk_size(WEFT_WIRE_EAGER_HDR, plen) != len - WEFT_WIRE_PKT_HDR)
         return 0;
-    c->kind = WEFT_CHUNK_EAGER;
-    c->flags = 0;
-    c->seq = weft__le32_get(q + 4);
-    c->tag = tag;
-    c->comm = weft__le32_get(q + 16);
-    c->len = plen;
-    c->sreq = 0;
-    c->rkey.len = 0;
-    c->payload = plen ? q + WEFT_WIRE_EAGER_HDR : NULL;
-    return 1;
+    return weft__wire_fill_eager(c, q, tag, plen, q + WEFT_WIRE_EAGER_HDR);
 }
 
 #endif

@@ -47,6 +47,16 @@ static int outcome(const char *what, int rc, int must_fail)
     return 1;
 }
 
+/* Whether out holds, element by element, the sum over every rank r (the dead
+ * one included) of r + i. */
+static int summed(const int *out, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (out[i] != n * (n - 1) / 2 + n * i)
+            return 0;
+    return 1;
+}
+
 static int wait_rc(int rc, MPI_Request *req)
 {
     return rc == MPI_SUCCESS ? MPI_Wait(req, MPI_STATUS_IGNORE) : rc;
@@ -61,12 +71,8 @@ static void sum_all(int count, int nonblocking)
     int rc = nonblocking
                  ? wait_rc(MPI_Iallreduce(in, out, count, MPI_INT, MPI_SUM, world, &req), &req)
                  : MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, world);
-    if (outcome(nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", rc, 1)) {
-        int ok = 1;
-        for (int i = 0; i < count; i++)
-            ok &= out[i] == n * (n - 1) / 2 + n * i;
-        CHECK(ok);
-    }
+    if (outcome(nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", rc, 1))
+        CHECK(summed(out, count));
     free(in);
     free(out);
 }
@@ -92,12 +98,8 @@ static void reduce(int count)
     for (int i = 0; i < count; i++)
         in[i] = mt_rank + i;
     int rc = MPI_Reduce(in, out, count, MPI_INT, MPI_SUM, 0, world);
-    if (outcome("MPI_Reduce", rc, 0) && mt_rank == 0) {
-        int ok = 1;
-        for (int i = 0; i < count; i++)
-            ok &= out[i] == n * (n - 1) / 2 + n * i;
-        CHECK(ok);
-    }
+    if (outcome("MPI_Reduce", rc, 0) && mt_rank == 0)
+        CHECK(summed(out, count));
     free(in);
     free(out);
 }

@@ -252,8 +252,26 @@ static void test_malformed(void)
     CHECK(decode_all(pkt, len, &c, 1) == WEFT_EPROTO);
 }
 
-/* Every single-bit corruption of small eager packets, and every length cut,
- * judged alike by both decoders (decode_all compares them). */
+/* Every single-bit corruption of the len-byte packet in pkt, and every length
+ * cut, judged alike by both decoders (decode_all compares them); pkt is left
+ * as it was. */
+static void flips_and_cuts(size_t len)
+{
+    weft__wire_chunk_t c;
+    uint8_t save[256];
+    memcpy(save, pkt, len);
+    for (size_t bit = 0; bit < len * 8; bit++) {
+        memcpy(pkt, save, len);
+        pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        decode_all(pkt, len, &c, 1);
+    }
+    memcpy(pkt, save, len);
+    for (size_t cut = 0; cut <= len + 8; cut++)
+        decode_all(pkt, cut, &c, 1);
+    memcpy(pkt, save, len);
+}
+
+/* Small eager packets, through flips_and_cuts. */
 static void test_lone_eager_flips(void)
 {
     uint8_t hdr[WEFT_WIRE_CHUNK_HDR_MAX];
@@ -267,16 +285,7 @@ static void test_lone_eager_flips(void)
         size_t len = one_chunk(hdr, n, data, sizes[s]);
         CHECK(decode_all(pkt, len, &c, 1) == 1);
         CHECK(weft__wire_lone_eager(pkt, len, &c) == 1 && c.len == sizes[s] && c.seq == 41);
-        uint8_t save[256];
-        memcpy(save, pkt, len);
-        for (size_t bit = 0; bit < len * 8; bit++) {
-            memcpy(pkt, save, len);
-            pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-            decode_all(pkt, len, &c, 1);
-        }
-        memcpy(pkt, save, len);
-        for (size_t cut = 0; cut <= len + 8; cut++)
-            decode_all(pkt, cut, &c, 1);
+        flips_and_cuts(len);
     }
 }
 
@@ -303,16 +312,7 @@ static void test_short(void)
                        : c.payload == NULL);
         if (sizes[s] > 16)
             continue; /* flips and cuts of the small ones are enough */
-        uint8_t save[64];
-        memcpy(save, pkt, len);
-        for (size_t bit = 0; bit < len * 8; bit++) {
-            memcpy(pkt, save, len);
-            pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-            decode_all(pkt, len, &c, 1);
-        }
-        memcpy(pkt, save, len);
-        for (size_t cut = 0; cut <= len + 8; cut++)
-            decode_all(pkt, cut, &c, 1);
+        flips_and_cuts(len);
     }
     size_t len = weft__wire_put_short(pkt, 1, 2, 3) + 4;
     pkt[2] = WEFT_WIRE_VERSION - 1;
