@@ -139,10 +139,11 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
         int wrc = weft__coll_wait_direct(&d);
         rc = rc != WEFT_OK ? rc : wrc;
     }
+    int got = rc; /* what the children get: the data, or the poison of this */
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask < p) {
             int prc =
-                weft__coll_post_direct(&d, comm, (vr + mask + root) % p, tag, data, n, true, rc);
+                weft__coll_post_direct(&d, comm, (vr + mask + root) % p, tag, data, n, true, got);
             rc = rc != WEFT_OK ? rc : prc;
         }
     }

@@ -291,7 +291,9 @@ int weft__coll_isend_poison(int world, uint32_t cid, uint64_t tag, size_t n, int
     return weft_sr_isend(weft__mpi.ctx, world, cid, tag, *tmp ? *tmp : &poison_byte, len, req);
 }
 
-static int post(weft__mpi_sched_t *s, step_t *st)
+/* Post a step; poison: the schedule failed before this round (a send is
+ * then its poison). */
+static int post(weft__mpi_sched_t *s, step_t *st, bool poison)
 {
     weft_ctx_t *ctx = weft__mpi.ctx;
     bool send = st->kind == STEP_SEND;
@@ -302,7 +304,7 @@ static int post(weft__mpi_sched_t *s, step_t *st)
     int rc;
 
     st->n = n;
-    if (send && s->err != MPI_SUCCESS)
+    if (send && poison)
         return weft__coll_isend_poison(
             st->world, st->cid, st->tag, n,
             s->err == MPIX_ERR_PROC_FAILED ? WEFT_EPEERDEAD : WEFT_ETRUNC, &st->wreq, &st->staging);
@@ -371,16 +373,18 @@ static void fail(weft__mpi_sched_t *s, int weft_rc)
 
 /* Post the communication steps of round r; returns how many are in flight.
  * A step that cannot be posted (its peer is known dead, no memory) fails the
- * schedule, and the others still go. */
+ * schedule, and the others still go: with their data, which earlier rounds
+ * made whole, unless the schedule had failed before this round. */
 static int round_start(weft__mpi_sched_t *s, int r)
 {
     int first = r ? s->round_end[r - 1] : 0;
     int pending = 0;
+    bool poison = s->err != MPI_SUCCESS;
     for (int i = first; i < s->round_end[r]; i++) {
         step_t *st = &s->steps[i];
         if (st->kind != STEP_SEND && st->kind != STEP_RECV)
             continue;
-        int rc = post(s, st);
+        int rc = post(s, st, poison);
         if (rc != WEFT_OK) {
             fail(s, rc);
             st->wreq = NULL;
