@@ -64,10 +64,9 @@ static int xfer(MPI_Comm c, int peer, uint64_t tag, const void *out, void *in, s
 {
     weft__coll_direct_t d = {.nreq = 0};
     int rc = weft__coll_post_direct(&d, c, peer, tag, in, n, false, WEFT_OK);
-    if (rc == WEFT_OK)
-        rc = weft__coll_post_direct(&d, c, peer, tag, (void *)out, n, true, why);
+    int src = weft__coll_post_direct(&d, c, peer, tag, (void *)out, n, true, why);
     int wrc = weft__coll_wait_direct(&d);
-    return rc != WEFT_OK ? rc : wrc;
+    return rc != WEFT_OK ? rc : src != WEFT_OK ? src : wrc;
 }
 
 /* Whether allreduce_direct takes this call: decided from this rank's
