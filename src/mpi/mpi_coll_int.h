@@ -273,8 +273,9 @@ static inline int weft__coll_rd_rank(const weft__coll_rd_t *rd, int vpeer)
  * A member that dies, or a step that fails (a truncated message), must not
  * leave the others hanging, nor hand them a result that misses a member. So a
  * rank whose collective has failed a step still sends every later message of
- * it, but sends a *poison* instead of the data, which makes the receive fail
- * with the same cause:
+ * it, but those of later rounds (or, in the direct paths, of later steps)
+ * carry a *poison* instead of the data, which makes the receive fail with the
+ * same cause:
  *   - after a dead peer (WEFT_EPEERDEAD): nothing for a message of n > 0
  *     bytes, one byte for a message of none (a receive of 0 bytes posts room
  *     for one); the receive fails with WEFT_EPEERDEAD (MPIX_ERR_PROC_FAILED);
