@@ -759,155 +759,6 @@ bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req);
  * posted. The caller then completes it. Takes match_lock. */
 bool weft__proto_recv_cancel(struct weft_ctx *ctx, struct weft_request *req);
 
-/* Cooperative rendezvous (coop.c). */
-void weft__coop_gate_init(struct weft_ctx *ctx, weft__gate_t *g);
-/* A receive was just posted: publish it if a sender may claim it. */
-void weft__coop_publish(struct weft_ctx *ctx, struct weft_request *req);
-/* Before canceling a posted receive: false if a sender has claimed it. */
-bool weft__coop_cancel(weft__gate_t *g, struct weft_request *req);
-/* Message number g->published_seq arrived (matched: the receive it took, or
- * NULL): 0 to handle it as usual, 1 if it was the claiming rendezvous (done),
- * or WEFT_EPROTO. */
-int weft__coop_arrival(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c,
-                       struct weft_request *matched);
-/* A receive matched a rendezvous: move it cooperatively if possible (false:
- * use another path). */
-bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g,
-                           uint64_t accept, const weft_rkey_t *rkey);
-/* A rendezvous left: watch for a publication it may claim. */
-void weft__coop_watch(struct weft_ctx *ctx, struct weft_request *req);
-void weft__coop_unwatch(struct weft_request *req);
-int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c);
-/* A piece of a cooperative transfer, claimed under the engine lock. */
-struct weft__coop_copy {
-    struct weft_request *req; /* NULL: none */
-    weft__cell_t *cell;
-    uint64_t off;
-    size_t len;
-};
-/* Claim at most one piece and finish what is done. Returns events. out NULL:
- * the piece is copied here, under the engine lock; otherwise it is handed out
- * in *out, for the caller to copy with weft__coop_copy_run once it has
- * released the engine lock. */
-int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out);
-/* Copy a claimed piece (with or without the engine lock) and release its
- * hold; the request must not be touched after. */
-void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked);
-
-/* Progress for everybody if the engine lock is free (never waits for it):
- * a pass, then, after the release, the copy of the piece it claimed, if any.
- * Returns events. Inline: every waiting loop polls through it. */
-static inline int weft__progress_try(struct weft_ctx *ctx)
-{
-    if (!weft_lock_try(&ctx->lock))
-        return 0;
-    weft__coop_copy_t copy;
-    copy.req = NULL;
-    int n = weft__progress_step(ctx, &copy);
-    weft_lock_release(&ctx->lock);
-    if (WEFT_UNLIKELY(copy.req != NULL))
-        weft__coop_copy_run(&copy, true);
-    return n;
-}
-/* A request completes: leave the list, free its cell. */
-void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req);
-
-/* Waiting and background progress (progress.c). */
-int weft__wait_policy_parse(const char *s); /* WEFT__WAIT_*, or -1 */
-/* Wait until req completes, following the context's policy. */
-void weft__wait(struct weft_ctx *ctx, struct weft_request *req);
-/* req was just marked done (WEFT_THREAD_MULTIPLE): count it, wake its thread if it sleeps. */
-void weft__wake_waiter(struct weft_ctx *ctx, struct weft_request *req);
-int weft__progress_thread_start(struct weft_ctx *ctx);
-/* Where the progress thread goes (place.c): true with *out set to pin it
- * there, false to leave it unpinned. Called by the initializing thread. */
-bool weft__progress_place(const struct weft_ctx *ctx, cpu_set_t *out);
-/* More ranks on this node than cpus this process may run on (place.c). */
-bool weft__node_oversubscribed(const struct weft_ctx *ctx);
-void weft__progress_thread_stop(struct weft_ctx *ctx);
-/* End the progress thread's sleep on doorbells (it found no work that only
- * polling would see, and something such appeared). */
-void weft__progress_kick(struct weft_ctx *ctx);
-/* Work appeared that only a progress pass serves (a send held to share a
- * packet): kick the progress thread if it sleeps. The caller's stores come
- * before the look (progress.c: the sleeper announces, then makes a pass). */
-static inline void weft__progress_wanted(struct weft_ctx *ctx)
-{
-    /* A read-modify-write: ordered after the caller's stores as a fence
-     * would be (and ThreadSanitizer knows it). */
-    if (ctx->progress_kick >= 0 && atomic_fetch_add(&ctx->progress_asleep, 0))
-        weft__progress_kick(ctx);
-}
-
-/* Strategies (strategy/). */
-struct weft__strategy_ops {
-    const char *name;
-    /* Fill pkt from the gate's backlog with weft__packet_add (chunks stay
-     * linked: the scheduler commits what the driver took). Returns the number
-     * of chunks added. */
-    int (*build)(weft__gate_t *g, weft__packet_t *pkt);
-    /* After a packet leaves, the track counts as busy until the next progress
-     * pass (as NewMadeleine's does until its send is polled complete): a burst
-     * of submissions meanwhile forms a backlog for build to aggregate. A
-     * submission on a track idle since the last pass still leaves at once. */
-    bool hold;
-    /* Rendezvous to a multi-rail gate are exposed on every rail, so the
-     * receiver pulls them in parts, one per rail, in proportion to bandwidth. */
-    bool split;
-};
-/* The driver copied a packet of total bytes carrying one message of len bytes
- * (a track with WEFT_DRV_CAP_SEND_COPY; the send fast path built the packet
- * itself): count it as commit would, and start the strategy's hold. Inline:
- * the send fast paths' only step outside proto.c. */
-static inline void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64_t len)
-{
-    weft__gate_stats_t *st = &g->stats;
-    st->packets_sent++;
-    st->chunks_sent++;
-    st->wire_bytes_sent += total;
-    if (!st->max_chunks)
-        st->max_chunks = 1;
-    st->messages_sent++;
-    st->msg_bytes_sent += len;
-    g->held_count = 0;
-    if (g->strategy->hold)
-        weft__sched_hold_start(g);
-}
-
-extern const weft__strategy_ops_t weft__strategy_default;
-extern const weft__strategy_ops_t weft__strategy_aggreg;
-extern const weft__strategy_ops_t weft__strategy_split_balance;
-const weft__strategy_ops_t *weft__strategy_find(const char *name);
-/* The strategy a gate gets when WEFT_STRATEGY is unset, by the name of the
- * driver of its track. */
-const weft__strategy_ops_t *weft__strategy_for_driver(const char *driver);
-/* Every strategy built in; *count receives their number. */
-const weft__strategy_ops_t *const *weft__strategy_list(size_t *count);
-/* Append one chunk (or the next RDATA fragment) to a packet being built; false
- * if it does not fit. The chunk stays in the backlog: the scheduler commits
- * (unlinks, advances fragments) only once the driver took the packet, so a
- * refused packet (WEFT_EAGAIN) needs no undo. Shared by all strategies. */
-bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c);
-
-/* Multi-rail (rail.c). Upcalls of an extra rail's driver instance: they find
- * the gate through the rail and go on as rail 0's would. */
-const weft_driver_upcalls_t *weft__rail_upcalls(struct weft_ctx *ctx, weft_driver_upcalls_t *up);
-/* Expose a send's buffer on every rail of its gate (req->rkey, rail_keys).
- * WEFT_OK, or an error with nothing left exposed. */
-int weft__rail_expose(weft__gate_t *g, struct weft_request *req);
-void weft__rail_unexpose(struct weft_request *req);
-/* Rail k (0: the gate's own track) of g reported its peer lost; the other
- * rails are shut down. True once every rail has reported, when the gate may
- * die (weft__gate_lost). */
-bool weft__rail_lost(weft__gate_t *g, int k);
-/* Part k (0: the gate's own track) of a multi-rail read completed. */
-void weft__rail_part_done(weft__gate_t *g, int k, struct weft_request *req, int status);
-/* A receive matched a rendezvous whose rkey holds nkeys keys: read it in
- * parts over the rails. WEFT_OK when started (rget_done finishes it),
- * WEFT_EUNSUPPORTED when it cannot be split (the caller reads it whole). */
-int weft__rail_rget(weft__gate_t *g, struct weft_request *req, uint64_t accept,
-                    const weft_rkey_t *rkey, int nkeys);
-
 /* Counters (stats.c): print one line per gate with traffic to stderr when
  * WEFT_STATS=1 (finalize calls it). */
 void weft__stats_print(struct weft_ctx *ctx);
@@ -919,5 +770,9 @@ void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out);
  * NULL means the driver's default. Freed by weft_finalize (no fence). */
 int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, const char *strategy,
                            struct weft_ctx **ctx_out);
+
+/* By concern, after the types above: */
+#include "core/core_progress.h" /* cooperative rendezvous, waiting, progress */
+#include "core/core_strategy.h" /* strategies, multi-rail */
 
 #endif
