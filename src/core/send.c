@@ -116,10 +116,11 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
 /* A track that copies what it sends: the packet is gathered from a header on
  * the stack (the short form for a small payload) and the payload, and a send
  * the driver takes makes a request born complete, one cache line written (its
- * data is copied: the buffer may be reused). A copy still in flight (WEFT_INPROGRESS) keeps the
- * gate busy until send_done, with a packet of no chunks as its cookie. false when the driver has no
- * room (nothing sent, nothing changed, req untouched), or has failed, which the general path meets
- * again and reports. Under the gate's lock. */
+ * data is copied: the buffer may be reused). A copy still in flight
+ * (WEFT_INPROGRESS) keeps the gate busy until send_done, with a packet of no
+ * chunks as its cookie. false when the driver has no room (nothing sent,
+ * nothing changed, req untouched), or has failed, which the general path
+ * meets again and reports. Under the gate's lock. */
 static inline __attribute__((always_inline)) bool
 send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uint32_t comm,
             uint64_t tag, const void *buf, size_t len, uint64_t cost)
