@@ -77,6 +77,14 @@ static bool allreduce_direct_fits(int count, MPI_Datatype t, MPI_Comm comm)
            t->size <= ALLREDUCE_DIRECT_MAX / (size_t)count;
 }
 
+/* The failure so far as a weft status, for the poison of the next send: the
+ * engine's (rc), or an operator's error (err), which poisons as any failure
+ * but a dead peer; WEFT_OK when none. */
+static inline int failure(int rc, int err)
+{
+    return rc != WEFT_OK ? rc : err != MPI_SUCCESS ? WEFT_ETRUNC : WEFT_OK;
+}
+
 static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
                             MPI_Comm comm)
 {
@@ -94,9 +102,6 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
      * combined any more; the first error is reported at the end. */
     _Alignas(16) unsigned char tmp[ALLREDUCE_DIRECT_MAX];
     int rc = WEFT_OK, err = MPI_SUCCESS;
-    /* The failure so far, as a weft status (an operator's error poisons as
-     * any failure but a dead peer). */
-#define FAILED (rc != WEFT_OK ? rc : err != MPI_SUCCESS ? WEFT_ETRUNC : WEFT_OK)
     weft__coll_rd_t rd = weft__coll_rd(p, r);
     int rem = rd.rem;
     if (r < 2 * rem) {
@@ -110,9 +115,9 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     }
     for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
         int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
-        int xrc = xfer(comm, peer, weft__coll_tag(seq, PHASE, k), rbuf, tmp, n, FAILED);
+        int xrc = xfer(comm, peer, weft__coll_tag(seq, PHASE, k), rbuf, tmp, n, failure(rc, err));
         rc = rc != WEFT_OK ? rc : xrc;
-        if (FAILED != WEFT_OK)
+        if (failure(rc, err) != WEFT_OK)
             continue; /* no operand to combine, or no result to build */
         if (op->commute || peer < r) {
             err = weft__mpi_op_apply(op, tmp, rbuf, count, t);
@@ -123,11 +128,11 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     }
     if (r < 2 * rem) {
         int xrc =
-            r % 2 ? xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n, FAILED)
+            r % 2 ? xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n,
+                         failure(rc, err))
                   : xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_UNFOLD), NULL, rbuf, n, WEFT_OK);
         rc = rc != WEFT_OK ? rc : xrc;
     }
-#undef FAILED
     return rc != WEFT_OK ? weft__mpi_err_from_weft(rc) : err;
 }
 

@@ -43,7 +43,6 @@ typedef struct step {
     MPI_Datatype dtype;
     MPI_Op op;
     weft_request_t *wreq;
-    size_t n;                 /* send/recv: the message's bytes */
     char scratch;             /* a 0-byte receive's room for a poison */
     void *staging;            /* packed data of a non-contiguous buffer */
     weft__coll_call_fn *call; /* STEP_CALL, with dst as its argument */
@@ -303,7 +302,6 @@ static int post(weft__mpi_sched_t *s, step_t *st, bool poison)
     size_t n = weft__coll_bytes(count, t);
     int rc;
 
-    st->n = n;
     if (send && poison)
         return weft__coll_isend_poison(
             st->world, st->cid, st->tag, n,
@@ -413,7 +411,7 @@ static bool round_test(weft__mpi_sched_t *s, int r)
         st->wreq = NULL;
         s->pending--;
         if (st->kind == STEP_RECV)
-            rc = weft__coll_recv_status(rc, st->n, ws.length);
+            rc = weft__coll_recv_status(rc, weft__coll_bytes(st->dcount, st->dtype), ws.length);
         if (rc == WEFT_OK && st->staging && st->kind == STEP_RECV)
             unpack(st->dst, st->dcount, st->dtype, st->staging, ws.length);
         free(st->staging);
