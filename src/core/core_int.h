@@ -664,9 +664,14 @@ int weft__sched_lone_iov(struct iovec iov[3], const void *hdr, size_t hlen, cons
 /* The first cache line of a request that completes as it is made (the
  * fast paths): what test, wait, retiring and the cancel of a receive read of
  * it (a send's caller sets what a send's cancel reads). The other fields are
- * reset by weft__request_init when it is reused. */
-static inline void weft__request_born_done(struct weft_request *req, uint8_t kind,
-                                           const weft_status_t *st)
+ * reset by weft__request_init when it is reused. The status is written field
+ * by field, not copied from a status built on the caller's stack: such a copy
+ * reads back, in wide loads, what narrow stores just wrote, which the CPU
+ * cannot forward, so the load waits for every older store to leave, and on
+ * the send path those are the stores into the peer's ring, each a cache line
+ * the peer's core holds. */
+static inline void weft__request_born_done(struct weft_request *req, uint8_t kind, int source,
+                                           uint32_t comm, uint64_t tag, size_t length, int error)
 {
     atomic_store_explicit(&req->sleeping, 0, memory_order_relaxed);
     req->kind = kind;
@@ -675,10 +680,14 @@ static inline void weft__request_born_done(struct weft_request *req, uint8_t kin
     req->coop_listed = req->coop_watch = false;
     req->coop_cell = -1;
     req->rail_keys = 0;
-    req->error = st->error;
+    req->error = error;
     req->iovcnt = 1;
     req->iov = req->iov_inline;
-    req->status = *st;
+    req->status.source = source;
+    req->status.comm = comm;
+    req->status.tag = tag;
+    req->status.length = length;
+    req->status.error = error;
     atomic_store_explicit(&req->done, 1, memory_order_release);
 }
 /* Build and send packets while the gate's track is idle. Returns events done. */

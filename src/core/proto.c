@@ -296,9 +296,7 @@ struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32
     credit_return(&ctx->gates[src], weft__eager_cost(u->length));
     int err = u->length > len ? WEFT_ETRUNC : WEFT_OK;
     weft__unexpected_free(ctx, u);
-    weft__request_born_done(
-        req, WEFT_REQ_RECV,
-        &(weft_status_t){.source = src, .comm = comm, .tag = tag, .length = n, .error = err});
+    weft__request_born_done(req, WEFT_REQ_RECV, src, comm, tag, n, err);
     return req;
 }
 

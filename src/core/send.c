@@ -127,13 +127,14 @@ send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uin
 {
     uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
     size_t hlen, total;
+    const uint32_t seq = g->send_seq;
     if (len <= WEFT_WIRE_SHORT_MAX) {
         /* The short form: the driver carries the packet's exact length. */
-        hlen = weft__wire_put_short(hdr, g->send_seq, tag, comm);
+        hlen = weft__wire_put_short(hdr, seq, tag, comm);
         total = hlen + len;
     } else {
         hlen = WEFT_WIRE_PKT_HDR +
-               weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false, g->send_seq, tag, comm, len, 0);
+               weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false, seq, tag, comm, len, 0);
         total = weft__wire_chunk_size(hlen, len);
         weft__wire_put_packet(hdr, 1, total);
     }
@@ -146,13 +147,11 @@ send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uin
     if (rc == WEFT_INPROGRESS)
         g->busy = true;
     g->send_credit -= (int64_t)cost;
-    g->send_seq++;
+    g->send_seq = seq + 1;
     g->sent.eager++;
     g->sent.bytes += len;
     weft__sched_lone_copied(g, total, len);
-    weft__request_born_done(
-        req, WEFT_REQ_SEND,
-        &(weft_status_t){.source = ctx->rank, .comm = comm, .tag = tag, .length = len});
+    weft__request_born_done(req, WEFT_REQ_SEND, ctx->rank, comm, tag, len, WEFT_OK);
     /* What a cancel of it reads (weft__proto_send_cancel reopens a completed
      * eager send and asks the receiver for its message by sequence number). */
     req->peer = g->peer;
@@ -162,7 +161,7 @@ send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uin
     req->holds = 0;
     req->sync = req->answered = false;
     req->cancel = WEFT_CANCEL_NONE;
-    req->seq = g->send_seq - 1;
+    req->seq = seq;
     req->chunk.kind = WEFT_CHUNK_EAGER;
     req->chunk.queued = false;
     return true;
