@@ -24,7 +24,11 @@ typedef struct req_cache {
     bool armed; /* the thread-exit destructor is set for this thread */
 } req_cache_t;
 
-static _Thread_local req_cache_t cache;
+/* initial-exec: every Isend and Irecv reads it, and the default model of a
+ * shared library reaches it through a call into the dynamic loader. The 16
+ * bytes fit in the static TLS space glibc keeps for libraries loaded later,
+ * so a libmpi.so opened with dlopen (mpi4py) still loads. */
+static _Thread_local req_cache_t cache __attribute__((tls_model("initial-exec")));
 static _Atomic(MPI_Request) shared_free;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
