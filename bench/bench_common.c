@@ -28,10 +28,10 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int bench_pin_by_rank(int rank)
+int bench_pin_block(int rank, int ncores)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
+    if (ncores < 1 || sched_getaffinity(0, sizeof set, &set) != 0)
         return -1;
     int cpus[CPU_SETSIZE], k = 0;
     for (int c = 0; c < CPU_SETSIZE; c++)
@@ -39,15 +39,25 @@ int bench_pin_by_rank(int rank)
             cpus[k++] = c;
     if (k < 2)
         return -1;
-    int cpu = cpus[rank % k];
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+    cpu_set_t block;
+    CPU_ZERO(&block);
+    for (int i = 0; i < ncores && i < k; i++)
+        CPU_SET(cpus[((long)rank * ncores + i) % k], &block);
+    if (sched_setaffinity(0, sizeof block, &block) != 0) {
         perror("sched_setaffinity");
         return -1;
     }
-    return cpu;
+    return cpus[((long)rank * ncores) % k];
+}
+
+int bench_pin_by_rank(int rank)
+{
+    return bench_pin_block(rank, 1);
+}
+
+int bench_pin_opts(int rank, const bench_opts_t *o)
+{
+    return o->pin ? bench_pin_block(rank, o->pin) : -1;
 }
 
 void bench_shuffle(uint32_t *v, size_t n, uint64_t seed)
@@ -111,6 +121,13 @@ int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--pin")) {
             o->pin = 1;
+        } else if (!strcmp(a, "--cores") && val) {
+            o->pin = atoi(val);
+            i++;
+            if (o->pin < 1) {
+                fprintf(stderr, "--cores needs a count of at least 1\n");
+                return -1;
+            }
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--smoke")) {

@@ -18,6 +18,13 @@ double bench_median(double *v, int n);
  * fewer than two CPUs or the call fails. */
 int bench_pin_by_rank(int rank);
 
+/* Bind the calling process (and the threads it makes later) to ncores CPUs of
+ * the k it may use: rank r gets the r-th block of ncores, wrapping around. So
+ * on a machine of 16 CPUs two ranks with ncores 8 get one half each, the room
+ * a rank's threads or its progress thread need. Returns the block's first CPU,
+ * or -1 (nothing bound) with fewer than two CPUs or when the call fails. */
+int bench_pin_block(int rank, int ncores);
+
 /* Fisher-Yates shuffle of v[0..n) with a fixed-seed xorshift generator, so
  * every implementation sees the same permutation for a given seed. */
 void bench_shuffle(uint32_t *v, size_t n, uint64_t seed);
@@ -35,7 +42,8 @@ void bench_csv(const char *bench, double param, const char *metric, double value
 
 /* Options common to the benchmarks. */
 typedef struct bench_opts {
-    int pin;         /* --pin: pin rank r to the r-th allowed CPU */
+    int pin;         /* CPUs per rank, 0: not bound. --pin: 1 (rank r on the r-th allowed
+                      * CPU); --cores N: N (rank r on the r-th block of N) */
     int quick;       /* --quick: fewer iterations and repetitions */
     int smoke;       /* --smoke: tiny iterations, only proves the program runs (implies quick) */
     int runs;        /* --runs R: repetitions per point (median is reported) */
@@ -44,6 +52,9 @@ typedef struct bench_opts {
     size_t msg_size; /* --size S: message size (match) */
     size_t step;     /* --step K: sweeps multiply by K (default 2), and always end at --max */
 } bench_opts_t;
+
+/* Bind this rank as o->pin says (bench_pin_block); -1 when it does not. */
+int bench_pin_opts(int rank, const bench_opts_t *o);
 
 /* The point after `x` in a sweep from o->min to o->max: x * o->step (2 when
  * unset), or o->max itself when the step jumps over it, so a coarse sweep

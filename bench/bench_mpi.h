@@ -28,7 +28,7 @@ static inline int bench_mpi_setup(const char *name, const bench_opts_t *o, int *
     *peer = 1 - *rank;
     MPI_Comm_dup(MPI_COMM_WORLD, data);
     MPI_Comm_dup(MPI_COMM_WORLD, ctrl);
-    return o->pin ? bench_pin_by_rank(*rank) : -1;
+    return bench_pin_opts(*rank, o);
 }
 
 /* The first line of MPI_Get_library_version, so every log says which MPI ran. */

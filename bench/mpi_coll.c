@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &l.size);
     MPI_Comm_dup(MPI_COMM_WORLD, &l.comm);
-    int cpu = o.pin ? bench_pin_by_rank(rank) : -1;
+    int cpu = bench_pin_opts(rank, &o);
     l.in = malloc(o.max);
     l.out = malloc(o.max);
     double *runs = malloc(sizeof(double) * (size_t)o.runs);

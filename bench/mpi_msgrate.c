@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     }
     l.pairs = size / 2;
     MPI_Comm_dup(MPI_COMM_WORLD, &l.comm);
-    int cpu = o.pin ? bench_pin_by_rank(l.rank) : -1;
+    int cpu = bench_pin_opts(l.rank, &o);
     l.buf = malloc(o.max);
     l.reqs = calloc((size_t)o.window, sizeof *l.reqs);
     double *runs = malloc(sizeof(double) * (size_t)o.runs);

@@ -256,9 +256,21 @@ def main():
       "median over the repetitions of those values, the min-max range over the "
       "repetitions, and the ratio of weft's median to the peer's median. Plots draw "
       "the median as a line and the min-max range as a band.")
-    w("- Every rank is pinned to its own core (Open MPI `--bind-to core`, MPICH "
-      "`-bind-to core`, weft by the program's `--pin`); with more ranks than cores "
-      "(multi-pair) ranks share cores. Open MPI runs with `--mca pml ob1 --mca btl "
+    cpr = info.get("CPUs per rank", "1 (--pin)")
+    cores = cpr.split()[0]
+    if "--cores" in cpr:
+        binding = (f"- Every rank is bound to a block of {cores} CPU(s) of its own (the "
+                   f"programs' `--cores {cores}`; the launchers bind nothing)")
+        if cores != "1":
+            binding += (", so a rank's threads run in parallel, and weft's overlap runs "
+                        "have a progress thread (`WEFT_PROGRESS_THREAD=1`) on the rank's "
+                        "spare CPU")
+        binding += ". "
+    else:
+        binding = ("- Every rank is pinned to its own core (Open MPI `--bind-to core`, MPICH "
+                   "`-bind-to core`, weft by the program's `--pin`); with more ranks than "
+                   "cores (multi-pair) ranks share cores. ")
+    w(binding + "Open MPI runs with `--mca pml ob1 --mca btl "
       "vader,self` (shared memory); MPICH is Debian's build (its device is in the "
       "machine record). Nothing is tuned for any implementation.")
     w("- The machine is shared (other builds run beside the benchmarks): the min-max "

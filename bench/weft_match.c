@@ -150,7 +150,7 @@ int main(int argc, char **argv)
         return 2;
     }
     peer = 1 - rank;
-    int cpu = o.pin ? bench_pin_by_rank(rank) : -1;
+    int cpu = bench_pin_opts(rank, &o);
     msg = o.msg_size;
     int nmax = (int)o.max;
     reqs = calloc((size_t)nmax + 1, sizeof *reqs);

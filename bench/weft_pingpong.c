@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         return 2;
     }
     peer = 1 - rank;
-    int cpu = o.pin ? bench_pin_by_rank(rank) : -1;
+    int cpu = bench_pin_opts(rank, &o);
     char *sbuf = malloc(o.max), *rbuf = malloc(o.max);
     weft_request_t **reqs = calloc((size_t)o.window, sizeof *reqs);
     double *lat = malloc(sizeof(double) * (size_t)o.runs);
