@@ -6,7 +6,11 @@
  *   2. a well-formed HELLO, then a PROOF that is not SipHash under the secret;
  *   3. a HELLO and then silence (a half handshake);
  *   4. a connection that sends nothing at all (slow loris);
- *   5. a HELLO with another protocol version.
+ *   5. a HELLO with another protocol version;
+ *   6. a connection rank 0 accepts, whose deadline passes while rank 0 is
+ *      out of the library (it sleeps, as a computing rank does), and which
+ *      sends a byte meanwhile: rank 0's next poll finds both the byte's event
+ *      and the expired deadline for the same connection.
  * Each must be closed by rank 0 (EOF or reset seen here within a bounded time),
  * rank 0 must log one "refused a connection from <address>" line for each (the
  * ctest wrapper counts them), and the job's own traffic afterwards must be
@@ -74,8 +78,13 @@ int main(void)
     test_watchdog(60);
     weft_ctx_t *ctx = test_init("mp_tcp_stranger", 2);
     if (test_rank == 0) {
-        /* The victim: keeps progressing until rank 1 is done. */
+        /* The victim: keeps progressing while rank 1 plays strangers 1 to 5
+         * and opens the sixth, then leaves the library for longer than the
+         * handshake time, then progresses again until rank 1 is done. */
         test_note(ctx, 1, false, 7, 1);
+        struct timespec nap = {.tv_sec = 2, .tv_nsec = 500000000};
+        nanosleep(&nap, NULL);
+        test_note(ctx, 1, false, 7, 2);
     } else if (test_rank == 1) {
         uint8_t blob[WEFT_ADDR_MAX];
         size_t len = sizeof blob;
@@ -131,7 +140,19 @@ int main(void)
         CHECK(closed_within(fd, 5, &got) && got == 0);
         close(fd);
 
+        /* 6. Accepted while rank 0 progresses; then rank 0 sleeps past the
+         * handshake deadline, and a byte arrives meanwhile. */
+        fd = dial(&a);
+        struct timespec wait = {.tv_sec = 0, .tv_nsec = 300000000};
+        nanosleep(&wait, NULL); /* rank 0 accepts it */
         test_note(ctx, 0, true, 7, 1);
+        wait.tv_nsec = 500000000;
+        nanosleep(&wait, NULL);
+        send_bytes(fd, msg, 1);
+        CHECK(closed_within(fd, 10, &got) && got == 0);
+        close(fd);
+
+        test_note(ctx, 0, true, 7, 2);
     }
     /* The job itself is unharmed: a round of real traffic, eager and
      * rendezvous, both ways. */

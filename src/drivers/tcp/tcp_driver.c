@@ -226,8 +226,6 @@ static int tcp_poll(weft_driver_t *d)
          * never answer); only then is the clock read. */
         weft__tcp_hs_expire(d, weft__now_ns());
     }
-    if (n <= 0)
-        return 0;
     for (int i = 0; i < n; i++) {
         uint64_t u = evs[i].data.u64;
         if (u == 0)
@@ -237,7 +235,9 @@ static int tcp_poll(weft_driver_t *d)
         else
             weft__tcp_track_event(d, (weft_track_t *)(uintptr_t)u, evs[i].events);
     }
-    return n;
+    if (WEFT_UNLIKELY(d->hs_closed))
+        weft__tcp_hs_reap(d); /* no event of this pass names them any more */
+    return n > 0 ? n : 0;
 }
 
 /* The epoll instance: readable while a connection has bytes, room it waits
@@ -281,6 +281,7 @@ static void tcp_fini(weft_driver_t *d)
             tcp_disconnect(d->tracks[r]);
     while (!weft_list_empty(&d->handshakes))
         weft__tcp_hs_close(d, weft_list_entry(d->handshakes.next, tcp_conn_t, hs_link));
+    weft__tcp_hs_reap(d);
     if (d->listen_fd >= 0)
         close(d->listen_fd);
     if (d->epfd >= 0)

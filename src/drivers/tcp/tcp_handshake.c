@@ -83,9 +83,21 @@ void weft__tcp_hs_close(weft_driver_t *d, tcp_conn_t *c)
         epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
     }
+    c->fd = -1;
     if (c->track && c->track->conn == c)
         c->track->conn = NULL;
-    free(c);
+    c->closed = true;
+    c->next_closed = d->hs_closed;
+    d->hs_closed = c;
+}
+
+void weft__tcp_hs_reap(weft_driver_t *d)
+{
+    while (d->hs_closed) {
+        tcp_conn_t *c = d->hs_closed;
+        d->hs_closed = c->next_closed;
+        free(c);
+    }
 }
 
 /* A connection that failed its handshake. A client connection is one of our
@@ -397,6 +409,8 @@ static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
 
 void weft__tcp_hs_event(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
 {
+    if (c->closed)
+        return; /* closed earlier in this poll pass */
     if (c->track)
         client_step(d, c, events);
     else

@@ -210,8 +210,13 @@ typedef struct tcp_conn {
     struct weft_driver *driver;
     struct weft_track *track; /* NULL for a server connection until its HELLO names it */
     weft_list_t hs_link;      /* in driver->handshakes while not up */
-    uint64_t deadline_ns;     /* handshake must end by then */
-    char peer_name[64];       /* address:port, for logs */
+    /* Closed (weft__tcp_hs_close): its fd is gone and it waits in
+     * driver->hs_closed for the end of the poll pass, whose epoll events
+     * may still name it. */
+    bool closed;
+    struct tcp_conn *next_closed;
+    uint64_t deadline_ns; /* handshake must end by then */
+    char peer_name[64];   /* address:port, for logs */
     uint8_t nonce_mine[TCP_NONCE_LEN], nonce_peer[TCP_NONCE_LEN];
     uint32_t client_rank, server_rank;
     /* Handshake bytes: one message at a time in each direction. */
@@ -274,6 +279,7 @@ struct weft_driver {
     weft_track_t **tracks;  /* by rank, NULL when not connected through tcp */
     weft_list_t handshakes; /* tcp_conn_t not yet up */
     int nhandshakes;
+    tcp_conn_t *hs_closed; /* closed connections not yet freed (weft__tcp_hs_reap) */
     uint64_t hs_timeout_ns;
     uint64_t connect_timeout_ns;
     uint32_t user_timeout_ms;
@@ -311,7 +317,15 @@ WEFT_INTERNAL int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t);
 WEFT_INTERNAL void weft__tcp_hs_accept(weft_driver_t *d);
 WEFT_INTERNAL void weft__tcp_hs_event(weft_driver_t *d, tcp_conn_t *c, uint32_t events);
 WEFT_INTERNAL void weft__tcp_hs_expire(weft_driver_t *d, uint64_t now);
+/* Close a connection that is not up (or leave it for a track): its fd is
+ * closed and it leaves the handshake list at once, but its memory waits for
+ * weft__tcp_hs_reap, because events of the poll pass that closed it may still
+ * name it (an expired handshake, a track lost while its other events wait);
+ * an event on a closed connection is ignored. */
 WEFT_INTERNAL void weft__tcp_hs_close(weft_driver_t *d, tcp_conn_t *c);
+/* Free the connections closed since the last reap: at the end of a poll pass
+ * and at fini. */
+WEFT_INTERNAL void weft__tcp_hs_reap(weft_driver_t *d);
 
 /* tcp_region.c */
 WEFT_INTERNAL int weft__tcp_expose(weft_driver_t *d, const void *buf, size_t len,
