@@ -14,9 +14,14 @@
  *
  * Strangers: an accepted connection that sends anything else, a wrong proof,
  * or does not finish within WEFT_TCP_HANDSHAKE_MS is closed with one warning
- * that names its address; at most TCP_MAX_HANDSHAKES may be pending at once
- * (more are closed at once), so a flood of half-open connections cannot eat
- * the process's descriptors. None of this touches the job's tracks. */
+ * that names its address; at most TCP_MAX_HANDSHAKES plus the job's size
+ * accepted connections may be unauthenticated at once (more are closed at
+ * once), so a flood of half-open connections cannot eat the process's
+ * descriptors. The bound counts accepted connections only, not this rank's
+ * own connections to its peers, and leaves room for every peer of the job:
+ * at init every rank connects to all the others before any of them polls, so
+ * a job of more than 64 ranks has that many real handshakes pending at once.
+ * None of this touches the job's tracks. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -79,6 +84,8 @@ void weft__tcp_hs_close(weft_driver_t *d, tcp_conn_t *c)
 {
     weft_list_remove(&c->hs_link);
     d->nhandshakes--;
+    if (c->accepted)
+        d->naccepted--;
     if (c->fd >= 0) {
         epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
@@ -219,7 +226,7 @@ void weft__tcp_hs_accept(weft_driver_t *d)
             return;
         char name[64];
         name_of(&ss, name, sizeof name);
-        if (d->nhandshakes >= TCP_MAX_HANDSHAKES) {
+        if (d->naccepted >= TCP_MAX_HANDSHAKES + d->size) {
             weft_log_warn("tcp: refused a connection from %s: too many unfinished handshakes",
                           name);
             close(fd);
@@ -232,6 +239,8 @@ void weft__tcp_hs_accept(weft_driver_t *d)
             close(fd);
             continue;
         }
+        c->accepted = true;
+        d->naccepted++;
         snprintf(c->peer_name, sizeof c->peer_name, "%s", name);
         if (set_events(d, c, EPOLLIN, EPOLL_CTL_ADD) != 0) {
             weft__tcp_hs_close(d, c);

@@ -157,7 +157,8 @@ WEFT_INTERNAL int weft__tcp_iface_pick(const char *spec, struct sockaddr_storage
 #define TCP_MAX_PACKET_DEFAULT (128u << 10)
 #define TCP_RDV_DEFAULT        (64u << 10)
 #define TCP_MAX_IOV            128
-#define TCP_MAX_HANDSHAKES     64 /* connections not yet authenticated, beyond: refused */
+#define TCP_MAX_HANDSHAKES                                                                         \
+    64 /* accepted connections not yet authenticated, beyond the job's size: refused */
 
 /* Something queued for writing on a connection: an engine packet, a GET, or the
  * DATA answering a peer's GET. Its iovec is our own (the header) plus, for
@@ -214,6 +215,7 @@ typedef struct tcp_conn {
      * driver->hs_closed for the end of the poll pass, whose epoll events
      * may still name it. */
     bool closed;
+    bool accepted; /* a server connection: counted in driver->naccepted */
     struct tcp_conn *next_closed;
     uint64_t deadline_ns; /* handshake must end by then */
     char peer_name[64];   /* address:port, for logs */
@@ -279,6 +281,7 @@ struct weft_driver {
     weft_track_t **tracks;  /* by rank, NULL when not connected through tcp */
     weft_list_t handshakes; /* tcp_conn_t not yet up */
     int nhandshakes;
+    int naccepted;         /* of which accepted, not authenticated yet (bounded) */
     tcp_conn_t *hs_closed; /* closed connections not yet freed (weft__tcp_hs_reap) */
     uint64_t hs_timeout_ns;
     uint64_t connect_timeout_ns;
