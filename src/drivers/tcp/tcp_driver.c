@@ -147,6 +147,11 @@ static int tcp_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
         weft_log_error("tcp: rank %d published a malformed address", peer_rank);
         return WEFT_EPROTO;
     }
+    /* A link-local address is reached through an interface of this host: the
+     * peer published its own interface's index, which names nothing here.
+     * Ours is the one we listen on, on the same link (WEFT_TCP_IF chose it). */
+    if (a.family == AF_INET6 && a.addr[0] == 0xfe && (a.addr[1] & 0xc0) == 0x80) /* fe80::/10 */
+        a.scope_id = d->addr.family == AF_INET6 ? d->addr.scope_id : 0;
     weft_track_t *t = calloc(1, sizeof *t);
     if (!t)
         return WEFT_ENOMEM;
