@@ -679,6 +679,10 @@ static int persistent(const void *buf, int count, MPI_Datatype type, int peer, i
     }
     r->persistent = true;
     weft__mpi_req_record(r, buf, count, type, peer, tag, mode);
+    /* Every MPI_Start reads the type again, and the application may free it
+     * first (MPI 3.1 §4.1.9): the request holds a reference until it is
+     * freed. */
+    weft__mpi_type_retain(type);
     *request = r;
     return MPI_SUCCESS;
 }

@@ -151,6 +151,10 @@ void weft__mpi_req_free(MPI_Request r)
         weft__mpi_type_release(r->user_type);
         r->user_type = NULL;
     }
+    if (r->persistent && r->type) {
+        weft__mpi_type_release(r->type); /* its reference (persistent() in mpi_req.c) */
+        r->type = NULL;
+    }
     weft__mpi_req_recycle(r);
 }
 
