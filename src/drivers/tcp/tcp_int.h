@@ -157,8 +157,8 @@ WEFT_INTERNAL int weft__tcp_iface_pick(const char *spec, struct sockaddr_storage
 #define TCP_MAX_PACKET_DEFAULT (128u << 10)
 #define TCP_RDV_DEFAULT        (64u << 10)
 #define TCP_MAX_IOV            128
-#define TCP_MAX_HANDSHAKES                                                                         \
-    64 /* accepted connections not yet authenticated, beyond the job's size: refused */
+/* Accepted connections not yet authenticated, beyond the job's size: refused. */
+#define TCP_MAX_HANDSHAKES 64
 
 /* Something queued for writing on a connection: an engine packet, a GET, or the
  * DATA answering a peer's GET. Its iovec is our own (the header) plus, for
