@@ -10,6 +10,16 @@
  *          (bumping gen), so a stale claim from the sender always fails.
  *   claim  (gen << 32) | next piece: a side takes piece k by compare-and-swap.
  *   done   (gen << 32) | pieces moved: each side adds one after its copy.
+ *   fail   (gen << 32) | the first failed piece's error: the receiver reports
+ *          it, whichever side's copy failed.
+ *
+ * A copy the kernel refuses (EPERM: the peer made itself non-dumpable after
+ * init, or a ptrace policy forbids it) moved nothing, so the piece goes back
+ * to the other side through one of the cell's redo slots, and the refused
+ * side takes no more pieces of that transfer (its bit in denied). When both
+ * sides are refused, the pieces left fail, and the transfer ends in error on
+ * both. A receiver refused once sends later receives from that peer the copy
+ * path's way.
  *
  * The receiver's side reads pieces from the sender's exposed buffer (rget),
  * the sender's side writes them into the receiver's exposed buffer (rput).
@@ -59,7 +69,13 @@ enum {
     CELL_CLAIMED = 4,   /* cell 0: a published receive taken by the sender */
 };
 
+/* The two sides of a transfer, as bits of a cell's denied word. */
+enum { SIDE_SEND = 1, SIDE_RECV = 2 };
+
 #define COOP_CELLS 16
+#define COOP_REDO  12 /* pieces given back at once, at most; more fail */
+/* Pieces per transfer, at most: a redo slot keeps the side in bit 31. */
+#define COOP_MAX_PIECES 0x7ffffffeu
 
 struct weft__cell {
     _Atomic uint64_t state; /* (gen << 8) | CELL_* */
@@ -72,6 +88,11 @@ struct weft__cell {
     weft_rkey_t rkey;
     _Alignas(64) _Atomic uint64_t claim; /* (gen << 32) | next piece */
     _Atomic uint64_t done;               /* (gen << 32) | pieces moved */
+    _Atomic uint64_t fail;               /* (gen << 32) | (uint32_t)error of a failed piece */
+    _Atomic uint64_t denied;             /* (gen << 32) | SIDE_* refused by the kernel */
+    /* (gen << 32) | giver << 31 | piece + 1 (giver 1: the receiver); empty
+     * when the piece field is 0 or gen is older. */
+    _Atomic uint64_t redo[COOP_REDO];
 };
 _Static_assert(sizeof(weft__cell_t) * COOP_CELLS <= WEFT_DRV_CELL_BYTES,
                "coop cells do not fit the shared block");
@@ -100,11 +121,11 @@ void weft__coop_gate_init(struct weft_ctx *ctx, weft__gate_t *g)
 }
 
 /* Piece size: at least the configured one, and few enough pieces that the
- * count fits its 32 bits. */
+ * count fits a redo slot (COOP_MAX_PIECES). */
 static uint64_t piece_size(struct weft_ctx *ctx, uint64_t len)
 {
     uint64_t piece = ctx->coop_piece;
-    while (len / piece >= UINT32_MAX)
+    while (len / piece >= COOP_MAX_PIECES)
         piece *= 2;
     return piece;
 }
@@ -145,6 +166,8 @@ static int cell_open(weft__gate_t *g, int first, int last, int st, uint32_t *gen
             (uint32_t)(atomic_load_explicit(&cell->state, memory_order_relaxed) >> 8) + 1;
         atomic_store_explicit(&cell->claim, (uint64_t)gen << 32, memory_order_relaxed);
         atomic_store_explicit(&cell->done, (uint64_t)gen << 32, memory_order_relaxed);
+        atomic_store_explicit(&cell->fail, (uint64_t)gen << 32, memory_order_relaxed);
+        atomic_store_explicit(&cell->denied, (uint64_t)gen << 32, memory_order_relaxed);
         if (st == CELL_ACTIVE)
             atomic_store_explicit(&cell->state, cell_state(gen, st), memory_order_release);
         g->cells_used |= 1u << i;
@@ -166,7 +189,8 @@ void weft__coop_publish(struct weft_ctx *ctx, struct weft_request *req)
         req->match.tag == WEFT_ANY_TAG)
         return;
     weft__gate_t *g = &ctx->gates[req->peer];
-    if (!g->cells_in || g->dead || g->published || (g->cells_used & 1u))
+    if (!g->cells_in || g->dead || g->published || (g->cells_used & 1u) ||
+        atomic_load_explicit(&g->coop_get_refused, memory_order_relaxed))
         return;
     weft__match_lock(ctx);
     bool first = weft__match_first_recv(ctx->match, req->match.comm, req->peer, req->match.tag) ==
@@ -199,15 +223,25 @@ void weft__coop_publish(struct weft_ctx *ctx, struct weft_request *req)
     ctx->counters.rdv_published++;
 }
 
-/* Take a publication back. False when the sender claimed it first. */
+/* Take a publication back. False when the sender claimed it first. A sender
+ * caught between its two stores (CLAIMING) loses its claim: its closing
+ * compare-and-swap fails, and it goes on as an unanswered rendezvous. So no
+ * side ever waits for the other here, and a sender that dies mid-claim
+ * leaves nothing to wait for. */
 static bool withdraw(weft__gate_t *g)
 {
     struct weft_request *req = g->published;
-    uint64_t pub = cell_state(req->coop_gen, CELL_PUBLISHED);
-    if (!atomic_compare_exchange_strong_explicit(&g->cells_in[0].state, &pub,
-                                                 cell_state(req->coop_gen, CELL_FREE),
-                                                 memory_order_acq_rel, memory_order_acquire))
-        return false;
+    _Atomic uint64_t *state = &g->cells_in[0].state;
+    const uint64_t pub = cell_state(req->coop_gen, CELL_PUBLISHED);
+    const uint64_t claiming = cell_state(req->coop_gen, CELL_CLAIMING);
+    uint64_t st = atomic_load_explicit(state, memory_order_acquire);
+    for (;;) {
+        if (st != pub && st != claiming)
+            return false;
+        if (atomic_compare_exchange_weak_explicit(state, &st, cell_state(req->coop_gen, CELL_FREE),
+                                                  memory_order_acq_rel, memory_order_acquire))
+            break;
+    }
     g->cells_used &= ~1u;
     g->published = NULL;
     req->coop_cell = -1;
@@ -228,10 +262,7 @@ int weft__coop_arrival(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
     /* Claimed: this message must be the claiming rendezvous, and it must take
      * the published receive. */
     weft__cell_t *cell = &g->cells_in[0];
-    uint64_t st;
-    while (((st = atomic_load_explicit(&cell->state, memory_order_acquire)) & 0xff) ==
-           CELL_CLAIMING)
-        sched_yield(); /* the sender is between two stores */
+    uint64_t st = atomic_load_explicit(&cell->state, memory_order_acquire);
     if (st != cell_state(req->coop_gen, CELL_CLAIMED) || matched != req ||
         c->kind != WEFT_CHUNK_RDV || c->sreq != cell->sreq || c->len > req->length || c->len == 0 ||
         !c->rkey.len) {
@@ -256,7 +287,8 @@ int weft__coop_arrival(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
 bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t *g,
                            uint64_t accept, const weft_rkey_t *rkey)
 {
-    if (!g->cells_in || req->iovcnt != 1 || accept < ctx->rdv_split)
+    if (!g->cells_in || req->iovcnt != 1 || accept < ctx->rdv_split ||
+        atomic_load_explicit(&g->coop_get_refused, memory_order_relaxed))
         return false;
     int rc = weft__handle_add(&ctx->handles, req, &req->id);
     if (rc)
@@ -318,7 +350,7 @@ int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
     struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
     if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->chunk.kind != WEFT_CHUNK_RDV ||
         req->answered || !req->exposed || !g->cells_out || c->cell == 0 || c->cell >= COOP_CELLS ||
-        c->len > req->length || c->piece < 4096 || c->len / c->piece >= UINT32_MAX)
+        c->len > req->length || c->piece < 4096 || c->len / c->piece >= COOP_MAX_PIECES)
         return WEFT_EPROTO;
     req->answered = true;
     req->coop_watch = false;
@@ -343,7 +375,8 @@ static void try_claim(struct weft_ctx *ctx, struct weft_request *req)
     if ((st & 0xff) != CELL_PUBLISHED)
         return;
     if (cell->seq != req->seq || cell->comm != req->status.comm || cell->tag != req->status.tag ||
-        cell->len < req->length || cell->piece < 4096 || !cell->rkey.len ||
+        cell->len < req->length || cell->piece < 4096 ||
+        req->length / cell->piece >= COOP_MAX_PIECES || !cell->rkey.len ||
         cell->rkey.len > WEFT_RKEY_MAX)
         return;
     weft_rkey_t rkey = cell->rkey;
@@ -353,7 +386,11 @@ static void try_claim(struct weft_ctx *ctx, struct weft_request *req)
                                                  memory_order_acq_rel, memory_order_relaxed))
         return; /* withdrawn or reused meanwhile: the fields read may be stale */
     cell->sreq = req->id;
-    atomic_store_explicit(&cell->state, cell_state(gen, CELL_CLAIMED), memory_order_release);
+    uint64_t claiming = cell_state(gen, CELL_CLAIMING);
+    if (!atomic_compare_exchange_strong_explicit(&cell->state, &claiming,
+                                                 cell_state(gen, CELL_CLAIMED),
+                                                 memory_order_release, memory_order_relaxed))
+        return; /* the receiver took the publication back meanwhile (withdraw) */
     req->answered = true;
     req->coop_watch = false;
     req->coop_cell = 0;
@@ -366,26 +403,99 @@ static void try_claim(struct weft_ctx *ctx, struct weft_request *req)
     ctx->counters.rdv_claimed++;
 }
 
+static inline unsigned side_of(const struct weft_request *req)
+{
+    return req->kind == WEFT_REQ_RECV ? SIDE_RECV : SIDE_SEND;
+}
+
+/* The sides of req's transfer whose copies the kernel refused. */
+static inline unsigned denied_sides(const struct weft_request *req, weft__cell_t *cell)
+{
+    uint64_t d = atomic_load_explicit(&cell->denied, memory_order_acquire);
+    return (uint32_t)(d >> 32) == req->coop_gen ? (unsigned)(d & 3) : 0;
+}
+
+/* Take a piece the other side gave back; its number, or -1. */
+static int64_t take_redo(const struct weft_request *req, weft__cell_t *cell)
+{
+    uint64_t giver = side_of(req) == SIDE_RECV ? 0 : 1;
+    for (int i = 0; i < COOP_REDO; i++) {
+        uint64_t v = atomic_load_explicit(&cell->redo[i], memory_order_acquire);
+        if ((uint32_t)(v >> 32) != req->coop_gen || !(v & 0x7fffffffu) || ((v >> 31) & 1) != giver)
+            continue;
+        if (atomic_compare_exchange_strong_explicit(&cell->redo[i], &v,
+                                                    (uint64_t)req->coop_gen << 32,
+                                                    memory_order_acquire, memory_order_relaxed))
+            return (int64_t)(v & 0x7fffffffu) - 1;
+    }
+    return -1;
+}
+
+/* Give piece k back to the other side; false when every redo slot is taken. */
+static bool give_back(const struct weft_request *req, weft__cell_t *cell, uint32_t k)
+{
+    uint64_t gen = (uint64_t)req->coop_gen << 32;
+    uint64_t mine = gen | (side_of(req) == SIDE_RECV ? 1ull << 31 : 0) | ((uint64_t)k + 1);
+    for (int i = 0; i < COOP_REDO; i++) {
+        uint64_t v = atomic_load_explicit(&cell->redo[i], memory_order_relaxed);
+        if ((v & ~0xffffffffull) == gen && (v & 0x7fffffffu))
+            continue; /* in use */
+        if (atomic_compare_exchange_strong_explicit(&cell->redo[i], &v, mine, memory_order_release,
+                                                    memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
 /* Claim the next piece of req's transfer into *cp, if one is left; returns
- * 1 if it did. The request is held (coop_busy) until weft__coop_copy_run has
- * moved the piece, so nothing completes it, and no buffer is given back to
- * the user, while the copy runs outside the engine lock. */
+ * 1 if it did. A piece the other side gave back comes first. A side the
+ * kernel refused takes pieces only when both are refused, to fail them.
+ * The request is held (coop_busy) until weft__coop_copy_run has moved the
+ * piece, so nothing completes it, and no buffer is given back to the user,
+ * while the copy runs outside the engine lock. */
 static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_copy_t *cp)
 {
-    uint64_t cur = atomic_load_explicit(&cell->claim, memory_order_relaxed);
-    for (;;) {
-        if ((uint32_t)(cur >> 32) != req->coop_gen || (uint32_t)cur >= req->coop_pieces)
+    unsigned denied = denied_sides(req, cell);
+    int fail = denied & side_of(req) ? WEFT_EPERM : 0;
+    int64_t k = take_redo(req, cell);
+    if (k < 0) {
+        if (fail && denied != 3)
             return 0;
-        if (atomic_compare_exchange_weak_explicit(&cell->claim, &cur, cur + 1, memory_order_acquire,
-                                                  memory_order_relaxed))
-            break;
+        uint64_t cur = atomic_load_explicit(&cell->claim, memory_order_relaxed);
+        for (;;) {
+            if ((uint32_t)(cur >> 32) != req->coop_gen || (uint32_t)cur >= req->coop_pieces)
+                return 0;
+            if (atomic_compare_exchange_weak_explicit(&cell->claim, &cur, cur + 1,
+                                                      memory_order_acquire, memory_order_relaxed))
+                break;
+        }
+        k = (uint32_t)cur;
+    } else if (k >= req->coop_pieces) {
+        k = 0; /* not a piece of this transfer: the peer wrote nonsense */
+        fail = WEFT_EPROTO;
     }
     atomic_fetch_add_explicit(&req->coop_busy, 1, memory_order_relaxed);
     cp->req = req;
     cp->cell = cell;
-    cp->off = (uint64_t)(uint32_t)cur * req->coop_piece;
-    cp->len = (size_t)WEFT_MIN(req->coop_piece, req->coop_len - cp->off);
+    cp->index = (uint32_t)k;
+    cp->fail = fail;
+    cp->off = (uint64_t)k * req->coop_piece;
+    cp->len = fail ? 0 : (size_t)WEFT_MIN(req->coop_piece, req->coop_len - cp->off);
     return 1;
+}
+
+/* Record a piece that failed: in the request (this side reports it) and in
+ * the cell (the receiver reports it, whichever side failed). True for the
+ * request's first. */
+static bool piece_failed(struct weft_request *req, weft__cell_t *cell, int rc)
+{
+    int expect = 0;
+    bool first = atomic_compare_exchange_strong_explicit(
+        &req->coop_err, &expect, rc, memory_order_relaxed, memory_order_relaxed);
+    uint64_t none = (uint64_t)req->coop_gen << 32;
+    atomic_compare_exchange_strong_explicit(&cell->fail, &none, none | (uint32_t)rc,
+                                            memory_order_relaxed, memory_order_relaxed);
+    return first;
 }
 
 void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
@@ -393,22 +503,34 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
     struct weft_request *req = cp->req;
     weft__gate_t *g = req->gate;
     struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + cp->off, .iov_len = cp->len};
-    int rc = req->kind == WEFT_REQ_RECV
+    int rc = cp->fail;
+    if (!rc)
+        rc = req->kind == WEFT_REQ_RECV
                  ? g->drv_ops->rget(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req)
                  : g->drv_ops->rput(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req);
+    if (rc == WEFT_EPERM && !cp->fail) {
+        /* Refused before anything moved: the other side may copy the piece. */
+        if (req->kind == WEFT_REQ_RECV)
+            atomic_store_explicit(&g->coop_get_refused, true, memory_order_relaxed);
+        atomic_fetch_or_explicit(&cp->cell->denied, side_of(req), memory_order_release);
+        if (give_back(req, cp->cell, cp->index)) {
+            weft_log_info("single-copy %s rank %d refused; the peer copies instead",
+                          req->kind == WEFT_REQ_RECV ? "read from" : "write to", g->peer);
+            atomic_fetch_sub_explicit(&req->coop_busy, 1, memory_order_release);
+            return;
+        }
+    }
     if (rc != WEFT_OK) {
         /* The piece still counts as moved, so the transfer ends (in error) on
          * both sides instead of waiting for ever. */
-        weft_log_warn("single-copy piece of %zu bytes with rank %d failed: %s", cp->len, g->peer,
-                      weft_strerror(rc));
-        int expect = 0;
-        atomic_compare_exchange_strong_explicit(&req->coop_err, &expect,
-                                                rc == WEFT_INPROGRESS ? WEFT_EPROTO : rc,
-                                                memory_order_relaxed, memory_order_relaxed);
+        if (piece_failed(req, cp->cell, rc == WEFT_INPROGRESS ? WEFT_EPROTO : rc))
+            weft_log_warn("single-copy transfer with rank %d failed: %s", g->peer,
+                          weft_strerror(rc));
+    } else {
+        atomic_fetch_add_explicit(&g->pieces_moved, 1, memory_order_relaxed);
+        if (unlocked)
+            atomic_fetch_add_explicit(&g->pieces_unlocked, 1, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&g->pieces_moved, 1, memory_order_relaxed);
-    if (unlocked)
-        atomic_fetch_add_explicit(&g->pieces_unlocked, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&cp->cell->done, 1, memory_order_acq_rel);
     /* The last touch of req: once the hold is gone it may complete. */
     atomic_fetch_sub_explicit(&req->coop_busy, 1, memory_order_release);
@@ -420,6 +542,23 @@ static bool all_moved(const struct weft_request *req, weft__cell_t *cell)
 {
     uint64_t d = atomic_load_explicit(&cell->done, memory_order_acquire);
     return (uint32_t)(d >> 32) != req->coop_gen || (uint32_t)d >= req->coop_pieces;
+}
+
+/* The error a finished transfer reports: this side's own, else one the
+ * cell recorded (the receiver alone reads it: the sender may find the cell
+ * recycled). A failed copy outranks truncation: the bytes are missing. */
+static void transfer_error(struct weft_request *req, weft__cell_t *cell)
+{
+    int err = atomic_load_explicit(&req->coop_err, memory_order_relaxed);
+    if (!err && req->kind == WEFT_REQ_RECV) {
+        uint64_t f = atomic_load_explicit(&cell->fail, memory_order_relaxed);
+        if ((uint32_t)(f >> 32) == req->coop_gen)
+            err = (int32_t)(uint32_t)f;
+        if (err >= 0)
+            err = err ? WEFT_EPROTO : 0; /* the peer wrote nonsense */
+    }
+    if (err && (!req->status.error || req->status.error == WEFT_ETRUNC))
+        req->status.error = err;
 }
 
 int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
@@ -454,9 +593,7 @@ int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
         if (!all_moved(req, cell))
             continue;
         events++;
-        int err = atomic_load_explicit(&req->coop_err, memory_order_relaxed);
-        if (err && !req->status.error)
-            req->status.error = err;
+        transfer_error(req, cell);
         if (req->kind == WEFT_REQ_RECV) {
             weft__request_complete(ctx, req, req->status.error);
         } else {

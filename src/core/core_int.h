@@ -333,6 +333,9 @@ struct weft__gate {
     uint32_t cells_used;            /* bitmap of cells_in taken */
     struct weft_request *published; /* the receive published in cells_in[0] */
     uint32_t published_seq;         /* the sequence number that may claim it */
+    /* The kernel refused to let this process read the peer's memory in a
+     * cooperative transfer: later receives from it take the copy path. */
+    atomic_bool coop_get_refused;
     /* Pieces of cooperative transfers this process moved on the gate, and of
      * those, how many outside the engine lock (counted by the copier). */
     atomic_ullong pieces_moved, pieces_unlocked;

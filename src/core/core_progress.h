@@ -33,6 +33,8 @@ struct weft__coop_copy {
     weft__cell_t *cell;
     uint64_t off;
     size_t len;
+    uint32_t index; /* the piece's number */
+    int fail;       /* not 0: count the piece failed with this error, copy nothing */
 };
 /* Claim at most one piece and finish what is done. Returns events. out NULL:
  * the piece is copied here, under the engine lock; otherwise it is handed out

@@ -725,6 +725,7 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
             goto err;
         g->drv_ops = ops;
         g->drv = drv;
+        weft__coop_gate_init(ctx, g);
         gate_limits(g);
     }
     *ctx_out = ctx;

@@ -90,6 +90,11 @@ static struct {
     size_t max_packet;
     int max_iov;
     uint64_t rng;
+    /* rput calls refused (WEFT_EPERM, nothing written), in percent, per rank. */
+    int rput_refuse[2];
+    /* With WEFT_DRV_CAP_CELLS: cells[r] is rank r's block for traffic from the
+     * other rank, which both contexts use (coop.c). */
+    _Alignas(64) uint8_t cells[2][WEFT_DRV_CELL_BYTES];
 } fake = {.max_packet = 8192, .max_iov = 64};
 
 static uint64_t rnd(void)
@@ -333,6 +338,8 @@ static int fake_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
 static int fake_rput(weft_track_t *t, const struct iovec *local, int iovcnt,
                      const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
 {
+    if (fake.rput_refuse[t->d->rank] && (int)(rnd() % 100) < fake.rput_refuse[t->d->rank])
+        return WEFT_EPERM;
     fake_region_t *r = peer_region(t, rkey, offset, len);
     uint8_t *dst = (uint8_t *)r->buf + offset;
     for (int i = 0; i < iovcnt && len; i++) {
@@ -342,6 +349,11 @@ static int fake_rput(weft_track_t *t, const struct iovec *local, int iovcnt,
         len -= n;
     }
     return WEFT_OK;
+}
+
+static void *fake_cells(weft_track_t *t, bool mine)
+{
+    return fake.cells[mine ? t->d->rank : t->peer];
 }
 
 static void fake_disconnect(weft_track_t *t)
@@ -390,6 +402,7 @@ static const weft_driver_ops_t fake_ops = {
     .unexpose = fake_unexpose,
     .rget = fake_rget,
     .rput = fake_rput,
+    .cells = fake_cells,
     .disconnect = fake_disconnect,
     .shutdown = fake_shutdown,
     .fini = fake_fini,
@@ -402,6 +415,7 @@ static weft_ctx_t *ctx[2];
 static void open_pair(const char *strategy, uint32_t caps)
 {
     fake.caps = caps;
+    memset(fake.cells, 0, sizeof fake.cells);
     MUST(weft__ctx_create_local(0, 2, &fake_ops, strategy, &ctx[0]));
     MUST(weft__ctx_create_local(1, 2, &fake_ops, strategy, &ctx[1]));
 }
@@ -940,8 +954,124 @@ static void test_random(const char *strategy, uint32_t caps, uint64_t seed, size
     MUST(weft_counters_get(ctx[1], &k1));
     if (!(caps & WEFT_DRV_CAP_RGET))
         CHECK(k0.rdv_rtr + k1.rdv_rtr == (uint64_t)nrdv);
-    else /* the fake track shares no cells: no cooperative transfer (coop.c) */
+    else if (!(caps & WEFT_DRV_CAP_CELLS)) /* no shared cells: no cooperative transfer */
         CHECK(k0.rdv_rget + k1.rdv_rget == (uint64_t)nrdv && k0.rdv_coop + k1.rdv_coop == 0);
+    else /* cooperative (matched or claimed), or a plain get when no cell was free */
+        CHECK(k0.rdv_rget + k1.rdv_rget + k0.rdv_coop + k1.rdv_coop + k0.rdv_claimed +
+                      k1.rdv_claimed ==
+                  (uint64_t)nrdv &&
+              k0.rdv_coop + k1.rdv_coop > 0);
+    close_pair();
+}
+
+/* ---- cooperative rendezvous (coop.c) over the fake track's shared cells --- */
+
+enum { COOP_LEN = 128 << 10 }; /* 32 pieces of 4 KiB (WEFT_RDV_PIECE=4K) */
+
+static uint64_t pieces_moved(int r)
+{
+    weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_ALL};
+    MUST(weft_counters_gate(ctx[r], 1 - r, &gc));
+    return gc.pieces_moved;
+}
+
+/* One message of len bytes from rank 0 into a receive of rlen bytes that rank
+ * 1 posted first (so it is published); the statuses of both sides. */
+static void coop_one(size_t len, size_t rlen, uint64_t key, bool claiming, weft_status_t st[2])
+{
+    uint8_t *b = pattern(len, key);
+    uint8_t *rb = calloc(1, rlen);
+    weft_request_t *r, *s;
+    MUST(weft_sr_irecv(ctx[1], 0, 0, 5, rb, rlen, &r));
+    if (claiming) {
+        /* The sender stopped (or died) between its two stores of a claim:
+         * the cell's first word, its state, reads (gen << 8) | CLAIMING. */
+        _Atomic uint64_t *state = (_Atomic uint64_t *)(void *)fake.cells[1];
+        uint64_t v = atomic_load(state);
+        CHECK((v & 0xff) == 2); /* published */
+        atomic_store(state, (v & ~0xffull) | 3);
+    }
+    MUST(weft_sr_isend(ctx[0], 1, 0, 5, b, len, &s));
+    /* As finish(), but a failed request is an outcome here. */
+    weft_request_t *reqs[2] = {s, r};
+    for (int round = 0; round < 200000 && (reqs[0] || reqs[1]); round++) {
+        for (int i = 0; i < 2; i++) {
+            int flag = 0;
+            if (reqs[i]) {
+                int rc = weft_sr_test(ctx[i], reqs[i], &flag, &st[i]);
+                CHECK(rc == st[i].error || !flag);
+            }
+            if (flag)
+                reqs[i] = NULL;
+        }
+        pump(1);
+    }
+    CHECK(!reqs[0] && !reqs[1]);
+    if (!st[1].error || st[1].error == WEFT_ETRUNC)
+        CHECK(test_verify(rb, WEFT_MIN(len, rlen), key) == -1);
+    free(b);
+    free(rb);
+}
+
+/* A receiver that finds its publication half claimed takes it back, and the
+ * message moves the matched way: nobody waits for a sender that may never
+ * write its second store. */
+static void test_coop_claim_revoked(void)
+{
+    open_pair("default", WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS);
+    weft_status_t st[2];
+    coop_one(COOP_LEN, COOP_LEN, 71, true, st);
+    CHECK(st[0].error == WEFT_OK && st[1].error == WEFT_OK && st[1].length == COOP_LEN);
+    weft_counters_t k0, k1;
+    MUST(weft_counters_get(ctx[0], &k0));
+    MUST(weft_counters_get(ctx[1], &k1));
+    CHECK(k1.rdv_published == 1 && k0.rdv_claimed == 0 && k1.rdv_coop == 1);
+    /* The cell is free again: the next receive is published and claimed. */
+    coop_one(COOP_LEN, COOP_LEN, 72, false, st);
+    CHECK(st[0].error == WEFT_OK && st[1].error == WEFT_OK);
+    MUST(weft_counters_get(ctx[0], &k0));
+    CHECK(k0.rdv_claimed == 1);
+    close_pair();
+}
+
+/* The kernel refuses the sender's writes (the receiver became non-dumpable):
+ * the pieces it took go back to the receiver, which moves them all; no byte
+ * is missing and neither side reports an error. */
+static void test_coop_put_refused(void)
+{
+    open_pair("default", WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS);
+    fake.rput_refuse[0] = 100;
+    weft_status_t st[2];
+    for (int i = 0; i < 3; i++) {
+        uint64_t moved = pieces_moved(1);
+        coop_one(COOP_LEN, COOP_LEN, 80 + (uint64_t)i, false, st);
+        CHECK(st[0].error == WEFT_OK && st[1].error == WEFT_OK && st[1].length == COOP_LEN);
+        CHECK(pieces_moved(1) - moved == COOP_LEN / 4096 && pieces_moved(0) == 0);
+    }
+    fake.rput_refuse[0] = 0;
+    close_pair();
+}
+
+/* The kernel refuses both sides: the transfer fails on both with
+ * WEFT_EPERM, which outranks the receive's truncation (its bytes never came);
+ * the receiver's next receives from that peer take the copy path and work. */
+static void test_coop_both_refused(void)
+{
+    open_pair("default", WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS);
+    fake.rput_refuse[0] = 100;
+    fake.drv[1]->rget_mode = RGET_REFUSE;
+    weft_status_t st[2];
+    coop_one(COOP_LEN, COOP_LEN / 2, 90, false, st);
+    CHECK(st[1].error == WEFT_EPERM && st[0].error == WEFT_EPERM);
+    weft_counters_t k1;
+    MUST(weft_counters_get(ctx[1], &k1));
+    uint64_t rtr = k1.rdv_rtr;
+    coop_one(COOP_LEN, COOP_LEN, 91, false, st);
+    CHECK(st[0].error == WEFT_OK && st[1].error == WEFT_OK && st[1].length == COOP_LEN);
+    MUST(weft_counters_get(ctx[1], &k1));
+    CHECK(k1.rdv_rtr == rtr + 1);
+    fake.rput_refuse[0] = 0;
+    fake.drv[1]->rget_mode = RGET_NOW;
     close_pair();
 }
 
@@ -1182,6 +1312,10 @@ int main(void)
     test_counters_api();
     test_rails();
     test_rails_measured();
+    setenv("WEFT_RDV_PIECE", "4K", 1);
+    test_coop_claim_revoked();
+    test_coop_put_refused();
+    test_coop_both_refused();
     /* Every rendezvous path under every strategy: RTR + RDATA (no single
      * copy), single-copy get, and the split copy (get + put) from 16 KiB. */
     setenv("WEFT_RDV_SPLIT", "16K", 1);
@@ -1191,6 +1325,12 @@ int main(void)
             test_random(strategies[i], WEFT_DRV_CAP_RGET, seed * 104729, 40000);
             test_random(strategies[i], WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT, seed * 1299709,
                         60000);
+            /* Cooperative transfers, a third of the sender's writes refused
+             * (its pieces go back to the receiver) on rank 0. */
+            fake.rput_refuse[0] = 33;
+            test_random(strategies[i], WEFT_DRV_CAP_RGET | WEFT_DRV_CAP_RPUT | WEFT_DRV_CAP_CELLS,
+                        seed * 15485863, 60000);
+            fake.rput_refuse[0] = 0;
         }
     }
     return test_summary("test_sched");

@@ -1,0 +1,170 @@
+/* Cooperative rendezvous on shared memory (coop.c) when the kernel refuses
+ * single-copy access after init: a rank that makes itself non-dumpable
+ * (prctl(PR_SET_DUMPABLE, 0), as security-minded codes do) can no longer be
+ * read or written by its peer through process_vm_readv/writev.
+ *
+ * Both ranks first give up CAP_SYS_PTRACE (held when run as root), so the
+ * kernel decides by dumpability alone.
+ *
+ * 1. Rank 1 turns non-dumpable, then receives 4 MiB from rank 0 (its receive
+ *    is posted first, so rank 0 may claim it and write): every write of rank
+ *    0 is refused, its pieces go back to rank 1, which reads them all. No
+ *    byte is missing and neither side reports an error.
+ * 2. Rank 0 turns non-dumpable too: a transfer where nobody may copy fails
+ *    on both sides with WEFT_EPERM, and the receive, posted smaller than the
+ *    message, reports that rather than the truncation (its bytes never came).
+ * 3. Rank 1's next receive from rank 0 takes the copy path, and works.
+ * Exits 77 (skip) where the kernel does not refuse (checked by rank 0 with a
+ * one-byte read of rank 1 after step 1's prctl). */
+#define _GNU_SOURCE /* process_vm_readv */
+#include <errno.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "../common/test_util.h"
+
+#define SIZE (4u << 20)
+
+static volatile uint64_t probe_word = 0x5eedf00dull;
+
+/* Drop CAP_SYS_PTRACE from the effective set. */
+static void drop_ptrace_cap(void)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    MUST(syscall(SYS_capget, &h, d) == 0 ? WEFT_OK : WEFT_ESYS);
+    d[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
+    MUST(syscall(SYS_capset, &h, d) == 0 ? WEFT_OK : WEFT_ESYS);
+}
+
+/* A small message between the ranks: rank 1 sends *word, rank 0 receives it. */
+static uint64_t say(weft_ctx_t *ctx, int me, uint64_t word, uint64_t tag)
+{
+    weft_request_t *r;
+    if (me == 1)
+        MUST(weft_sr_isend(ctx, 0, 0, tag, &word, sizeof word, &r));
+    else
+        MUST(weft_sr_irecv(ctx, 1, 0, tag, &word, sizeof word, &r));
+    MUST(weft_sr_wait(ctx, r, NULL));
+    return word;
+}
+
+/* Rank 0 to rank 1: a small "go" message. */
+static void go(weft_ctx_t *ctx, int me, uint64_t tag)
+{
+    uint64_t w = 0;
+    weft_request_t *r;
+    if (me == 0)
+        MUST(weft_sr_isend(ctx, 1, 0, tag, &w, sizeof w, &r));
+    else
+        MUST(weft_sr_irecv(ctx, 0, 0, tag, &w, sizeof w, &r));
+    MUST(weft_sr_wait(ctx, r, NULL));
+}
+
+/* Rank 0 sends SIZE bytes of key's pattern; rank 1 receives into rlen bytes,
+ * its receive posted before rank 0 sends. The status of this rank's side. */
+static weft_status_t transfer(weft_ctx_t *ctx, int me, uint8_t *buf, size_t rlen, uint64_t key)
+{
+    weft_status_t st = {0};
+    weft_request_t *r;
+    int rc;
+    if (me == 1) {
+        memset(buf, 0, SIZE);
+        MUST(weft_sr_irecv(ctx, 0, 0, key, buf, rlen, &r));
+        go(ctx, me, key + 1);
+        usleep(100000); /* let rank 0 claim the published receive, and write */
+        rc = weft_sr_wait(ctx, r, &st);
+    } else {
+        test_fill(buf, SIZE, key);
+        go(ctx, me, key + 1);
+        MUST(weft_sr_isend(ctx, 1, 0, key, buf, SIZE, &r));
+        rc = weft_sr_wait(ctx, r, &st);
+    }
+    CHECK(rc == st.error);
+    return st;
+}
+
+static uint64_t pieces_moved(weft_ctx_t *ctx, int peer)
+{
+    weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_ALL};
+    MUST(weft_counters_gate(ctx, peer, &gc));
+    return gc.pieces_moved;
+}
+
+int main(void)
+{
+    weft_ctx_t *ctx;
+    MUST(weft_init(NULL, &ctx));
+    int me = test_rank = weft_rank(ctx);
+    if (weft_size(ctx) != 2) {
+        fprintf(stderr, "mp_coop_refused runs on 2 ranks\n");
+        return 2;
+    }
+    drop_ptrace_cap();
+    uint8_t *buf = malloc(SIZE);
+    const uint64_t piece = 256u << 10; /* WEFT_RDV_PIECE's default */
+
+    /* 1. Rank 1 refuses access; rank 0 checks that the kernel says so. */
+    if (me == 1)
+        CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0);
+    uint64_t pid = say(ctx, me, (uint64_t)getpid(), 1);
+    uint64_t addr = say(ctx, me, (uint64_t)(uintptr_t)&probe_word, 2);
+    uint64_t refused = 1;
+    if (me == 0) {
+        uint64_t got = 0;
+        struct iovec l = {.iov_base = &got, .iov_len = sizeof got};
+        struct iovec rv = {.iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof got};
+        refused = process_vm_readv((pid_t)pid, &l, 1, &rv, 1, 0) < 0 && errno == EPERM;
+        if (!refused)
+            printf("mp_coop_refused: the kernel lets rank 0 read a non-dumpable rank 1 "
+                   "(got %#llx); skipped\n",
+                   (unsigned long long)got);
+    }
+    /* Rank 0's verdict, to rank 1 (a send is "go" from rank 0). */
+    {
+        weft_request_t *r;
+        if (me == 0)
+            MUST(weft_sr_isend(ctx, 1, 0, 3, &refused, sizeof refused, &r));
+        else
+            MUST(weft_sr_irecv(ctx, 0, 0, 3, &refused, sizeof refused, &r));
+        MUST(weft_sr_wait(ctx, r, NULL));
+    }
+    if (!refused) {
+        MUST(weft_finalize(ctx));
+        free(buf);
+        return 77;
+    }
+    uint64_t moved = pieces_moved(ctx, 1 - me);
+    weft_status_t st = transfer(ctx, me, buf, SIZE, 10);
+    CHECK(st.error == WEFT_OK);
+    if (me == 1) {
+        CHECK(st.length == SIZE && test_verify(buf, SIZE, 10) < 0);
+        /* Rank 1 moved every piece: rank 0's were all given back. */
+        CHECK(pieces_moved(ctx, 0) - moved == SIZE / piece);
+    } else {
+        CHECK(pieces_moved(ctx, 1) == moved);
+    }
+
+    /* 2. Nobody may copy: both sides fail, the truncated receive included. */
+    if (me == 0)
+        CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0);
+    go(ctx, me, 19);
+    st = transfer(ctx, me, buf, SIZE / 2, 20);
+    CHECK(st.error == WEFT_EPERM);
+
+    /* 3. The copy path. */
+    weft_counters_t c0, c1;
+    MUST(weft_counters_get(ctx, &c0));
+    st = transfer(ctx, me, buf, SIZE, 30);
+    CHECK(st.error == WEFT_OK);
+    MUST(weft_counters_get(ctx, &c1));
+    if (me == 1) {
+        CHECK(st.length == SIZE && test_verify(buf, SIZE, 30) < 0);
+        CHECK(c1.rdv_rtr == c0.rdv_rtr + 1);
+    }
+    MUST(weft_finalize(ctx));
+    free(buf);
+    return test_summary("mp_coop_refused");
+}
