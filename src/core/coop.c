@@ -337,6 +337,14 @@ void weft__coop_watch(struct weft_ctx *ctx, struct weft_request *req)
     }
 }
 
+bool weft__coop_busy(struct weft_ctx *ctx)
+{
+    for (weft_list_t *pos = ctx->coop.next; pos != &ctx->coop; pos = pos->next)
+        if (!weft_list_entry(pos, struct weft_request, coop_link)->coop_watch)
+            return true;
+    return false;
+}
+
 void weft__coop_unwatch(struct weft_request *req)
 {
     if (req->coop_watch) {

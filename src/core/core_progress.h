@@ -36,6 +36,9 @@ struct weft__coop_copy {
     uint32_t index; /* the piece's number */
     int fail;       /* not 0: count the piece failed with this error, copy nothing */
 };
+/* Whether a cooperative transfer is under way (not only watched for a
+ * publication to claim): a thread then must not sleep. */
+bool weft__coop_busy(struct weft_ctx *ctx);
 /* Claim at most one piece and finish what is done. Returns events. out NULL:
  * the piece is copied here, under the engine lock; otherwise it is handed out
  * in *out, for the caller to copy with weft__coop_copy_run once it has

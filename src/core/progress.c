@@ -313,7 +313,10 @@ static void progress_policy(int policy, int *cur)
 /* The doorbells of every driver, after fds[0] (the kick): SLEPT when the
  * thread may sleep on them, MUST_POLL when a driver without a doorbell has
  * peers (only polling finds their work), BUSY when work waits now (a
- * submission, a cooperative transfer, a driver's). Under the engine lock. */
+ * submission, a cooperative transfer under way, a driver's). A rendezvous
+ * that only watches for a receive to claim is no work: if the receive is
+ * posted, its answer comes through the ring, which rings. Under the engine
+ * lock. */
 static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
 {
     for (int i = 0; i < ctx->ndrivers; i++) {
@@ -326,7 +329,7 @@ static int doorbells(weft_ctx_t *ctx, struct pollfd *fds, int *n)
         if (fd >= 0)
             fds[(*n)++] = (struct pollfd){.fd = fd, .events = POLLIN};
     }
-    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed) || !weft_list_empty(&ctx->coop))
+    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed) || weft__coop_busy(ctx))
         return BUSY;
     return SLEPT;
 }

@@ -16,7 +16,11 @@
  * does. With "multiple", 4 threads of rank 1
  * wait at once, each for its own message: one sleeps on the doorbells, the
  * others on their requests, and all must get theirs. With "idle", one
- * thread waits in its own loop of weft_sr_test and weft_idle instead. */
+ * thread waits in its own loop of weft_sr_test and weft_idle instead.
+ * Last, the roles turn: rank 0 waits for a large send whose receive rank 1
+ * posts only after 300 ms. Until then the rendezvous has nothing to move
+ * (its sender only watches for a receive to claim, coop.c), so that wait
+ * too must sleep, and rank 1's answer through the ring wake it. */
 #include <pthread.h>
 
 #include "../common/test_util.h"
@@ -58,26 +62,44 @@ typedef struct {
     bool ok; /* checked by the main thread (the check counters are not atomic) */
 } job_t;
 
+/* Wait for r as the mode says; its status in *st. */
+static void wait_for(weft_request_t *r, weft_status_t *st)
+{
+    if (own_loop) {
+        weft_idle_t idle = {0};
+        int done = 0;
+        for (;;) {
+            MUST(weft_sr_test(ctx, r, &done, st));
+            if (done)
+                break;
+            weft_idle(ctx, &idle);
+        }
+    } else {
+        MUST(weft_sr_wait(ctx, r, st));
+    }
+}
+
 static void *receive(void *arg)
 {
     job_t *j = arg;
     weft_request_t *r;
     weft_status_t st;
     MUST(weft_sr_irecv(ctx, 0, 0, j->tag, j->buf, j->len, &r));
-    if (own_loop) {
-        weft_idle_t idle = {0};
-        int done = 0;
-        for (;;) {
-            MUST(weft_sr_test(ctx, r, &done, &st));
-            if (done)
-                break;
-            weft_idle(ctx, &idle);
-        }
-    } else {
-        MUST(weft_sr_wait(ctx, r, &st));
-    }
+    wait_for(r, &st);
     j->ok = st.length == j->len && st.tag == j->tag && test_verify(j->buf, j->len, j->tag) < 0;
     return NULL;
+}
+
+/* Rank from tells the other whether its wait was woken, so both run the
+ * same number of rounds; the outcome, at both ranks. */
+static bool share(int me, int from, bool woken, uint64_t tag)
+{
+    char w = woken, got = 0;
+    weft_request_t *r[2];
+    MUST(weft_sr_irecv(ctx, 1 - me, 1, tag + 1000, &got, 1, &r[0]));
+    MUST(weft_sr_isend(ctx, 1 - me, 1, tag + 1000, &w, 1, &r[1]));
+    MUST(weft_sr_waitall(ctx, 2, r, NULL));
+    return me == from ? woken : got;
 }
 
 /* Rank 1 waits in n threads for n messages of len bytes that rank 0 sends
@@ -120,22 +142,50 @@ static bool round_of(int me, int n, size_t len, uint64_t tag)
                (unsigned long long)(after.wait_woken - before.wait_woken));
     }
     free(buf);
-    /* Rank 0 learns the outcome, so both run the same number of rounds. */
-    char w = woken, got = 0;
-    weft_request_t *r[2];
-    MUST(weft_sr_irecv(ctx, 1 - me, 1, tag + 1000, &got, 1, &r[0]));
-    MUST(weft_sr_isend(ctx, 1 - me, 1, tag + 1000, &w, 1, &r[1]));
-    MUST(weft_sr_waitall(ctx, 2, r, NULL));
-    return me == 1 ? woken : got;
+    return share(me, 1, woken, tag);
+}
+
+/* Rank 0 waits for a send of LARGE bytes whose receive rank 1 posts after
+ * DELAY_S. Returns, at both ranks, whether rank 0's wait was woken by a
+ * doorbell. */
+static bool sender_round(int me, int n, size_t len, uint64_t tag)
+{
+    (void)n;
+    bool woken = false;
+    uint8_t *buf = malloc(len);
+    weft_progress_counters_t before, after;
+    weft_request_t *r;
+    weft_status_t st;
+    sync_ranks(1 - me, tag);
+    if (me == 0) {
+        test_fill(buf, len, tag);
+        counters(&before);
+        MUST(weft_sr_isend(ctx, 1, 0, tag, buf, len, &r));
+        wait_for(r, &st);
+        counters(&after);
+        CHECK(after.wait_sleeps > before.wait_sleeps);
+        woken = after.wait_woken > before.wait_woken;
+        printf("rank 0: a send of %zu bytes: %llu sleeps on the doorbells, %llu woken by one\n",
+               len, (unsigned long long)(after.wait_sleeps - before.wait_sleeps),
+               (unsigned long long)(after.wait_woken - before.wait_woken));
+    } else {
+        away(DELAY_S);
+        MUST(weft_sr_irecv(ctx, 0, 0, tag, buf, len, &r));
+        MUST(weft_sr_wait(ctx, r, &st));
+        CHECK(st.length == len && test_verify(buf, len, tag) < 0);
+    }
+    free(buf);
+    return share(me, 0, woken, tag);
 }
 
 /* Rounds of len bytes until one was woken by a doorbell (at most ATTEMPTS). */
-static void rounds_of(int me, int n, size_t len, uint64_t tag)
+static void rounds_of(bool (*round)(int, int, size_t, uint64_t), int waiter, int me, int n,
+                      size_t len, uint64_t tag)
 {
     bool woken = false;
     for (int a = 0; a < ATTEMPTS && !woken; a++)
-        woken = round_of(me, n, len, tag + 100 * (uint64_t)a);
-    if (me == 1)
+        woken = round(me, n, len, tag + 100 * (uint64_t)a);
+    if (me == waiter)
         CHECK(woken);
 }
 
@@ -154,8 +204,9 @@ int main(int argc, char **argv)
         return 2;
     }
     int n = multiple ? NTHREADS : 1;
-    rounds_of(me, n, 100, 10);
-    rounds_of(me, n, LARGE, 2000);
+    rounds_of(round_of, 1, me, n, 100, 10);
+    rounds_of(round_of, 1, me, n, LARGE, 2000);
+    rounds_of(sender_round, 0, me, 1, LARGE, 4000);
     MUST(weft_finalize(ctx));
     return test_summary("mp_wait_sleep");
 }
