@@ -242,8 +242,14 @@ int weft__tcp_send(weft_track_t *t, const struct iovec *iov, int iovcnt, void *c
         shutdown(t->fd, SHUT_RDWR);
         return WEFT_EPEERDEAD;
     }
-    if (w <= 0)
-        return WEFT_EAGAIN; /* nothing went: the caller keeps its packet */
+    if (w <= 0) {
+        /* Nothing went: the caller keeps its packet and tries again at a
+         * later poll. A thread asleep on the wait fd must wake when the
+         * socket has room, not at its sleep's timeout: ask for room (the
+         * next tx_progress, with the queue empty, stops asking). */
+        arm_out(t->driver, t, true);
+        return WEFT_EAGAIN;
+    }
     /* Partly written: the rest waits in the queue, from the caller's buffers. */
     tcp_txop_t *op = pkt_op(t);
     op->kind = TCP_FRAME_PKT;
