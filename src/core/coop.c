@@ -455,6 +455,20 @@ static bool give_back(const struct weft_request *req, weft__cell_t *cell, uint32
     return false;
 }
 
+/* Record a piece that failed: in the request (this side reports it) and in
+ * the cell (the receiver reports it, whichever side failed). True for the
+ * request's first. */
+static bool piece_failed(struct weft_request *req, weft__cell_t *cell, int rc)
+{
+    int expect = 0;
+    bool first = atomic_compare_exchange_strong_explicit(
+        &req->coop_err, &expect, rc, memory_order_relaxed, memory_order_relaxed);
+    uint64_t none = (uint64_t)req->coop_gen << 32;
+    atomic_compare_exchange_strong_explicit(&cell->fail, &none, none | (uint32_t)rc,
+                                            memory_order_relaxed, memory_order_relaxed);
+    return first;
+}
+
 /* Claim the next piece of req's transfer into *cp, if one is left; returns
  * 1 if it did. A piece the other side gave back comes first. A side the
  * kernel refused takes pieces only when both are refused, to fail them.
@@ -479,8 +493,11 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
         }
         k = (uint32_t)cur;
     } else if (k >= req->coop_pieces) {
-        k = 0; /* not a piece of this transfer: the peer wrote nonsense */
-        fail = WEFT_EPROTO;
+        /* Not a piece of this transfer: the peer wrote nonsense. Nothing is
+         * counted for it (the count must not end the transfer while a real
+         * piece may still be copied). */
+        piece_failed(req, cell, WEFT_EPROTO);
+        return 0;
     }
     atomic_fetch_add_explicit(&req->coop_busy, 1, memory_order_relaxed);
     cp->req = req;
@@ -490,20 +507,6 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
     cp->off = (uint64_t)k * req->coop_piece;
     cp->len = fail ? 0 : (size_t)WEFT_MIN(req->coop_piece, req->coop_len - cp->off);
     return 1;
-}
-
-/* Record a piece that failed: in the request (this side reports it) and in
- * the cell (the receiver reports it, whichever side failed). True for the
- * request's first. */
-static bool piece_failed(struct weft_request *req, weft__cell_t *cell, int rc)
-{
-    int expect = 0;
-    bool first = atomic_compare_exchange_strong_explicit(
-        &req->coop_err, &expect, rc, memory_order_relaxed, memory_order_relaxed);
-    uint64_t none = (uint64_t)req->coop_gen << 32;
-    atomic_compare_exchange_strong_explicit(&cell->fail, &none, none | (uint32_t)rc,
-                                            memory_order_relaxed, memory_order_relaxed);
-    return first;
 }
 
 void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
