@@ -376,9 +376,9 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         if (!valid_req(reqs[i]))
             return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
     /* Each request is retired as soon as it completes: one pass, and its
-     * lines are still in cache when it goes back. */
-    bool failed = false;
-    MPI_Comm comm = NULL;
+     * lines are still in cache when it goes back. MPI_ERR_IN_STATUS goes
+     * through the handler of the first request that failed (failed_comm). */
+    MPI_Comm failed_comm = NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
         MPI_Request r = reqs[i];
@@ -387,17 +387,16 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
                 weft__mpi_status_empty(st);
             continue;
         }
-        if (!comm)
-            comm = r->comm;
+        MPI_Comm comm = r->comm;
         int err;
         if (!wait_retire_p2p(&reqs[i], st, true, &err)) {
             weft__mpi_req_wait_complete(r);
             err = retire(&reqs[i], st, true);
         }
-        if (err)
-            failed = true;
+        if (err && !failed_comm)
+            failed_comm = comm;
     }
-    return failed ? weft__mpi_err(comm, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
+    return failed_comm ? weft__mpi_err(failed_comm, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Waitall)
 
@@ -421,8 +420,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
         return MPI_SUCCESS;
     }
     *flag = 1;
-    bool failed = false;
-    MPI_Comm comm = NULL;
+    MPI_Comm failed_comm = NULL; /* the first failed request's */
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
         if (inactive(reqs[i])) {
@@ -430,12 +428,11 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
                 weft__mpi_status_empty(st);
             continue;
         }
-        if (!comm)
-            comm = reqs[i]->comm;
-        if (retire(&reqs[i], st, true))
-            failed = true;
+        MPI_Comm comm = reqs[i]->comm;
+        if (retire(&reqs[i], st, true) && !failed_comm)
+            failed_comm = comm;
     }
-    return failed ? weft__mpi_err(comm, MPI_ERR_IN_STATUS, "MPI_Testall") : MPI_SUCCESS;
+    return failed_comm ? weft__mpi_err(failed_comm, MPI_ERR_IN_STATUS, "MPI_Testall") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Testall)
 
@@ -525,9 +522,10 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 }
 WEFT_MPI_ALIAS(Waitany)
 
-/* One pass of Testsome: retire every completed request. */
+/* One pass of Testsome: retire every completed request; *failed_comm: the
+ * communicator of the first that failed. */
 static int some_pass(int count, MPI_Request reqs[], int *outcount, int indices[],
-                     MPI_Status statuses[], bool *failed, MPI_Comm *comm)
+                     MPI_Status statuses[], MPI_Comm *failed_comm)
 {
     int n = 0;
     bool any_active = false;
@@ -538,10 +536,9 @@ static int some_pass(int count, MPI_Request reqs[], int *outcount, int indices[]
         weft__mpi_req_poll(reqs[i]);
         if (!reqs[i]->complete)
             continue;
-        if (!*comm)
-            *comm = reqs[i]->comm;
-        if (retire(&reqs[i], statuses ? &statuses[n] : NULL, true))
-            *failed = true;
+        MPI_Comm comm = reqs[i]->comm;
+        if (retire(&reqs[i], statuses ? &statuses[n] : NULL, true) && !*failed_comm)
+            *failed_comm = comm;
         indices[n++] = i;
     }
     *outcount = any_active ? n : MPI_UNDEFINED;
@@ -556,11 +553,10 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
         return rc;
     if (!outcount || (count > 0 && !indices))
         return weft__mpi_err(NULL, MPI_ERR_ARG, fn);
-    bool failed = false;
-    MPI_Comm comm = NULL;
+    MPI_Comm failed_comm = NULL;
     weft_idle_t idle = {0};
     for (;;) {
-        some_pass(count, reqs, outcount, indices, statuses, &failed, &comm);
+        some_pass(count, reqs, outcount, indices, statuses, &failed_comm);
         if (*outcount != 0 || !wait)
             break;
         weft__mpi_progress();
@@ -568,7 +564,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
     }
     if (*outcount == 0)
         weft__mpi_progress();
-    return failed ? weft__mpi_err(comm, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
+    return failed_comm ? weft__mpi_err(failed_comm, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],

@@ -81,10 +81,95 @@ static void real_messages(void)
     CHECK(s.MPI_ERROR == MARK);
 }
 
+/* MPI_ERR_IN_STATUS goes through the error handler of the communicator of a
+ * request that failed (MPI 3.1 §8.3: the handler of the object the error is
+ * about), not that of the first request in the array. */
+static int calls_ok, calls_bad;
+static MPI_Comm called_on;
+
+static void on_ok(MPI_Comm *c, int *code, ...)
+{
+    (void)code;
+    calls_ok++;
+    called_on = *c;
+}
+
+static void on_bad(MPI_Comm *c, int *code, ...)
+{
+    calls_bad++;
+    called_on = *c;
+    CHECK(*code == MPI_ERR_IN_STATUS);
+}
+
+enum { WAITALL, TESTALL, WAITSOME, TESTSOME };
+
+static void in_status_handler(int how)
+{
+    MPI_Comm ok, bad;
+    MPI_Errhandler eh_ok, eh_bad;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &ok));
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &bad));
+    MPI_MUST(MPI_Comm_create_errhandler(on_ok, &eh_ok));
+    MPI_MUST(MPI_Comm_create_errhandler(on_bad, &eh_bad));
+    MPI_MUST(MPI_Comm_set_errhandler(ok, eh_ok));
+    MPI_MUST(MPI_Comm_set_errhandler(bad, eh_bad));
+    calls_ok = calls_bad = 0;
+    called_on = MPI_COMM_NULL;
+
+    /* Messages to this rank itself: two that fit on ok, one that does not
+     * fit its receive on bad (MPI_ERR_TRUNCATE). */
+    int out[2] = {1, 2}, in[3] = {0, 0, 0};
+    MPI_Request r[4];
+    MPI_Status st[4];
+    MPI_MUST(MPI_Irecv(&in[0], 1, MPI_INT, mt_rank, 1, ok, &r[0]));
+    MPI_MUST(MPI_Isend(&out[0], 1, MPI_INT, mt_rank, 1, ok, &r[1]));
+    MPI_MUST(MPI_Irecv(&in[1], 1, MPI_INT, mt_rank, 2, bad, &r[2]));
+    MPI_MUST(MPI_Isend(out, 2, MPI_INT, mt_rank, 2, bad, &r[3]));
+    int rc = MPI_SUCCESS, flag = 0, n, idx[4], failed = -1;
+    switch (how) {
+    case WAITALL:
+        rc = MPI_Waitall(4, r, st);
+        break;
+    case TESTALL:
+        while (!flag && rc == MPI_SUCCESS)
+            rc = MPI_Testall(4, r, &flag, st);
+        break;
+    case WAITSOME:
+    case TESTSOME:
+        for (;;) {
+            int one =
+                how == WAITSOME ? MPI_Waitsome(4, r, &n, idx, st) : MPI_Testsome(4, r, &n, idx, st);
+            if (n == MPI_UNDEFINED)
+                break;
+            for (int i = 0; i < n; i++)
+                if (one == MPI_ERR_IN_STATUS && st[i].MPI_ERROR != MPI_SUCCESS)
+                    failed = idx[i];
+            if (one != MPI_SUCCESS)
+                rc = one;
+        }
+        break;
+    }
+    CHECK(rc == MPI_ERR_IN_STATUS);
+    if (how == WAITALL || how == TESTALL) {
+        CHECK(st[0].MPI_ERROR == MPI_SUCCESS && st[1].MPI_ERROR == MPI_SUCCESS);
+        CHECK(mt_class(st[2].MPI_ERROR) == MPI_ERR_TRUNCATE);
+    } else {
+        CHECK(failed == 2);
+    }
+    CHECK(calls_bad == 1 && calls_ok == 0 && called_on == bad);
+    CHECK(in[0] == 1);
+    MPI_MUST(MPI_Errhandler_free(&eh_ok));
+    MPI_MUST(MPI_Errhandler_free(&eh_bad));
+    MPI_MUST(MPI_Comm_free(&ok));
+    MPI_MUST(MPI_Comm_free(&bad));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     proc_null();
     real_messages();
+    for (int how = WAITALL; how <= TESTSOME; how++)
+        in_status_handler(how);
     return mt_finish("test_status_error");
 }
