@@ -29,8 +29,9 @@ struct weft_mpi_comm weft_mpi_comm_null = {
 
 int weft__mpi_check_comm(MPI_Comm comm)
 {
-    return comm && comm->magic == WEFT_MPI_MAGIC_COMM && comm != MPI_COMM_NULL ? MPI_SUCCESS
-                                                                               : MPI_ERR_COMM;
+    return comm && comm->magic == WEFT_MPI_MAGIC_COMM && comm != MPI_COMM_NULL && !comm->freed
+               ? MPI_SUCCESS
+               : MPI_ERR_COMM;
 }
 
 static uint32_t aux_id(MPI_Comm c)
@@ -99,14 +100,14 @@ static void ctx_give(unsigned k)
     weft__mpi.ctx_mask[k / 64] &= ~(1ull << (k % 64));
 }
 
-void weft__mpi_comm_release(MPI_Comm c)
+void weft__mpi_comm_destroy(MPI_Comm c)
 {
-    if (!c || c->predefined || atomic_fetch_sub(&c->refs, 1) != 1)
-        return;
     weft_lock_acquire(&weft__mpi.lock);
-    /* Several communicators of one split share k; the bit goes when the last
-     * of them on this process goes, and a process is in at most one of them.
-     * An MPI_Comm_idup that failed has no id (CTX_BITS). */
+    /* Only now may a new communicator take k: a request still pending on this
+     * one after MPI_Comm_free would match the newcomer's traffic. Several
+     * communicators of one split share k; the bit goes when the last of them
+     * on this process goes, and a process is in at most one of them. An
+     * MPI_Comm_idup that failed has no id (CTX_BITS). */
     if (c->id_p2p / 4 < CTX_BITS)
         ctx_give(c->id_p2p / 4);
     weft_lock_release(&weft__mpi.lock);
@@ -953,7 +954,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int rc = weft__mpi_attrs_delete_all(c);
     if (rc)
         return weft__mpi_err(c, rc, "MPI_Comm_free");
+    /* Pending operations on it complete normally (§6.4.3): their requests
+     * hold references, and the handle's goes now. */
     *comm = MPI_COMM_NULL;
+    c->freed = true;
     weft__mpi_comm_release(c);
     return MPI_SUCCESS;
 }

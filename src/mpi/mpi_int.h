@@ -114,10 +114,16 @@ typedef struct weft_mpi_topo {
 
 /* ---------------------------------------------------------------- communicators */
 
+/* MPI_Comm_free only marks a communicator for deallocation (MPI 3.1 §6.4.3):
+ * what still uses it (a request, persistent or not, a matched message) holds a
+ * reference, and the object and its context ids stay until the last one goes,
+ * so no communicator made meanwhile takes the ids while traffic on them may
+ * still match. */
 struct weft_mpi_comm {
     uint32_t magic;
-    atomic_int refs;
+    atomic_int refs; /* the handle's (until MPI_Comm_free) and one per user */
     bool predefined;
+    bool freed; /* MPI_Comm_free'd: the handle is dead, the object may live on */
     bool inter;
     /* Engine communicator ids: point-to-point traffic and the collectives'
      * traffic never match each other (MPI requires both on one communicator). */
@@ -281,7 +287,7 @@ struct weft_mpi_file {
  * MPI_Mrecv/Imrecv. */
 struct weft_mpi_message {
     uint32_t magic;
-    MPI_Comm comm;
+    MPI_Comm comm;        /* a reference, released once the message is received */
     weft_message_t *wmsg; /* the engine's matched message */
     MPI_Status status;
 };
@@ -352,6 +358,8 @@ enum {
     WEFT_MPI_MODE_RECV
 };
 
+/* A new request on comm, which it holds a reference to until it goes back
+ * (weft__mpi_req_recycle). */
 MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm);
 /* Record how to start r (again): what send_start, recv_start and MPI_Start read. */
 static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int count,
@@ -366,7 +374,8 @@ static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int coun
 }
 void weft__mpi_req_free(MPI_Request r);
 /* Give back a request that holds nothing any more (no schedule, staging
- * buffer, datatype or buffered send): what weft__mpi_req_free ends with. */
+ * buffer, datatype or buffered send) but its communicator, which it releases:
+ * what weft__mpi_req_free ends with. */
 void weft__mpi_req_recycle(MPI_Request r);
 /* Advance r once; on completion set r->complete and r->status. Never blocks. */
 int weft__mpi_req_poll(MPI_Request r);
@@ -493,6 +502,21 @@ uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm); /* next tag of comm's own exchan
 MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
 void weft__mpi_comm_inherit_errh(MPI_Comm c, MPI_Comm parent);
 void weft__mpi_ctx_give(int k);
+/* References on a communicator (see struct weft_mpi_comm); nothing on
+ * predefined ones, so the MPI_COMM_WORLD traffic does no atomic operation.
+ * Thread-safe. The last release frees the object and gives its ids back. */
+static inline void weft__mpi_comm_retain(MPI_Comm comm)
+{
+    if (!comm->predefined)
+        atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
+}
+void weft__mpi_comm_destroy(MPI_Comm comm); /* what the last release runs */
+static inline void weft__mpi_comm_release(MPI_Comm comm)
+{
+    if (comm && !comm->predefined &&
+        atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) == 1)
+        weft__mpi_comm_destroy(comm);
+}
 /* Take context ids k and k2 (k2 < 0: k alone) on this process, both or neither:
  * false when another thread of it holds either. */
 bool weft__mpi_ctx_try_take(int k, int k2);
@@ -503,7 +527,6 @@ bool weft__mpi_ids_contended(void);
 /* The tag of one phase (0 or 1) of one round of an id agreement made under
  * `tag`: above any tag of the caller, so that retries never mix. */
 uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase);
-void weft__mpi_comm_release(MPI_Comm comm);
 int weft__mpi_comms_init(void);
 void weft__mpi_comms_fini(void);
 int weft__mpi_intercomm_dup(MPI_Comm comm, MPI_Comm *out); /* mpi_intercomm.c */

@@ -574,6 +574,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     }
     m->magic = WEFT_MPI_MAGIC_MSG;
     m->comm = comm;
+    weft__mpi_comm_retain(comm); /* MPI_Comm_free may come before MPI_Mrecv */
     weft__mpi_status_set(&m->status, comm, &ws, MPI_SUCCESS);
     if (status) {
         int keep = status->MPI_ERROR;
@@ -656,10 +657,12 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     *message = MPI_MESSAGE_NULL;
     if (wrc < 0) {
         weft__mpi_req_free(r);
-        return engine_err(comm, wrc, "MPI_Imrecv");
+        rc = engine_err(comm, wrc, "MPI_Imrecv");
+    } else {
+        *request = r;
     }
-    *request = r;
-    return MPI_SUCCESS;
+    weft__mpi_comm_release(comm); /* the message's reference (the request has its own) */
+    return rc;
 }
 WEFT_MPI_ALIAS(Imrecv)
 

@@ -203,9 +203,31 @@ static bool inactive(MPI_Request r)
     return r == MPI_REQUEST_NULL || (r->persistent && !r->active);
 }
 
+/* A request failed: keep a reference to its communicator in *failed (unless
+ * an earlier one failed), for the error handler that report() calls once the
+ * request is retired. Retiring releases the request's own reference, which
+ * may be the communicator's last after MPI_Comm_free. */
+static void note_failure(MPI_Comm *failed, MPI_Request r)
+{
+    if (!*failed) {
+        weft__mpi_comm_retain(r->comm);
+        *failed = r->comm;
+    }
+}
+
+/* Report err through the handler of failed (noted by note_failure) and let
+ * the communicator go. Returns err. */
+static int report(MPI_Comm failed, int err, const char *fn)
+{
+    weft__mpi_err(failed, err, fn);
+    weft__mpi_comm_release(failed);
+    return err;
+}
+
 /* Hand a completed request's status to the caller and retire the request:
- * free it, or make a persistent one inactive. Returns the request's error. */
-static int retire(MPI_Request *slot, MPI_Status *status, bool set_error)
+ * free it, or make a persistent one inactive. Returns the request's error,
+ * and notes its communicator in *failed when there is one. */
+static int retire(MPI_Request *slot, MPI_Status *status, bool set_error, MPI_Comm *failed)
 {
     MPI_Request r = *slot;
     int err = r->status.MPI_ERROR;
@@ -222,6 +244,8 @@ static int retire(MPI_Request *slot, MPI_Status *status, bool set_error)
                 err = frc;
         }
     }
+    if (err)
+        note_failure(failed, r);
     if (r->persistent) {
         r->active = false;
         r->complete = false;
@@ -242,7 +266,8 @@ static int retire(MPI_Request *slot, MPI_Status *status, bool set_error)
  * cached in the request. False, with nothing changed, when r is not such a
  * request or collectives are in flight (their schedules must move while we
  * wait): then the general path runs. */
-static bool wait_retire_p2p(MPI_Request *slot, MPI_Status *status, bool set_error, int *err)
+static bool wait_retire_p2p(MPI_Request *slot, MPI_Status *status, bool set_error, int *err,
+                            MPI_Comm *failed)
 {
     MPI_Request r = *slot;
     if ((r->kind != WEFT_MPI_REQ_SEND && r->kind != WEFT_MPI_REQ_RECV) || r->complete ||
@@ -257,6 +282,8 @@ static bool wait_retire_p2p(MPI_Request *slot, MPI_Status *status, bool set_erro
         if (!set_error)
             status->MPI_ERROR = keep;
     }
+    if (*err)
+        note_failure(failed, r);
     weft__mpi_req_recycle(r);
     *slot = MPI_REQUEST_NULL;
     return true;
@@ -281,13 +308,13 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status, false);
         return MPI_SUCCESS;
     }
-    MPI_Comm comm = r->comm;
+    MPI_Comm failed = NULL;
     int err;
-    if (!wait_retire_p2p(request, status, false, &err)) {
+    if (!wait_retire_p2p(request, status, false, &err, &failed)) {
         weft__mpi_req_wait_complete(r);
-        err = retire(request, status, false);
+        err = retire(request, status, false, &failed);
     }
-    return err ? weft__mpi_err(comm, err, "MPI_Wait") : MPI_SUCCESS;
+    return err ? report(failed, err, "MPI_Wait") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Wait)
 
@@ -309,9 +336,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     *flag = r->complete;
     if (!r->complete)
         return MPI_SUCCESS;
-    MPI_Comm comm = r->comm;
-    int err = retire(request, status, false);
-    return err ? weft__mpi_err(comm, err, "MPI_Test") : MPI_SUCCESS;
+    MPI_Comm failed = NULL;
+    int err = retire(request, status, false, &failed);
+    return err ? report(failed, err, "MPI_Test") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Test)
 
@@ -387,16 +414,13 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
                 weft__mpi_status_empty(st);
             continue;
         }
-        MPI_Comm comm = r->comm;
         int err;
-        if (!wait_retire_p2p(&reqs[i], st, true, &err)) {
+        if (!wait_retire_p2p(&reqs[i], st, true, &err, &failed_comm)) {
             weft__mpi_req_wait_complete(r);
-            err = retire(&reqs[i], st, true);
+            retire(&reqs[i], st, true, &failed_comm);
         }
-        if (err && !failed_comm)
-            failed_comm = comm;
     }
-    return failed_comm ? weft__mpi_err(failed_comm, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
+    return failed_comm ? report(failed_comm, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Waitall)
 
@@ -428,11 +452,9 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
                 weft__mpi_status_empty(st);
             continue;
         }
-        MPI_Comm comm = reqs[i]->comm;
-        if (retire(&reqs[i], st, true) && !failed_comm)
-            failed_comm = comm;
+        retire(&reqs[i], st, true, &failed_comm);
     }
-    return failed_comm ? weft__mpi_err(failed_comm, MPI_ERR_IN_STATUS, "MPI_Testall") : MPI_SUCCESS;
+    return failed_comm ? report(failed_comm, MPI_ERR_IN_STATUS, "MPI_Testall") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Testall)
 
@@ -489,9 +511,9 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
     }
     *flag = 1;
     *index = i;
-    MPI_Comm comm = reqs[i]->comm;
-    int err = retire(&reqs[i], status, false);
-    return err ? weft__mpi_err(comm, err, "MPI_Testany") : MPI_SUCCESS;
+    MPI_Comm failed = NULL;
+    int err = retire(&reqs[i], status, false, &failed);
+    return err ? report(failed, err, "MPI_Testany") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Testany)
 
@@ -512,9 +534,9 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
         }
         if (i >= 0) {
             *index = i;
-            MPI_Comm comm = reqs[i]->comm;
-            int err = retire(&reqs[i], status, false);
-            return err ? weft__mpi_err(comm, err, "MPI_Waitany") : MPI_SUCCESS;
+            MPI_Comm failed = NULL;
+            int err = retire(&reqs[i], status, false, &failed);
+            return err ? report(failed, err, "MPI_Waitany") : MPI_SUCCESS;
         }
         weft__mpi_progress();
         weft_idle(weft__mpi.ctx, &idle);
@@ -536,9 +558,7 @@ static int some_pass(int count, MPI_Request reqs[], int *outcount, int indices[]
         weft__mpi_req_poll(reqs[i]);
         if (!reqs[i]->complete)
             continue;
-        MPI_Comm comm = reqs[i]->comm;
-        if (retire(&reqs[i], statuses ? &statuses[n] : NULL, true) && !*failed_comm)
-            *failed_comm = comm;
+        retire(&reqs[i], statuses ? &statuses[n] : NULL, true, failed_comm);
         indices[n++] = i;
     }
     *outcount = any_active ? n : MPI_UNDEFINED;
@@ -564,7 +584,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
     }
     if (*outcount == 0)
         weft__mpi_progress();
-    return failed_comm ? weft__mpi_err(failed_comm, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
+    return failed_comm ? report(failed_comm, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],

@@ -112,6 +112,7 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
     r->kind = kind;
     r->persistent = r->active = r->complete = r->freed = false;
     r->comm = comm;
+    weft__mpi_comm_retain(comm); /* MPI_Comm_free may come before the end */
     r->wreq = NULL;
     weft__mpi_status_empty(&r->status);
     r->staging = NULL;
@@ -122,6 +123,7 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm)
 
 void weft__mpi_req_recycle(MPI_Request r)
 {
+    weft__mpi_comm_release(r->comm);
     r->magic = WEFT_MPI_MAGIC_DEAD;
     req_cache_t *c = &cache;
     if (c->count >= CACHE_MAX) {

@@ -32,6 +32,88 @@ static void ring(MPI_Comm comm, int tag)
     CHECK(got == left && st.MPI_SOURCE == left);
 }
 
+/* MPI_Comm_free only marks a communicator for deallocation (§6.4.3): what is
+ * pending on it (requests, persistent ones, a matched message, a non-blocking
+ * collective) completes normally, and its context stays taken until then, so
+ * a communicator made meanwhile never matches its traffic. */
+static void free_pending(void)
+{
+    /* A reversed copy of the world: its ranks differ from the world's, so a
+     * status translated through a freed rank table would show it. */
+    int crank = mt_size - 1 - mt_rank;
+    int cright = (crank + 1) % mt_size, cleft = (crank + mt_size - 1) % mt_size;
+    MPI_Comm c, saved;
+    MPI_Request r[2];
+    MPI_Status st[2];
+    int in = -1, out = crank;
+    MPI_MUST(MPI_Comm_split(MPI_COMM_WORLD, 0, -mt_rank, &c));
+    MPI_MUST(MPI_Irecv(&in, 1, MPI_INT, cleft, 8, c, &r[0]));
+    MPI_MUST(MPI_Isend(&out, 1, MPI_INT, cright, 8, c, &r[1]));
+    saved = c;
+    MPI_MUST(MPI_Comm_free(&c));
+    CHECK(c == MPI_COMM_NULL);
+    /* The handle is dead even while the object lives on: a second free is an
+     * error, not a second release. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(mt_class(MPI_Comm_free(&saved)) == MPI_ERR_COMM);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_MUST(MPI_Waitall(2, r, st));
+    CHECK(in == cleft && st[0].MPI_SOURCE == cleft && st[0].MPI_TAG == 8);
+
+    /* Persistent requests outlive their communicator's handle and start again. */
+    MPI_MUST(MPI_Comm_split(MPI_COMM_WORLD, 0, -mt_rank, &c));
+    MPI_MUST(MPI_Recv_init(&in, 1, MPI_INT, cleft, 9, c, &r[0]));
+    MPI_MUST(MPI_Send_init(&out, 1, MPI_INT, cright, 9, c, &r[1]));
+    MPI_MUST(MPI_Comm_free(&c));
+    for (int i = 0; i < 3; i++) {
+        in = -1;
+        MPI_MUST(MPI_Startall(2, r));
+        MPI_MUST(MPI_Waitall(2, r, st));
+        CHECK(in == cleft && st[0].MPI_SOURCE == cleft);
+    }
+    MPI_MUST(MPI_Request_free(&r[0]));
+    MPI_MUST(MPI_Request_free(&r[1]));
+
+    /* A matched message received after its communicator was freed. */
+    MPI_Message msg;
+    MPI_MUST(MPI_Comm_split(MPI_COMM_WORLD, 0, -mt_rank, &c));
+    MPI_MUST(MPI_Isend(&out, 1, MPI_INT, crank, 10, c, &r[1]));
+    MPI_MUST(MPI_Mprobe(crank, 10, c, &msg, &st[0]));
+    MPI_MUST(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+    MPI_MUST(MPI_Comm_free(&c));
+    in = -1;
+    MPI_MUST(MPI_Mrecv(&in, 1, MPI_INT, &msg, &st[0]));
+    CHECK(in == crank && st[0].MPI_SOURCE == crank);
+
+    /* A non-blocking collective on a freed communicator runs to its end. */
+    int sum = 0;
+    MPI_MUST(MPI_Comm_split(MPI_COMM_WORLD, 0, -mt_rank, &c));
+    MPI_MUST(MPI_Iallreduce(&out, &sum, 1, MPI_INT, MPI_SUM, c, &r[0]));
+    MPI_MUST(MPI_Comm_free(&c));
+    MPI_MUST(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK(sum == mt_size * (mt_size - 1) / 2);
+
+    /* A receive pending on a freed communicator keeps its context: the next
+     * communicator made (which could take the freed one's context) does not
+     * match its traffic. Exactly one message reaches each rank, on d. */
+    MPI_Comm d;
+    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    int on_c = -1, on_d = -1, index = -1, cancelled = 0;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_MUST(MPI_Irecv(&on_c, 1, MPI_INT, MPI_ANY_SOURCE, 11, c, &r[0]));
+    MPI_MUST(MPI_Comm_free(&c));
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    MPI_MUST(MPI_Irecv(&on_d, 1, MPI_INT, MPI_ANY_SOURCE, 11, d, &r[1]));
+    MPI_MUST(MPI_Send(&mt_rank, 1, MPI_INT, right, 11, d));
+    MPI_MUST(MPI_Waitany(2, r, &index, &st[0]));
+    CHECK(index == 1 && on_d == left && on_c == -1);
+    MPI_MUST(MPI_Cancel(&r[index == 1 ? 0 : 1]));
+    MPI_MUST(MPI_Wait(&r[index == 1 ? 0 : 1], &st[1]));
+    MPI_MUST(MPI_Test_cancelled(&st[1], &cancelled));
+    CHECK(cancelled);
+    MPI_MUST(MPI_Comm_free(&d));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -170,5 +252,6 @@ int main(int argc, char **argv)
     }
     MPI_MUST(MPI_Comm_free(&half));
     MPI_MUST(MPI_Comm_free(&dup));
+    free_pending();
     return mt_finish("comm");
 }

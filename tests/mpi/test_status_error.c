@@ -84,7 +84,7 @@ static void real_messages(void)
 /* MPI_ERR_IN_STATUS goes through the error handler of the communicator of a
  * request that failed (MPI 3.1 §8.3: the handler of the object the error is
  * about), not that of the first request in the array. */
-static int calls_ok, calls_bad;
+static int calls_ok, calls_bad, called_code;
 static MPI_Comm called_on;
 
 static void on_ok(MPI_Comm *c, int *code, ...)
@@ -98,7 +98,7 @@ static void on_bad(MPI_Comm *c, int *code, ...)
 {
     calls_bad++;
     called_on = *c;
-    CHECK(*code == MPI_ERR_IN_STATUS);
+    called_code = *code;
 }
 
 enum { WAITALL, TESTALL, WAITSOME, TESTSOME };
@@ -156,12 +156,41 @@ static void in_status_handler(int how)
     } else {
         CHECK(failed == 2);
     }
-    CHECK(calls_bad == 1 && calls_ok == 0 && called_on == bad);
+    CHECK(calls_bad == 1 && calls_ok == 0 && called_on == bad && called_code == MPI_ERR_IN_STATUS);
     CHECK(in[0] == 1);
     MPI_MUST(MPI_Errhandler_free(&eh_ok));
     MPI_MUST(MPI_Errhandler_free(&eh_bad));
     MPI_MUST(MPI_Comm_free(&ok));
     MPI_MUST(MPI_Comm_free(&bad));
+}
+
+/* A request that fails after MPI_Comm_free of its communicator still reports
+ * through that communicator's handler (the request kept it alive). */
+static void failed_after_free(int all)
+{
+    MPI_Comm bad, was;
+    MPI_Errhandler eh_bad;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &bad));
+    MPI_MUST(MPI_Comm_create_errhandler(on_bad, &eh_bad));
+    MPI_MUST(MPI_Comm_set_errhandler(bad, eh_bad));
+    MPI_MUST(MPI_Errhandler_free(&eh_bad));
+    calls_ok = calls_bad = 0;
+    called_on = MPI_COMM_NULL;
+    int out[2] = {1, 2}, in = 0;
+    MPI_Request r[2];
+    MPI_Status st[2];
+    MPI_MUST(MPI_Irecv(&in, 1, MPI_INT, mt_rank, 3, bad, &r[0]));
+    MPI_MUST(MPI_Isend(out, 2, MPI_INT, mt_rank, 3, bad, &r[1]));
+    was = bad;
+    MPI_MUST(MPI_Comm_free(&bad));
+    MPI_MUST(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+    if (all) {
+        CHECK(MPI_Waitall(1, r, st) == MPI_ERR_IN_STATUS);
+        CHECK(mt_class(st[0].MPI_ERROR) == MPI_ERR_TRUNCATE);
+    } else {
+        CHECK(mt_class(MPI_Wait(&r[0], &st[0])) == MPI_ERR_TRUNCATE);
+    }
+    CHECK(calls_bad == 1 && called_on == was);
 }
 
 int main(int argc, char **argv)
@@ -171,5 +200,7 @@ int main(int argc, char **argv)
     real_messages();
     for (int how = WAITALL; how <= TESTSOME; how++)
         in_status_handler(how);
+    failed_after_free(0);
+    failed_after_free(1);
     return mt_finish("test_status_error");
 }
