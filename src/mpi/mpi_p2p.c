@@ -132,7 +132,9 @@ static bsend_t *bsends;
 static size_t bsend_used;
 /* Guards the list, the budget and the links between copies and MPI_Ibsend's
  * requests; taken before weft__mpi.lock (which request allocation takes), never
- * after it. */
+ * after it. Never held while waiting: progress reaps requests freed with
+ * MPI_Request_free, and freeing an MPI_Ibsend's request takes this lock
+ * (weft__mpi_bsend_forget). */
 static pthread_mutex_t bsend_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The copy's send ended: tell a request waiting on a cancel how, and unlink. */
@@ -147,15 +149,14 @@ static void bsend_unlink(bsend_t *b)
     b->user = NULL;
 }
 
-static void bsend_reap(bool wait)
+/* Free the copies whose sends ended. Polls each once, no more: the caller
+ * holds bsend_lock. */
+static void bsend_reap(void)
 {
     bsend_t **pp = &bsends;
     while (*pp) {
         bsend_t *b = *pp;
-        if (wait)
-            weft__mpi_req_wait_complete(b->req);
-        else
-            weft__mpi_req_poll(b->req);
+        weft__mpi_req_poll(b->req);
         if (b->req->complete) {
             bsend_unlink(b);
             *pp = b->next;
@@ -189,7 +190,7 @@ void weft__mpi_bsend_poll(MPI_Request r)
     /* Reaping collects the answer, releases the copy's space (and that of
      * every other send that ended) and unlinks; without a link it is in. */
     if (r->bsend)
-        bsend_reap(false);
+        bsend_reap();
     if (!r->bsend)
         r->complete = true;
     pthread_mutex_unlock(&bsend_lock);
@@ -211,7 +212,7 @@ int weft__mpi_bsend_start(const void *buf, int count, MPI_Datatype t, int dest, 
 {
     size_t len = t->size * (size_t)count;
     pthread_mutex_lock(&bsend_lock);
-    bsend_reap(false);
+    bsend_reap();
     if (!weft__mpi.bsend_buf ||
         bsend_used + len + MPI_BSEND_OVERHEAD > (size_t)weft__mpi.bsend_size) {
         pthread_mutex_unlock(&bsend_lock);
@@ -265,13 +266,28 @@ int PMPI_Buffer_attach(void *buffer, int size)
 }
 WEFT_MPI_ALIAS(Buffer_attach)
 
+/* Wait until every copy's send has ended; return holding bsend_lock, with
+ * no copy left. The lock is released while progress runs (see bsend_lock). */
+static void bsend_drain_locked(void)
+{
+    weft_idle_t idle = {0};
+    for (;;) {
+        pthread_mutex_lock(&bsend_lock);
+        bsend_reap();
+        if (!bsends)
+            return;
+        pthread_mutex_unlock(&bsend_lock);
+        weft__mpi_progress();
+        weft_idle(weft__mpi.ctx, &idle);
+    }
+}
+
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     if (!buffer_addr || !size)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
     /* Detach blocks until every buffered message has left (§3.6.1). */
-    pthread_mutex_lock(&bsend_lock);
-    bsend_reap(true);
+    bsend_drain_locked();
     void *b = weft__mpi.bsend_buf;
     *(void **)buffer_addr = b == (void *)1 ? NULL : b;
     *size = weft__mpi.bsend_size;

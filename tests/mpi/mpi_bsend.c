@@ -1,0 +1,87 @@
+/* Buffered sends at their edges, in a program of their own: each failure it
+ * looks for is a hang, which the test's timeout ends. Even ranks send to the
+ * next odd one (an odd rank count leaves the last rank out). Modes:
+ *
+ *   detach    MPI_Buffer_detach while an MPI_Ibsend's request, freed with
+ *             MPI_Request_free, waits to be reaped and a non-blocking
+ *             collective is in flight: the detach's progress reaps that
+ *             request, which must not take the buffered sends' lock again. */
+#include "mpitest.h"
+
+/* Above every driver's rendezvous threshold: the copy's send stays in flight
+ * until the receiver takes it. */
+#define DETACH_BYTES (1 << 20)
+
+static void fill(unsigned char *b, int n, int key)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = (unsigned char)(i * 7 + key);
+}
+
+static int intact(const unsigned char *b, int n, int key)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i] != (unsigned char)(i * 7 + key))
+            return 0;
+    return 1;
+}
+
+static void detach(int peer, int sender)
+{
+    int size = DETACH_BYTES + MPI_BSEND_OVERHEAD;
+    unsigned char *data = malloc(DETACH_BYTES), *attached = malloc((size_t)size);
+    /* Several times: the copy's send must still be in flight and the
+     * collective still running when the detach starts waiting, which the
+     * receiver's order of calls makes all but certain (certain over tcp). */
+    for (int round = 0; round < 5; round++) {
+        MPI_Request r, barrier;
+        if (sender) {
+            MPI_MUST(MPI_Buffer_attach(attached, size));
+            fill(data, DETACH_BYTES, round);
+            MPI_MUST(MPI_Ibsend(data, DETACH_BYTES, MPI_BYTE, peer, round, MPI_COMM_WORLD, &r));
+            MPI_MUST(MPI_Request_free(&r));
+            MPI_MUST(MPI_Ibarrier(MPI_COMM_WORLD, &barrier));
+            void *got;
+            int got_size;
+            MPI_MUST(MPI_Buffer_detach(&got, &got_size));
+            CHECK(got == attached && got_size == size);
+            MPI_MUST(MPI_Wait(&barrier, MPI_STATUS_IGNORE));
+        } else {
+            /* The barrier only after the message: the sender's barrier is
+             * still in flight while its detach waits for the copy's send. */
+            memset(data, 0, DETACH_BYTES);
+            if (peer >= 0) {
+                MPI_MUST(MPI_Recv(data, DETACH_BYTES, MPI_BYTE, peer, round, MPI_COMM_WORLD,
+                                  MPI_STATUS_IGNORE));
+                CHECK(intact(data, DETACH_BYTES, round));
+            }
+            MPI_MUST(MPI_Ibarrier(MPI_COMM_WORLD, &barrier));
+            MPI_MUST(MPI_Wait(&barrier, MPI_STATUS_IGNORE));
+        }
+    }
+    free(data);
+    free(attached);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (mt_size < 2) {
+        if (mt_rank == 0)
+            printf("mpi_bsend: needs 2 ranks\n");
+        MPI_Finalize();
+        return 77;
+    }
+    /* Even ranks send to rank + 1; the last of an odd count only joins the
+     * collectives. */
+    int sender = mt_rank % 2 == 0 && mt_rank + 1 < mt_size;
+    int peer = sender ? mt_rank + 1 : mt_rank % 2 ? mt_rank - 1 : -1;
+    if (!strcmp(mode, "detach")) {
+        detach(peer, sender);
+        return mt_finish("mpi_bsend detach");
+    }
+    fprintf(stderr, "usage: mpi_bsend detach\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return 2;
+}
