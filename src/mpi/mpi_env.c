@@ -82,6 +82,11 @@ int PMPI_Finalize(void)
     int rc = weft__mpi_check_init();
     if (rc)
         return weft__mpi_err(NULL, rc, "MPI_Finalize");
+    /* Buffered messages leave first, as if by MPI_Buffer_detach (MPI 3.1
+     * §8.7): the engine below would close with their sends unfinished, and a
+     * rendezvous that only the sender moves (tcp) would leave the receiver
+     * waiting for ever. */
+    weft__mpi_bsend_fini();
     /* Attributes on MPI_COMM_SELF are deleted first, so libraries can run their
      * cleanup while MPI still works (MPI 3.1 §8.7.1). */
     weft__mpi_req_drain();

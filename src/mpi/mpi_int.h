@@ -389,6 +389,9 @@ int weft__mpi_bsend_start(const void *buf, int count, MPI_Datatype t, int dest, 
 void weft__mpi_bsend_cancel(MPI_Request r);
 void weft__mpi_bsend_poll(MPI_Request r);
 void weft__mpi_bsend_forget(MPI_Request r);
+/* MPI_Finalize: wait until every buffered message has left, then detach the
+ * buffer, as MPI_Buffer_detach would (MPI 3.1 §8.7). */
+void weft__mpi_bsend_fini(void);
 
 /* ---------------------------------------------------------------- collectives */
 

@@ -282,6 +282,14 @@ static void bsend_drain_locked(void)
     }
 }
 
+void weft__mpi_bsend_fini(void)
+{
+    bsend_drain_locked();
+    weft__mpi.bsend_buf = NULL;
+    weft__mpi.bsend_size = 0;
+    pthread_mutex_unlock(&bsend_lock);
+}
+
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     if (!buffer_addr || !size)

@@ -5,12 +5,17 @@
  *   detach    MPI_Buffer_detach while an MPI_Ibsend's request, freed with
  *             MPI_Request_free, waits to be reaped and a non-blocking
  *             collective is in flight: the detach's progress reaps that
- *             request, which must not take the buffered sends' lock again. */
+ *             request, which must not take the buffered sends' lock again.
+ *   finalize  MPI_Finalize right after a large MPI_Bsend, with no other call
+ *             between: it must send the message (MPI 3.1 §8.7: as if by
+ *             MPI_Buffer_detach). Over tcp only the sender moves a
+ *             rendezvous, so a Finalize that leaves it behind hangs both. */
 #include "mpitest.h"
 
 /* Above every driver's rendezvous threshold: the copy's send stays in flight
  * until the receiver takes it. */
-#define DETACH_BYTES (1 << 20)
+#define DETACH_BYTES   (1 << 20)
+#define FINALIZE_BYTES (4 << 20)
 
 static void fill(unsigned char *b, int n, int key)
 {
@@ -63,6 +68,38 @@ static void detach(int peer, int sender)
     free(attached);
 }
 
+/* Finalizes; returns the exit code. No call between the send and
+ * MPI_Finalize on the sender, so nothing else moves the message. */
+static int finalize(int peer, int sender)
+{
+    unsigned char *data = malloc(FINALIZE_BYTES);
+    if (sender) {
+        int size = FINALIZE_BYTES + MPI_BSEND_OVERHEAD;
+        void *attached = malloc((size_t)size);
+        MPI_MUST(MPI_Buffer_attach(attached, size));
+        fill(data, FINALIZE_BYTES, 3);
+        MPI_MUST(MPI_Bsend(data, FINALIZE_BYTES, MPI_BYTE, peer, 1, MPI_COMM_WORLD));
+        MPI_MUST(MPI_Finalize());
+        free(attached); /* MPI_Finalize detached it */
+        free(data);
+        return 0;
+    }
+    int ok = 1;
+    if (peer >= 0) {
+        memset(data, 0, FINALIZE_BYTES);
+        MPI_Status st;
+        int count = -1;
+        MPI_MUST(MPI_Recv(data, FINALIZE_BYTES, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st));
+        MPI_MUST(MPI_Get_count(&st, MPI_BYTE, &count));
+        ok = count == FINALIZE_BYTES && intact(data, FINALIZE_BYTES, 3);
+        printf("mpi_bsend finalize: rank %d received %d bytes from rank %d, %s\n", mt_rank, count,
+               peer, ok ? "intact" : "CORRUPT");
+    }
+    MPI_MUST(MPI_Finalize());
+    free(data);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -81,7 +118,9 @@ int main(int argc, char **argv)
         detach(peer, sender);
         return mt_finish("mpi_bsend detach");
     }
-    fprintf(stderr, "usage: mpi_bsend detach\n");
+    if (!strcmp(mode, "finalize"))
+        return finalize(peer, sender);
+    fprintf(stderr, "usage: mpi_bsend detach|finalize\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
     return 2;
 }
