@@ -458,6 +458,20 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 }
 WEFT_MPI_ALIAS(Recv)
 
+/* Sendrecv's end, once its receive r[0] is posted and its send r[1] too,
+ * unless that failed with rc (then the receive is withdrawn). */
+static int sendrecv_finish(MPI_Request r[2], int rc, MPI_Status *status)
+{
+    if (rc) {
+        PMPI_Cancel(&r[0]);
+        PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        return rc;
+    }
+    int rc1 = PMPI_Wait(&r[1], MPI_STATUS_IGNORE);
+    int rc0 = PMPI_Wait(&r[0], status);
+    return rc0 ? rc0 : rc1;
+}
+
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
@@ -469,31 +483,54 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         return rc;
     rc = start_op(sendbuf, sendcount, sendtype, dest, sendtag, comm, WEFT_MPI_MODE_STD, &r[1],
                   "MPI_Sendrecv");
-    if (rc) {
-        PMPI_Cancel(&r[0]);
-        PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
-        return rc;
-    }
-    int rc1 = PMPI_Wait(&r[1], MPI_STATUS_IGNORE);
-    int rc0 = PMPI_Wait(&r[0], status);
-    return rc0 ? rc0 : rc1;
+    return sendrecv_finish(r, rc, status);
 }
 WEFT_MPI_ALIAS(Sendrecv)
+
+/* A standard send of len packed bytes at p: the engine takes a size_t, where
+ * an MPI count of MPI_BYTE would stop at INT_MAX bytes. */
+static int start_bytes(const void *p, size_t len, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request, const char *fn)
+{
+    MPI_Request r =
+        weft__mpi_req_alloc(dest == MPI_PROC_NULL ? WEFT_MPI_REQ_DONE : WEFT_MPI_REQ_SEND, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    if (dest == MPI_PROC_NULL) {
+        r->complete = true;
+        weft__mpi_status_proc_null(&r->status);
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    int wrc = weft_sr_isend(weft__mpi.ctx, weft__mpi_comm_peer(comm, dest), comm->id_p2p,
+                            (uint64_t)tag, p, len, &r->wreq);
+    if (wrc < 0) {
+        weft__mpi_req_free(r);
+        return engine_err(comm, wrc, fn);
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    static const char fn[] = "MPI_Sendrecv_replace";
     int rc = check_p2p(buf, count, datatype, dest, sendtag, comm, false);
     if (rc)
-        return weft__mpi_err(comm, rc, "MPI_Sendrecv_replace");
-    /* The outgoing data is packed first, so the receive may land in buf. */
+        return weft__mpi_err(comm, rc, fn);
+    /* The outgoing data is packed first, so the receive may land in buf, and
+     * sent as len bytes: more than INT_MAX of them is fine here, where a
+     * count of MPI_BYTE would not be. */
     size_t len = datatype->size * (size_t)count;
     void *copy = malloc(len ? len : 1);
     if (!copy)
-        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
     weft__mpi_type_pack(datatype, buf, (size_t)count, 0, len, copy);
-    rc = PMPI_Sendrecv(copy, (int)len, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                       recvtag, comm, status);
+    MPI_Request r[2];
+    rc = start_op(buf, count, datatype, source, recvtag, comm, WEFT_MPI_MODE_RECV, &r[0], fn);
+    if (!rc)
+        rc = sendrecv_finish(r, start_bytes(copy, len, dest, sendtag, comm, &r[1], fn), status);
     free(copy);
     return rc;
 }
