@@ -39,28 +39,22 @@ static void drop_ptrace_cap(void)
     MUST(syscall(SYS_capset, &h, d) == 0 ? WEFT_OK : WEFT_ESYS);
 }
 
-/* A small message between the ranks: rank 1 sends *word, rank 0 receives it. */
-static uint64_t say(weft_ctx_t *ctx, int me, uint64_t word, uint64_t tag)
+/* A word from rank `from` to the other; its value, at both ranks. */
+static uint64_t word_from(weft_ctx_t *ctx, int me, int from, uint64_t word, uint64_t tag)
 {
     weft_request_t *r;
-    if (me == 1)
-        MUST(weft_sr_isend(ctx, 0, 0, tag, &word, sizeof word, &r));
+    if (me == from)
+        MUST(weft_sr_isend(ctx, 1 - me, 0, tag, &word, sizeof word, &r));
     else
-        MUST(weft_sr_irecv(ctx, 1, 0, tag, &word, sizeof word, &r));
+        MUST(weft_sr_irecv(ctx, from, 0, tag, &word, sizeof word, &r));
     MUST(weft_sr_wait(ctx, r, NULL));
     return word;
 }
 
-/* Rank 0 to rank 1: a small "go" message. */
+/* Rank 0 to rank 1: go on. */
 static void go(weft_ctx_t *ctx, int me, uint64_t tag)
 {
-    uint64_t w = 0;
-    weft_request_t *r;
-    if (me == 0)
-        MUST(weft_sr_isend(ctx, 1, 0, tag, &w, sizeof w, &r));
-    else
-        MUST(weft_sr_irecv(ctx, 0, 0, tag, &w, sizeof w, &r));
-    MUST(weft_sr_wait(ctx, r, NULL));
+    word_from(ctx, me, 0, 0, tag);
 }
 
 /* Rank 0 sends SIZE bytes of key's pattern; rank 1 receives into rlen bytes,
@@ -109,8 +103,8 @@ int main(void)
     /* 1. Rank 1 refuses access; rank 0 checks that the kernel says so. */
     if (me == 1)
         CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0);
-    uint64_t pid = say(ctx, me, (uint64_t)getpid(), 1);
-    uint64_t addr = say(ctx, me, (uint64_t)(uintptr_t)&probe_word, 2);
+    uint64_t pid = word_from(ctx, me, 1, (uint64_t)getpid(), 1);
+    uint64_t addr = word_from(ctx, me, 1, (uint64_t)(uintptr_t)&probe_word, 2);
     uint64_t refused = 1;
     if (me == 0) {
         uint64_t got = 0;
@@ -122,15 +116,7 @@ int main(void)
                    "(got %#llx); skipped\n",
                    (unsigned long long)got);
     }
-    /* Rank 0's verdict, to rank 1 (a send is "go" from rank 0). */
-    {
-        weft_request_t *r;
-        if (me == 0)
-            MUST(weft_sr_isend(ctx, 1, 0, 3, &refused, sizeof refused, &r));
-        else
-            MUST(weft_sr_irecv(ctx, 0, 0, 3, &refused, sizeof refused, &r));
-        MUST(weft_sr_wait(ctx, r, NULL));
-    }
+    refused = word_from(ctx, me, 0, refused, 3); /* rank 0's verdict, to rank 1 */
     if (!refused) {
         MUST(weft_finalize(ctx));
         free(buf);
