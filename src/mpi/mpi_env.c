@@ -82,13 +82,15 @@ int PMPI_Finalize(void)
     int rc = weft__mpi_check_init();
     if (rc)
         return weft__mpi_err(NULL, rc, "MPI_Finalize");
-    /* Buffered messages leave first, as if by MPI_Buffer_detach (MPI 3.1
+    /* Attributes on MPI_COMM_SELF are deleted first, so libraries can run their
+     * cleanup while MPI still works (MPI 3.1 §8.7.1): their delete callbacks
+     * may communicate, buffered sends included. */
+    weft__mpi_attrs_delete_all(MPI_COMM_SELF);
+    /* Then buffered messages leave, as if by MPI_Buffer_detach (MPI 3.1
      * §8.7): the engine below would close with their sends unfinished, and a
      * rendezvous that only the sender moves (tcp) would leave the receiver
      * waiting for ever. */
     weft__mpi_bsend_fini();
-    /* Attributes on MPI_COMM_SELF are deleted first, so libraries can run their
-     * cleanup while MPI still works (MPI 3.1 §8.7.1). */
     weft__mpi_req_drain();
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();

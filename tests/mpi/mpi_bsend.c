@@ -9,7 +9,11 @@
  *   finalize  MPI_Finalize right after a large MPI_Bsend, with no other call
  *             between: it must send the message (MPI 3.1 §8.7: as if by
  *             MPI_Buffer_detach). Over tcp only the sender moves a
- *             rendezvous, so a Finalize that leaves it behind hangs both. */
+ *             rendezvous, so a Finalize that leaves it behind hangs both.
+ *   selfattr  the same large MPI_Bsend, and its receive, made by the delete
+ *             callbacks of attributes on MPI_COMM_SELF: MPI_Finalize runs
+ *             them first, while MPI still works (MPI 3.1 §8.7.1), so the
+ *             buffered send must still be waited for after them. */
 #include "mpitest.h"
 
 /* Above every driver's rendezvous threshold: the copy's send stays in flight
@@ -100,6 +104,59 @@ static int finalize(int peer, int sender)
     return ok ? 0 : 1;
 }
 
+static struct {
+    int peer, ok;
+    void *attached;
+    unsigned char *data;
+} self_attr;
+
+/* MPI_COMM_SELF's attribute goes: its owner's last words, in MPI. */
+static int last_words(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm, (void)key, (void)val;
+    int sender = extra != NULL;
+    if (sender) {
+        fill(self_attr.data, FINALIZE_BYTES, 5);
+        return MPI_Bsend(self_attr.data, FINALIZE_BYTES, MPI_BYTE, self_attr.peer, 2,
+                         MPI_COMM_WORLD);
+    }
+    if (self_attr.peer < 0)
+        return MPI_SUCCESS;
+    memset(self_attr.data, 0, FINALIZE_BYTES);
+    MPI_Status st;
+    int count = -1;
+    int rc =
+        MPI_Recv(self_attr.data, FINALIZE_BYTES, MPI_BYTE, self_attr.peer, 2, MPI_COMM_WORLD, &st);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Get_count(&st, MPI_BYTE, &count);
+    self_attr.ok =
+        rc == MPI_SUCCESS && count == FINALIZE_BYTES && intact(self_attr.data, FINALIZE_BYTES, 5);
+    printf("mpi_bsend selfattr: rank %d received %d bytes from rank %d in a delete callback, %s\n",
+           mt_rank, count, self_attr.peer, self_attr.ok ? "intact" : "CORRUPT");
+    return rc;
+}
+
+/* Finalizes; returns the exit code. */
+static int selfattr(int peer, int sender)
+{
+    self_attr.peer = peer;
+    self_attr.ok = 1;
+    self_attr.data = malloc(FINALIZE_BYTES);
+    int key;
+    MPI_MUST(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, last_words, &key,
+                                    sender ? &self_attr : NULL));
+    MPI_MUST(MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL));
+    if (sender) {
+        int size = FINALIZE_BYTES + MPI_BSEND_OVERHEAD;
+        self_attr.attached = malloc((size_t)size);
+        MPI_MUST(MPI_Buffer_attach(self_attr.attached, size));
+    }
+    MPI_MUST(MPI_Finalize());
+    free(self_attr.attached);
+    free(self_attr.data);
+    return self_attr.ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -120,7 +177,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "finalize"))
         return finalize(peer, sender);
-    fprintf(stderr, "usage: mpi_bsend detach|finalize\n");
+    if (!strcmp(mode, "selfattr"))
+        return selfattr(peer, sender);
+    fprintf(stderr, "usage: mpi_bsend detach|finalize|selfattr\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
     return 2;
 }
