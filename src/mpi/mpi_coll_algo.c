@@ -259,27 +259,40 @@ int weft__coll_b_allreduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, vo
     return MPI_SUCCESS;
 }
 
+int weft__coll_end_to_end(weft__mpi_sched_t *s, int p, const int *counts, MPI_Datatype t,
+                          weft_coll_blocks_t *b, size_t *total)
+{
+    MPI_Aint *adispls = weft__coll_tmp(s, (size_t)p * sizeof(MPI_Aint));
+    MPI_Datatype *types = weft__coll_tmp(s, (size_t)p * sizeof(MPI_Datatype));
+    if (!adispls || !types)
+        return MPI_ERR_NO_MEM;
+    MPI_Aint ext = weft__mpi_type_extent(t);
+    *total = 0;
+    for (int i = 0; i < p; i++) {
+        adispls[i] = (MPI_Aint)*total * ext;
+        types[i] = t;
+        *total += (size_t)counts[i];
+    }
+    *b = weft__coll_wblocks(NULL, counts, NULL, adispls, types);
+    return MPI_SUCCESS;
+}
+
 /* Reduce everything to rank 0, then scatter counts[i] elements to rank i. */
 int weft__coll_b_reduce_scatter(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
                                 const int *counts, MPI_Datatype t, MPI_Op op)
 {
-    int p = c->size;
-    int *displs = weft__coll_tmp(s, (size_t)p * sizeof(int));
-    if (!displs)
-        return MPI_ERR_NO_MEM;
-    size_t total = 0;
-    for (int i = 0; i < p; i++) {
-        displs[i] = (int)total;
-        total += (size_t)counts[i];
-    }
+    weft_coll_blocks_t b;
+    size_t total;
+    int err = weft__coll_end_to_end(s, c->size, counts, t, &b, &total);
+    if (err)
+        return err;
     void *all = NULL;
     if (c->rank == 0 && !(all = weft__coll_tmp_typed(s, total, t)))
         return MPI_ERR_NO_MEM;
-    int err = weft__coll_b_reduce(s, c, src, all, total, t, op, 0);
+    err = weft__coll_b_reduce(s, c, src, all, total, t, op, 0);
     if (err)
         return err;
-    weft_coll_blocks_t b = {
-        .mode = WEFT_COLL_BLK_V, .buf = all, .type = t, .counts = counts, .displs = displs};
+    b.buf = all;
     return weft__coll_b_scatter(s, c, &b, dst, (size_t)counts[c->rank], t, 0);
 }
 

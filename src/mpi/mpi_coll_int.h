@@ -154,6 +154,12 @@ static inline void weft__coll_blk(const weft_coll_blocks_t *b, int i, char **p, 
 
 /* ---------------------------------------------------------------- algorithms */
 
+/* p blocks of counts[i] elements of t laid end to end (what reduce-scatter
+ * scatters): *b, whose buf the caller sets, with byte displacements (so the
+ * total may pass INT_MAX elements), and the total element count. */
+int weft__coll_end_to_end(weft__mpi_sched_t *s, int p, const int *counts, MPI_Datatype t,
+                          weft_coll_blocks_t *b, size_t *total);
+
 /* Builders shared by the intra, inter and neighbourhood collectives; c is an
  * intracommunicator (an intercommunicator's local_comm, for instance). Each
  * opens its own phase. src is never MPI_IN_PLACE (the caller resolves it). */

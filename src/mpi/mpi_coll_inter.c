@@ -121,23 +121,18 @@ int weft__coll_inter_reduce_scatter(weft__mpi_sched_t *s, MPI_Comm comm, const v
     if (need_local(comm))
         return MPI_ERR_COMM;
     MPI_Comm lc = comm->local_comm;
-    int p = lc->size;
-    int *displs = weft__coll_tmp(s, (size_t)p * sizeof(int));
-    if (!displs)
-        return MPI_ERR_NO_MEM;
-    size_t total = 0;
-    for (int i = 0; i < p; i++) {
-        displs[i] = (int)total;
-        total += (size_t)counts[i];
-    }
+    weft_coll_blocks_t b;
+    size_t total;
+    int err = weft__coll_end_to_end(s, lc->size, counts, t, &b, &total);
+    if (err)
+        return err;
     void *theirs = NULL;
     if (lc->rank == 0 && !(theirs = weft__coll_tmp_typed(s, total, t)))
         return MPI_ERR_NO_MEM;
-    int err = reduce_and_swap(s, comm, sbuf, theirs, total, t, op);
+    err = reduce_and_swap(s, comm, sbuf, theirs, total, t, op);
     if (err)
         return err;
-    weft_coll_blocks_t b = {
-        .mode = WEFT_COLL_BLK_V, .buf = theirs, .type = t, .counts = counts, .displs = displs};
+    b.buf = theirs;
     return weft__coll_b_scatter(s, lc, &b, rbuf, (size_t)counts[lc->rank], t, 0);
 }
 

@@ -375,6 +375,20 @@ int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
     return apply_staged(op, in, inout, count, t, rt);
 }
 
+int weft__mpi_op_apply_n(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t)
+{
+    MPI_Aint ext = weft__mpi_type_extent(t);
+    for (size_t done = 0; done < count;) {
+        int n = count - done > (size_t)INT_MAX ? INT_MAX : (int)(count - done);
+        int err = weft__mpi_op_apply(op, weft__mpi_at(in, (MPI_Aint)done * ext),
+                                     weft__mpi_at(inout, (MPI_Aint)done * ext), n, t);
+        if (err)
+            return err;
+        done += (size_t)n;
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- user operations */
 
 void weft__mpi_op_retain(MPI_Op op)

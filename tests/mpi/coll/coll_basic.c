@@ -3,6 +3,8 @@
  * MINLOC/MAXLOC, predefined and user operations (commutative and not),
  * MPI_IN_PLACE, every root, zero counts, a message large enough for rendezvous.
  * Argument "nb": the same through the I-variants and MPI_Wait. */
+#include <limits.h>
+
 #include "coll_test.h"
 
 static int nb;
@@ -506,6 +508,58 @@ static void test_reduce_scatter(void)
     free(counts);
 }
 
+/* What a user operation saw: calls, elements, the largest and smallest len. */
+static struct {
+    long long calls, elements;
+    int max_len, min_len;
+} seen;
+
+static void count_fn(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)in, (void)inout, (void)t;
+    seen.calls++;
+    seen.elements += *len;
+    seen.max_len = *len > seen.max_len ? *len : seen.max_len;
+    seen.min_len = *len < seen.min_len ? *len : seen.min_len;
+}
+
+/* A reduce-scatter whose total passes INT_MAX elements, of a type of no
+ * bytes (so no memory): every combination the reduction makes must reach
+ * the user function, in pieces of at most INT_MAX elements, and none may be
+ * lost to an int that wrapped. Reduce-scatter reduces the whole vector to
+ * rank 0 over a tree, so the ranks combine P - 1 whole vectors in all.
+ * Two ranks at least. */
+static void test_reduce_scatter_huge(void)
+{
+    if (P < 2)
+        return; /* one int count cannot pass INT_MAX */
+    MPI_Datatype none;
+    MPI_Op op;
+    MUSTMPI(MPI_Type_contiguous(0, MPI_INT, &none));
+    MUSTMPI(MPI_Type_commit(&none));
+    MUSTMPI(MPI_Op_create(count_fn, 1, &op));
+    int *counts = malloc(sizeof(int) * P);
+    long long total = 0;
+    for (int q = 0; q < P; q++) {
+        counts[q] = INT_MAX / P + 1;
+        total += counts[q];
+    }
+    CHECK(total > INT_MAX);
+    int sbuf = 0, rbuf = 0;
+    seen.calls = seen.elements = 0;
+    seen.max_len = 0;
+    seen.min_len = INT_MAX;
+    COLL(nb, MPI_Reduce_scatter(&sbuf, &rbuf, counts, none, op, MPI_COMM_WORLD),
+         MPI_Ireduce_scatter(&sbuf, &rbuf, counts, none, op, MPI_COMM_WORLD, &rq_));
+    CHECK(seen.calls == 0 || (seen.min_len > 0 && seen.max_len <= INT_MAX));
+    long long all = 0;
+    MUSTMPI(MPI_Allreduce(&seen.elements, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(all == (long long)(P - 1) * total);
+    free(counts);
+    MPI_Op_free(&op);
+    MPI_Type_free(&none);
+}
+
 static void test_scan(void)
 {
     enum { N = 6 };
@@ -611,6 +665,7 @@ int main(int argc, char **argv)
     test_allgather();
     test_alltoall();
     test_reduce_scatter();
+    test_reduce_scatter_huge();
     test_scan();
     if (!nb)
         test_errors();
