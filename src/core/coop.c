@@ -158,7 +158,12 @@ static void list_drop(struct weft_request *req)
  * open generation gen+1 on it, in state st. -1 when all are in use. */
 static int cell_open(weft__gate_t *g, int first, int last, int st, uint32_t *gen_out)
 {
-    for (int i = first; i < last; i++) {
+    /* Round the cells: a sender that looks at a finished transfer late most
+     * likely finds its cell still at that generation (and its fail word). */
+    int n = last - first;
+    int start = g->cell_next >= first && g->cell_next < last ? g->cell_next - first : 0;
+    for (int j = 0; j < n; j++) {
+        int i = first + (start + j) % n;
         if (g->cells_used & (1u << i))
             continue;
         weft__cell_t *cell = &g->cells_in[i];
@@ -171,6 +176,7 @@ static int cell_open(weft__gate_t *g, int first, int last, int st, uint32_t *gen
         if (st == CELL_ACTIVE)
             atomic_store_explicit(&cell->state, cell_state(gen, st), memory_order_release);
         g->cells_used |= 1u << i;
+        g->cell_next = (uint8_t)(i + 1);
         *gen_out = gen;
         return i;
     }
@@ -179,7 +185,14 @@ static int cell_open(weft__gate_t *g, int first, int last, int st, uint32_t *gen
 
 static void cell_close(weft__gate_t *g, int i, uint32_t gen)
 {
-    atomic_store_explicit(&g->cells_in[i].state, cell_state(gen, CELL_FREE), memory_order_release);
+    /* Nothing left to take: a sender still at work (the receive completed
+     * by a peer loss while the peer lives on, after a protocol error) claims
+     * no further piece of a buffer now back with the user. */
+    weft__cell_t *cell = &g->cells_in[i];
+    atomic_store_explicit(&cell->claim, ((uint64_t)gen << 32) | UINT32_MAX, memory_order_relaxed);
+    for (int k = 0; k < COOP_REDO; k++)
+        atomic_store_explicit(&cell->redo[k], (uint64_t)gen << 32, memory_order_relaxed);
+    atomic_store_explicit(&cell->state, cell_state(gen, CELL_FREE), memory_order_release);
     g->cells_used &= ~(1u << i);
 }
 
@@ -331,18 +344,11 @@ bool weft__coop_start_recv(struct weft_ctx *ctx, struct weft_request *req, weft_
 void weft__coop_watch(struct weft_ctx *ctx, struct weft_request *req)
 {
     weft__gate_t *g = req->gate;
-    if (g->cells_out && req->exposed && req->length >= ctx->rdv_split) {
+    if (g->cells_out && req->exposed && req->length >= ctx->rdv_split &&
+        !atomic_load_explicit(&g->coop_put_refused, memory_order_relaxed)) {
         req->coop_watch = true;
         list_add(ctx, req);
     }
-}
-
-bool weft__coop_busy(struct weft_ctx *ctx)
-{
-    for (weft_list_t *pos = ctx->coop.next; pos != &ctx->coop; pos = pos->next)
-        if (!weft_list_entry(pos, struct weft_request, coop_link)->coop_watch)
-            return true;
-    return false;
 }
 
 void weft__coop_unwatch(struct weft_request *req)
@@ -378,6 +384,8 @@ int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
 static void try_claim(struct weft_ctx *ctx, struct weft_request *req)
 {
     weft__gate_t *g = req->gate;
+    if (atomic_load_explicit(&g->coop_put_refused, memory_order_relaxed))
+        return; /* writing into the receiver's buffer was refused before */
     weft__cell_t *cell = &g->cells_out[0];
     uint64_t st = atomic_load_explicit(&cell->state, memory_order_acquire);
     if ((st & 0xff) != CELL_PUBLISHED)
@@ -421,6 +429,29 @@ static inline unsigned denied_sides(const struct weft_request *req, weft__cell_t
 {
     uint64_t d = atomic_load_explicit(&cell->denied, memory_order_acquire);
     return (uint32_t)(d >> 32) == req->coop_gen ? (unsigned)(d & 3) : 0;
+}
+
+/* The cell of req's transfer. */
+static inline weft__cell_t *cell_of(const struct weft_request *req)
+{
+    const weft__gate_t *g = req->gate;
+    return req->kind == WEFT_REQ_RECV ? &g->cells_in[req->coop_cell]
+                                      : &g->cells_out[req->coop_cell];
+}
+
+bool weft__coop_busy(struct weft_ctx *ctx)
+{
+    for (weft_list_t *pos = ctx->coop.next; pos != &ctx->coop; pos = pos->next) {
+        struct weft_request *req = weft_list_entry(pos, struct weft_request, coop_link);
+        if (req->coop_watch)
+            continue;
+        /* A side the kernel refused waits for the other to move the rest. */
+        unsigned denied = denied_sides(req, cell_of(req));
+        if ((denied & side_of(req)) && denied != 3)
+            continue;
+        return true;
+    }
+    return false;
 }
 
 /* Take a piece the other side gave back; its number, or -1. */
@@ -495,7 +526,8 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
     } else if (k >= req->coop_pieces) {
         /* Not a piece of this transfer: the peer wrote nonsense. Nothing is
          * counted for it (the count must not end the transfer while a real
-         * piece may still be copied). */
+         * piece may still be copied). A peer that corrupts the cell can stall
+         * the transfer so; only its death (or finalize) ends it then. */
         piece_failed(req, cell, WEFT_EPROTO);
         return 0;
     }
@@ -520,11 +552,16 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
                  ? g->drv_ops->rget(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req)
                  : g->drv_ops->rput(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req);
     if (rc == WEFT_EPERM && !cp->fail) {
-        /* Refused before anything moved: the other side may copy the piece. */
-        if (req->kind == WEFT_REQ_RECV)
-            atomic_store_explicit(&g->coop_get_refused, true, memory_order_relaxed);
-        atomic_fetch_or_explicit(&cp->cell->denied, side_of(req), memory_order_release);
-        if (give_back(req, cp->cell, cp->index)) {
+        /* Refused before anything moved: the other side may copy the piece,
+         * unless it was refused too (then this side fails the piece, so
+         * the side refused last always has the error to report). */
+        atomic_store_explicit(req->kind == WEFT_REQ_RECV ? &g->coop_get_refused
+                                                         : &g->coop_put_refused,
+                              true, memory_order_relaxed);
+        uint64_t was =
+            atomic_fetch_or_explicit(&cp->cell->denied, side_of(req), memory_order_acq_rel);
+        bool other = (uint32_t)(was >> 32) == req->coop_gen && (was & (3u ^ side_of(req)));
+        if (!other && give_back(req, cp->cell, cp->index)) {
             weft_log_info("single-copy %s rank %d refused; the peer copies instead",
                           req->kind == WEFT_REQ_RECV ? "read from" : "write to", g->peer);
             atomic_fetch_sub_explicit(&req->coop_busy, 1, memory_order_release);
@@ -556,12 +593,14 @@ static bool all_moved(const struct weft_request *req, weft__cell_t *cell)
 }
 
 /* The error a finished transfer reports: this side's own, else one the
- * cell recorded (the receiver alone reads it: the sender may find the cell
- * recycled). A failed copy outranks truncation: the bytes are missing. */
+ * cell recorded while it still holds this transfer (the receiver's always
+ * does; a sender that looks late may find its cell reused, which the
+ * receiver's round of the cells makes unlikely). A failed copy outranks
+ * truncation: the bytes are missing. */
 static void transfer_error(struct weft_request *req, weft__cell_t *cell)
 {
     int err = atomic_load_explicit(&req->coop_err, memory_order_relaxed);
-    if (!err && req->kind == WEFT_REQ_RECV) {
+    if (!err) {
         uint64_t f = atomic_load_explicit(&cell->fail, memory_order_relaxed);
         if ((uint32_t)(f >> 32) == req->coop_gen)
             err = (int32_t)(uint32_t)f;
@@ -586,9 +625,7 @@ int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
                 continue;
             events++;
         }
-        weft__gate_t *g = req->gate;
-        weft__cell_t *cell = req->kind == WEFT_REQ_RECV ? &g->cells_in[req->coop_cell]
-                                                        : &g->cells_out[req->coop_cell];
+        weft__cell_t *cell = cell_of(req);
         /* One piece per call: progress work stays a small task, and a thread
          * that waits calls again at once. Handed to the caller when it can
          * copy after releasing the engine lock; copied here otherwise. */

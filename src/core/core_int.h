@@ -331,11 +331,13 @@ struct weft__gate {
     weft__cell_t *cells_in;         /* in our memory: transfers from the peer */
     weft__cell_t *cells_out;        /* in the peer's memory: transfers to it */
     uint32_t cells_used;            /* bitmap of cells_in taken */
+    uint8_t cell_next;              /* where the search for a free cell starts */
     struct weft_request *published; /* the receive published in cells_in[0] */
     uint32_t published_seq;         /* the sequence number that may claim it */
-    /* The kernel refused to let this process read the peer's memory in a
-     * cooperative transfer: later receives from it take the copy path. */
-    atomic_bool coop_get_refused;
+    /* The kernel refused to let this process read (get) or write (put) the
+     * peer's memory in a cooperative transfer: later receives from it take
+     * the copy path; later sends to it claim no published receive. */
+    atomic_bool coop_get_refused, coop_put_refused;
     /* Pieces of cooperative transfers this process moved on the gate, and of
      * those, how many outside the engine lock (counted by the copier). */
     atomic_ullong pieces_moved, pieces_unlocked;
