@@ -14,6 +14,8 @@
  *    on both sides with WEFT_EPERM, and the receive, posted smaller than the
  *    message, reports that rather than the truncation (its bytes never came).
  * 3. Rank 1's next receive from rank 0 takes the copy path, and works.
+ * Under WEFT_WAIT=block, rank 0's wait in step 1, refused and left with
+ * nothing to copy while rank 1 computes, must sleep on the doorbells.
  * Exits 77 (skip) where the kernel does not refuse (checked by rank 0 with a
  * one-byte read of rank 1 after step 1's prctl). */
 #define _GNU_SOURCE /* process_vm_readv */
@@ -123,8 +125,14 @@ int main(void)
         return 77;
     }
     uint64_t moved = pieces_moved(ctx, 1 - me);
+    weft_progress_counters_t pc0 = {.field_mask = WEFT_PROGRESS_COUNTERS_ALL}, pc1 = pc0;
+    MUST(weft_counters_progress(ctx, &pc0));
     weft_status_t st = transfer(ctx, me, buf, SIZE, 10);
     CHECK(st.error == WEFT_OK);
+    MUST(weft_counters_progress(ctx, &pc1));
+    const char *wait = getenv("WEFT_WAIT");
+    if (me == 0 && wait && !strcmp(wait, "block"))
+        CHECK(pc1.wait_sleeps > pc0.wait_sleeps);
     if (me == 1) {
         CHECK(st.length == SIZE && test_verify(buf, SIZE, 10) < 0);
         /* Rank 1 moved every piece: rank 0's were all given back. */
