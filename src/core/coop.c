@@ -487,8 +487,8 @@ static bool give_back(const struct weft_request *req, weft__cell_t *cell, uint32
 }
 
 /* Record a piece that failed: in the request (this side reports it) and in
- * the cell (the receiver reports it, whichever side failed). True for the
- * request's first. */
+ * the cell (the other side reports it too: see transfer_error). True for
+ * the request's first. */
 static bool piece_failed(struct weft_request *req, weft__cell_t *cell, int rc)
 {
     int expect = 0;
