@@ -483,8 +483,10 @@ static inline void pump(int rounds)
 
 /* Drive both contexts until every request of reqs[r][0..n[r]) (rank r's) is
  * done (tested and freed, status in st[r] if given); false if that takes more
- * than a generous number of rounds. */
-static inline bool finish(weft_request_t **reqs[2], const int n[2], weft_status_t *st[2])
+ * than a generous number of rounds. A request that ends in error fails the
+ * test, unless errors_ok: then its status (st must be given) says how. */
+static inline bool finish_all(weft_request_t **reqs[2], const int n[2], weft_status_t *st[2],
+                              bool errors_ok)
 {
     for (int round = 0; round < 200000; round++) {
         int left = 0;
@@ -493,7 +495,12 @@ static inline bool finish(weft_request_t **reqs[2], const int n[2], weft_status_
                 if (!reqs[r][i])
                     continue;
                 int flag = 0;
-                MUST(weft_sr_test(ctx[r], reqs[r][i], &flag, st && st[r] ? &st[r][i] : NULL));
+                weft_status_t *sp = st && st[r] ? &st[r][i] : NULL;
+                int rc = weft_sr_test(ctx[r], reqs[r][i], &flag, sp);
+                if (errors_ok)
+                    CHECK(sp && (!flag || rc == sp->error));
+                else
+                    MUST(rc);
                 if (flag)
                     reqs[r][i] = NULL;
                 else
@@ -505,6 +512,11 @@ static inline bool finish(weft_request_t **reqs[2], const int n[2], weft_status_
         pump(1);
     }
     return false;
+}
+
+static inline bool finish(weft_request_t **reqs[2], const int n[2], weft_status_t *st[2])
+{
+    return finish_all(reqs, n, st, false);
 }
 
 static inline uint8_t *pattern(size_t len, uint64_t key)

@@ -49,21 +49,9 @@ static void coop_one(size_t len, size_t rlen, uint64_t key, int how, weft_status
     }
     if (how != SEND_FIRST)
         MUST(weft_sr_isend(ctx[0], 1, 0, 5, b, len, &s));
-    /* As finish(), but a failed request is an outcome here. */
-    weft_request_t *reqs[2] = {s, r};
-    for (int round = 0; round < 200000 && (reqs[0] || reqs[1]); round++) {
-        for (int i = 0; i < 2; i++) {
-            int flag = 0;
-            if (reqs[i]) {
-                int rc = weft_sr_test(ctx[i], reqs[i], &flag, &st[i]);
-                CHECK(rc == st[i].error || !flag);
-            }
-            if (flag)
-                reqs[i] = NULL;
-        }
-        pump(1);
-    }
-    CHECK(!reqs[0] && !reqs[1]);
+    weft_request_t *reqs0[1] = {s}, *reqs1[1] = {r};
+    CHECK(finish_all((weft_request_t **[2]){reqs0, reqs1}, (int[2]){1, 1},
+                     (weft_status_t *[2]){&st[0], &st[1]}, true));
     if (!st[1].error || st[1].error == WEFT_ETRUNC)
         CHECK(test_verify(rb, WEFT_MIN(len, rlen), key) == -1);
     free(b);
