@@ -24,7 +24,15 @@
  *    arrival number: a sort, O(U log U)), and from then on every message goes
  *    into all four FIFOs as the seed has it, until the queue is empty again.
  *    A message is indexed at most once, so this costs O(log U) per message
- *    amortised, and nothing for jobs without wildcards.
+ *    amortised, and nothing for jobs without wildcards;
+ *  - a message alone under its exact key has no entry: the message itself is
+ *    a node of the exact-key table's bucket chain (its exact-key link then
+ *    holds the chain's next node and a mark). A receive naming source and tag
+ *    then goes from the bucket straight to the message, whose key shares a
+ *    cache line with its data (core_int.h), where an entry put one more
+ *    dependent cache miss in between; and the burst of distinct tags that
+ *    makes the unexpected queue long allocates and frees no entry. A second
+ *    message with the same key takes an entry, whose FIFO then holds both.
  */
 #include <stdlib.h>
 
@@ -47,17 +55,23 @@
  * stays held after the largest burst. */
 #define FREE_LIST_MAX 65536
 
+/* A node of a bucket chain: an entry, or, in the exact-key table only, a
+ * message alone under its key, told apart by bit 0 (both are aligned). 0 ends
+ * a chain. */
+typedef uintptr_t node_t;
+#define NODE_MSG ((uintptr_t)1)
+
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
  * class does not use hold the wildcard value, so one comparison serves all.
  * Exactly one cache line, from a cache-line-aligned slab: a lookup that finds
  * its entry touches one line, and entries made in one burst lie together.
- * Bucket chains are singly linked: unlinking walks the entry's chain from its
+ * Bucket chains are singly linked: unlinking walks the node's chain from its
  * bucket (O(1) at the tables' load), which writes the bucket's line as a back
- * pointer would, but never the next entry's; the room saved keeps the hash,
+ * pointer would, but never the next node's; the room saved keeps the hash,
  * so a resize need not recompute it. */
 struct weft__match_entry {
-    weft__match_entry_t *next; /* next in the bucket chain */
-    uint32_t hash;             /* key_hash of the key */
+    node_t next;   /* next in the bucket chain */
+    uint32_t hash; /* key_hash of the key */
     uint32_t comm;
     int32_t source;
     uint64_t tag;
@@ -70,9 +84,9 @@ _Static_assert(sizeof(weft__match_entry_t) == WEFT_CACHELINE, "an entry is one c
 /* Chained hashing: entries never move when the table is resized, so receives
  * and messages can keep a pointer to their entry and leave it in O(1). */
 typedef struct table {
-    weft__match_entry_t **buckets;
+    node_t *buckets;
     size_t mask;  /* number of buckets - 1 */
-    size_t count; /* live entries */
+    size_t count; /* nodes: live and parked entries, lone messages */
 } table_t;
 
 struct weft__match {
@@ -83,11 +97,13 @@ struct weft__match {
     uint64_t next_arrival;                /* arrival order of unexpected messages */
     bool wild_msgs;                       /* messages are in the wildcard FIFOs too (see above) */
     weft_slab_cache_t entries;            /* where entries live (one cache line each) */
-    weft__match_entry_t *free_list;       /* chained through next */
+    weft__match_entry_t *free_list;       /* chained through next (never a message) */
     /* Per table, the last entry that emptied, left in place (see
      * entry_release): a receive and its message that keep one key reuse it. */
     weft__match_entry_t *parked[WEFT_MATCH_NIDX];
     size_t free_count;
+    size_t lone;     /* messages alone under their key, in the exact-key chains */
+    char lone_mark;  /* its address marks such a message (chain.lone) */
     long fail_after; /* test hook, < 0 when off */
 };
 
@@ -143,6 +159,31 @@ static inline weft__match_msg_t *msg_of_link(weft_list_t *link, int idx)
     return weft_container_of(link - (idx - 1), weft__match_msg_t, wild); /* wild[0] */
 }
 
+static inline bool node_is_msg(node_t n)
+{
+    return n & NODE_MSG;
+}
+
+static inline weft__match_entry_t *node_entry(node_t n)
+{
+    return (weft__match_entry_t *)n;
+}
+
+static inline weft__match_msg_t *node_msg(node_t n)
+{
+    return (weft__match_msg_t *)(n & ~NODE_MSG);
+}
+
+static inline node_t *node_next(node_t n)
+{
+    return node_is_msg(n) ? &node_msg(n)->chain.next : &node_entry(n)->next;
+}
+
+static inline bool msg_is_lone(const weft__match_t *m, const weft__match_msg_t *msg)
+{
+    return msg->chain.lone == &m->lone_mark;
+}
+
 static int table_init(table_t *t)
 {
     t->buckets = calloc(TABLE_MIN_BUCKETS, sizeof(*t->buckets));
@@ -153,18 +194,27 @@ static int table_init(table_t *t)
     return WEFT_OK;
 }
 
-static inline void bucket_insert(weft__match_entry_t **head, weft__match_entry_t *e)
+static inline void bucket_insert(node_t *head, node_t n)
 {
-    e->next = *head;
-    *head = e;
+    *node_next(n) = *head;
+    *head = n;
 }
 
-static inline void bucket_unlink(table_t *t, weft__match_entry_t *e)
+/* Where the chain of the bucket of hash points at node n. */
+static inline node_t *bucket_pos(table_t *t, node_t n, uint32_t hash)
 {
-    weft__match_entry_t **pos = &t->buckets[e->hash & t->mask];
-    while (*pos != e)
-        pos = &(*pos)->next;
-    *pos = e->next;
+    node_t *pos = &t->buckets[hash & t->mask];
+    while (*pos != n)
+        pos = node_next(*pos);
+    return pos;
+}
+
+static inline uint32_t node_hash(node_t n)
+{
+    if (!node_is_msg(n))
+        return node_entry(n)->hash;
+    const weft__match_msg_t *msg = node_msg(n);
+    return key_hash(msg->comm, msg->source, msg->tag);
 }
 
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
@@ -172,15 +222,15 @@ static inline void bucket_unlink(table_t *t, weft__match_entry_t *e)
  * into an error for the caller. */
 static __attribute__((noinline, cold)) void table_resize(table_t *t, size_t nbuckets)
 {
-    weft__match_entry_t **buckets = calloc(nbuckets, sizeof(*buckets));
+    node_t *buckets = calloc(nbuckets, sizeof(*buckets));
     if (!buckets)
         return;
     for (size_t i = 0; i <= t->mask; i++) {
-        weft__match_entry_t *e = t->buckets[i];
-        while (e) {
-            weft__match_entry_t *next = e->next;
-            bucket_insert(&buckets[e->hash & (nbuckets - 1)], e);
-            e = next;
+        node_t n = t->buckets[i];
+        while (n) {
+            node_t next = *node_next(n);
+            bucket_insert(&buckets[node_hash(n) & (nbuckets - 1)], n);
+            n = next;
         }
     }
     free(t->buckets);
@@ -188,13 +238,59 @@ static __attribute__((noinline, cold)) void table_resize(table_t *t, size_t nbuc
     t->mask = nbuckets - 1;
 }
 
+/* The node of a key: its entry, or a message alone under it; 0 if none. */
+static inline node_t table_find(const table_t *t, uint32_t hash, uint32_t comm, int32_t source,
+                                uint64_t tag)
+{
+    for (node_t n = t->buckets[hash & t->mask]; n; n = *node_next(n)) {
+        if (node_is_msg(n)) {
+            const weft__match_msg_t *msg = node_msg(n);
+            if (msg->tag == tag && msg->source == source && msg->comm == comm)
+                return n;
+        } else {
+            const weft__match_entry_t *e = node_entry(n);
+            if (e->hash == hash && e->tag == tag && e->source == source && e->comm == comm)
+                return n;
+        }
+    }
+    return 0;
+}
+
+/* The entry of a key, NULL if it has none (a message alone under it has none). */
 static inline weft__match_entry_t *table_lookup(const table_t *t, uint32_t hash, uint32_t comm,
                                                 int32_t source, uint64_t tag)
 {
-    for (weft__match_entry_t *e = t->buckets[hash & t->mask]; e; e = e->next)
-        if (e->hash == hash && e->tag == tag && e->source == source && e->comm == comm)
-            return e;
-    return NULL;
+    node_t n = table_find(t, hash, comm, source, tag);
+    return node_is_msg(n) ? NULL : node_entry(n);
+}
+
+/* Chain a new node in: grow at load 3/4, so chains stay O(1) on average. */
+static void table_add(table_t *t, node_t n, uint32_t hash)
+{
+    if ((t->count + 1) * 4 > (t->mask + 1) * 3)
+        table_resize(t, (t->mask + 1) * 2);
+    bucket_insert(&t->buckets[hash & t->mask], n);
+    t->count++;
+}
+
+/* Take a node out of its chain. Shrink at load 1/32, in one step, to load 1/4
+ * at most: far from the growth threshold, so an insert/remove pattern around
+ * one size cannot make every call rehash and resizing stays amortised O(1).
+ * Draining a burst of N keys then rehashes once, walking N/32 nodes, where
+ * halving at load 1/8 rehashed at every halving and walked about N/2 nodes,
+ * each a cache line the drain had left. */
+static void table_remove(table_t *t, node_t n, uint32_t hash)
+{
+    node_t *pos = bucket_pos(t, n, hash);
+    *pos = *node_next(n);
+    t->count--;
+    size_t nbuckets = t->mask + 1;
+    if (WEFT_UNLIKELY(nbuckets > TABLE_SHRINK_FLOOR && t->count * 32 < nbuckets)) {
+        size_t target = TABLE_SHRINK_FLOOR;
+        while (target < t->count * 4)
+            target *= 2;
+        table_resize(t, target);
+    }
 }
 
 static weft__match_entry_t *entry_alloc(weft__match_t *m)
@@ -206,7 +302,7 @@ static weft__match_entry_t *entry_alloc(weft__match_t *m)
     }
     weft__match_entry_t *e = m->free_list;
     if (e) {
-        m->free_list = e->next;
+        m->free_list = node_entry(e->next);
         m->free_count--;
         return e;
     }
@@ -226,12 +322,29 @@ static inline void entry_free(weft__match_t *m, weft__match_entry_t *e)
         entry_free_slab(m, e);
         return;
     }
-    e->next = m->free_list;
+    e->next = (node_t)m->free_list;
     m->free_list = e;
     m->free_count++;
 }
 
-/* The entry for a key in table idx, created if absent. */
+/* A new empty entry for a key, not in any table yet; NULL when out of memory. */
+static weft__match_entry_t *entry_new(weft__match_t *m, uint32_t hash, uint32_t comm,
+                                      int32_t source, uint64_t tag)
+{
+    weft__match_entry_t *e = entry_alloc(m);
+    if (!e)
+        return NULL;
+    e->hash = hash;
+    e->comm = comm;
+    e->source = source;
+    e->tag = tag;
+    weft_list_init(&e->recvs);
+    weft_list_init(&e->msgs);
+    return e;
+}
+
+/* The entry for a key in table idx, created if absent. Never called for a key
+ * with a message alone under it: such a message would have matched. */
 static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, int32_t source,
                      uint64_t tag, weft__match_entry_t **out)
 {
@@ -243,20 +356,10 @@ static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, in
         *out = e;
         return WEFT_OK;
     }
-    e = entry_alloc(m);
+    e = entry_new(m, hash, comm, source, tag);
     if (!e)
         return WEFT_ENOMEM;
-    e->hash = hash;
-    e->comm = comm;
-    e->source = source;
-    e->tag = tag;
-    weft_list_init(&e->recvs);
-    weft_list_init(&e->msgs);
-    /* Grow at load 3/4: chains stay O(1) on average. */
-    if ((t->count + 1) * 4 > (t->mask + 1) * 3)
-        table_resize(t, (t->mask + 1) * 2);
-    bucket_insert(&t->buckets[hash & t->mask], e);
-    t->count++;
+    table_add(t, (node_t)e, hash);
     *out = e;
     return WEFT_OK;
 }
@@ -264,23 +367,8 @@ static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, in
 /* Take an empty entry out of its table and free it. */
 static void entry_drop(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
-    table_t *t = &m->tables[idx];
-    bucket_unlink(t, e);
-    t->count--;
+    table_remove(&m->tables[idx], (node_t)e, e->hash);
     entry_free(m, e);
-    /* Shrink at load 1/32, in one step, to load 1/4 at most: far from the
-     * growth threshold, so an insert/remove pattern around one size cannot
-     * make every call rehash and resizing stays amortised O(1). Draining a
-     * burst of N keys then rehashes once, walking N/32 entries, where halving
-     * at load 1/8 rehashed at every halving and walked about N/2 entries, each
-     * a cache line the drain had left. */
-    size_t nbuckets = t->mask + 1;
-    if (WEFT_UNLIKELY(nbuckets > TABLE_SHRINK_FLOOR && t->count * 32 < nbuckets)) {
-        size_t target = TABLE_SHRINK_FLOOR;
-        while (target < t->count * 4)
-            target *= 2;
-        table_resize(t, target);
-    }
 }
 
 /* Drop an entry once nothing hangs from it. The entry that empties last is
@@ -452,6 +540,29 @@ static void unlink_wild(weft__match_t *m, weft__match_msg_t *msg, bool now)
         unlink_msg(m, msg, idx, now);
 }
 
+/* Call fn on every message inside: the exact-key table holds them all, alone
+ * in a chain or in an entry's FIFO. */
+static void each_msg(const weft__match_t *m, void (*fn)(weft__match_msg_t *, void *), void *arg)
+{
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    for (size_t i = 0; i <= t->mask; i++)
+        for (node_t n = t->buckets[i]; n; n = *node_next(n)) {
+            if (node_is_msg(n)) {
+                fn(node_msg(n), arg);
+                continue;
+            }
+            weft__match_entry_t *e = node_entry(n);
+            for (weft_list_t *pos = e->msgs.next; pos != &e->msgs; pos = pos->next)
+                fn(msg_of_link(pos, WEFT_MATCH_IDX_SPEC), arg);
+        }
+}
+
+static void collect_msg(weft__match_msg_t *msg, void *arg)
+{
+    weft__match_msg_t ***end = arg;
+    *(*end)++ = msg;
+}
+
 static int by_arrival(const void *a, const void *b)
 {
     uint64_t x = (*(weft__match_msg_t *const *)a)->arrival;
@@ -473,12 +584,9 @@ static __attribute__((noinline)) int wild_index(weft__match_t *m)
     weft__match_msg_t **msgs = malloc(m->counts.unexpected * sizeof(*msgs));
     if (!msgs)
         return WEFT_ENOMEM;
-    size_t n = 0;
-    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
-    for (size_t i = 0; i <= t->mask; i++)
-        for (weft__match_entry_t *e = t->buckets[i]; e; e = e->next)
-            for (weft_list_t *pos = e->msgs.next; pos != &e->msgs; pos = pos->next)
-                msgs[n++] = msg_of_link(pos, WEFT_MATCH_IDX_SPEC);
+    weft__match_msg_t **end = msgs;
+    each_msg(m, collect_msg, &end);
+    size_t n = (size_t)(end - msgs);
     qsort(msgs, n, sizeof(*msgs), by_arrival);
     for (size_t i = 0; i < n; i++) {
         int rc = link_wild(m, msgs[i]);
@@ -496,24 +604,65 @@ static __attribute__((noinline)) int wild_index(weft__match_t *m)
 
 /* Seed 000, Algorithm 1, last step: the message goes at the tail of its
  * exact-key FIFO, and of the three wildcard FIFOs while they are kept, so a
- * receive of any class finds it at its own key. */
+ * receive of any class finds it at its own key. The first message of a key
+ * with no entry goes into the bucket chain alone; the second makes the entry,
+ * which takes the first one's place in the chain and both in its FIFO. */
 int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
 {
     if (msg->source < 0 || msg->tag == WEFT_MATCH_ANY_TAG)
         return WEFT_EINVAL;
-    weft__match_entry_t *e;
-    int rc = entry_get(m, WEFT_MATCH_IDX_SPEC, key_hash(msg->comm, msg->source, msg->tag),
-                       msg->comm, msg->source, msg->tag, &e);
-    if (rc != WEFT_OK)
-        return rc;
+    table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    uint32_t hash = key_hash(msg->comm, msg->source, msg->tag);
+    node_t n = table_find(t, hash, msg->comm, msg->source, msg->tag);
+    weft__match_msg_t *first = node_is_msg(n) ? node_msg(n) : NULL; /* alone so far */
+    weft__match_entry_t *e = NULL;
+    if (first) {
+        e = entry_new(m, hash, msg->comm, msg->source, msg->tag);
+        if (!e)
+            return WEFT_ENOMEM;
+    } else if (n) {
+        e = node_entry(n);
+        if (e == m->parked[WEFT_MATCH_IDX_SPEC])
+            m->parked[WEFT_MATCH_IDX_SPEC] = NULL;
+    }
+    int rc;
     if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
-        entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if empty */
+        if (first)
+            entry_free(m, e); /* not chained yet */
+        else if (e)
+            entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if empty */
         return rc;
     }
-    weft_list_push_back(&e->msgs, &msg->link);
+    if (first) {
+        e->next = first->chain.next;
+        *bucket_pos(t, n, hash) = (node_t)e;
+        weft_list_push_back(&e->msgs, &first->link);
+        m->lone--;
+    }
+    if (e) {
+        weft_list_push_back(&e->msgs, &msg->link);
+    } else {
+        msg->chain.lone = &m->lone_mark;
+        table_add(t, (node_t)msg | NODE_MSG, hash);
+        m->lone++;
+    }
     msg->arrival = m->next_arrival++;
     m->counts.unexpected++;
     return WEFT_OK;
+}
+
+/* The oldest message inside under key (comm, source, tag) of table idx, left
+ * in place; NULL if none. */
+static inline weft__match_msg_t *first_msg(const weft__match_t *m, int idx, uint32_t hash,
+                                           uint32_t comm, int32_t source, uint64_t tag)
+{
+    node_t n = table_find(&m->tables[idx], hash, comm, source, tag);
+    if (!n)
+        return NULL;
+    if (node_is_msg(n))
+        return node_msg(n);
+    weft__match_entry_t *e = node_entry(n);
+    return weft_list_empty(&e->msgs) ? NULL : msg_of_link(e->msgs.next, idx);
 }
 
 /* Seed 000, Algorithm 2: a receive looks only at the unexpected FIFO of its own
@@ -530,10 +679,8 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
                 return NULL;
             }
         }
-        weft__match_entry_t *e =
-            table_lookup(&m->tables[idx], hash, recv->comm, recv->source, recv->tag);
-        if (e && !weft_list_empty(&e->msgs)) {
-            weft__match_msg_t *msg = msg_of_link(e->msgs.next, idx);
+        weft__match_msg_t *msg = first_msg(m, idx, hash, recv->comm, recv->source, recv->tag);
+        if (msg) {
             weft__match_remove_msg(m, msg);
             recv->link.next = recv->link.prev = NULL; /* not posted */
             *err = WEFT_OK;
@@ -554,24 +701,22 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
     return NULL;
 }
 
-/* The oldest waiting message a wildcard (comm, source, tag) matches, found by
- * walking every exact-key FIFO: what peek falls back on when the wildcard
- * FIFOs cannot be built for want of memory. */
-static weft__match_msg_t *peek_walk(const weft__match_t *m, uint32_t comm, int32_t source,
-                                    uint64_t tag)
+/* A wildcard probe's key and the oldest waiting message it matches so far. */
+typedef struct walk {
+    uint32_t comm;
+    int32_t source;
+    uint64_t tag;
+    weft__match_msg_t *best;
+} walk_t;
+
+static void walk_msg(weft__match_msg_t *msg, void *arg)
 {
-    weft__match_msg_t *best = NULL;
-    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
-    for (size_t i = 0; i <= t->mask; i++)
-        for (weft__match_entry_t *e = t->buckets[i]; e; e = e->next) {
-            if (e->comm != comm || (source >= 0 && e->source != source) ||
-                (tag != WEFT_MATCH_ANY_TAG && e->tag != tag) || weft_list_empty(&e->msgs))
-                continue;
-            weft__match_msg_t *head = msg_of_link(e->msgs.next, WEFT_MATCH_IDX_SPEC);
-            if (!best || head->arrival < best->arrival)
-                best = head;
-        }
-    return best;
+    walk_t *w = arg;
+    if (msg->comm != w->comm || (w->source >= 0 && msg->source != w->source) ||
+        (w->tag != WEFT_MATCH_ANY_TAG && msg->tag != w->tag))
+        return;
+    if (!w->best || msg->arrival < w->best->arrival)
+        w->best = msg;
 }
 
 weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t source, uint64_t tag)
@@ -579,20 +724,27 @@ weft__match_msg_t *weft__match_peek(weft__match_t *m, uint32_t comm, int32_t sou
     if (m->counts.unexpected == 0)
         return NULL;
     int idx = class_of(source, tag);
-    if (idx != WEFT_MATCH_IDX_SPEC && wild_index(m) != WEFT_OK)
-        return peek_walk(m, comm, source, tag);
-    weft__match_entry_t *e =
-        table_lookup(&m->tables[idx], key_hash(comm, source, tag), comm, source, tag);
-    if (!e || weft_list_empty(&e->msgs))
-        return NULL;
-    return msg_of_link(e->msgs.next, idx);
+    if (idx != WEFT_MATCH_IDX_SPEC && wild_index(m) != WEFT_OK) {
+        /* No memory for the wildcard FIFOs: walk every message instead. */
+        walk_t w = {comm, source, tag, NULL};
+        each_msg(m, walk_msg, &w);
+        return w.best;
+    }
+    return first_msg(m, idx, key_hash(comm, source, tag), comm, source, tag);
 }
 
 void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
     if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
-    unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC, false);
+    if (msg_is_lone(m, msg)) {
+        table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)msg | NODE_MSG,
+                     key_hash(msg->comm, msg->source, msg->tag));
+        msg->link.next = msg->link.prev = NULL;
+        m->lone--;
+    } else {
+        unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC, false);
+    }
     /* Every message inside is in the wildcard FIFOs exactly while they are
      * kept, so the flag says it without reading the message's wildcard links
      * (a cache line a receive naming source and tag would not read). */
@@ -627,7 +779,12 @@ size_t weft__match_entry_count(const weft__match_t *m)
     size_t n = 0;
     for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
         n += m->tables[idx].count - (m->parked[idx] != NULL);
-    return n;
+    return n - m->lone;
+}
+
+size_t weft__match_lone_count(const weft__match_t *m)
+{
+    return m->lone;
 }
 
 size_t weft__match_parked_count(const weft__match_t *m)

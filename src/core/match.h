@@ -14,7 +14,10 @@
  * intrusive links, so a receive of any class finds the oldest matching message
  * at the head of one FIFO and removal from all four is O(1). The three
  * wildcard FIFOs are filled only while some wildcard receive or probe may
- * read them (see match.c): a job that names source and tag pays for one.
+ * read them (see match.c): a job that names source and tag pays for one. A
+ * message alone under its exact key needs no entry at all: it sits in the
+ * hash bucket's chain itself, so a receive naming source and tag reaches it
+ * from the bucket in one step.
  *
  * The caller feeds arrivals in each peer's send order; that is what keeps MPI's
  * non-overtaking rule. The structure does no locking and no allocation of the
@@ -63,7 +66,8 @@ enum {
  * and 32 bytes of its own in the next line, and a receive naming source and
  * tag reads that line only. A message keeps no pointer to its entries: it needs
  * one only when it leaves a FIFO it was alone in, and then both its
- * neighbours are that entry's list head. */
+ * neighbours are that entry's list head. A message alone under its exact key
+ * has no exact-key entry: the same 16 bytes then chain it into its bucket. */
 typedef struct weft__match_msg {
     /* private: */
     weft_list_t wild[WEFT_MATCH_NIDX - 1]; /* in the TAG, SRC and ALL FIFOs, while kept */
@@ -73,7 +77,13 @@ typedef struct weft__match_msg {
     int32_t source;
     uint64_t tag;
     /* private: */
-    weft_list_t link; /* in the exact-key FIFO; next == NULL while not inside */
+    union {
+        weft_list_t link;   /* in its exact-key entry's FIFO; prev == NULL while not inside */
+        struct {            /* or alone under its key, in the bucket chain (match.c) */
+            uintptr_t next; /* the chain's next node */
+            void *lone;     /* where link.prev lies: the matcher's mark of a lone message */
+        } chain;
+    };
 } weft__match_msg_t;
 
 typedef struct weft__match weft__match_t;
@@ -123,7 +133,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg);
  * by post nor removed). */
 static inline bool weft__match_msg_inside(const weft__match_msg_t *msg)
 {
-    return msg->link.next != NULL;
+    return msg->link.prev != NULL;
 }
 /* Remove a posted receive that has not matched (cancel). Returns true if it was
  * posted, false if it was not (already matched or never posted). */

@@ -13,6 +13,10 @@
  * been cancelled or been removed this is 0 (a parked entry, below, is not
  * live). */
 size_t weft__match_entry_count(const weft__match_t *m);
+/* Unexpected messages alone under their exact key: they sit in the exact-key
+ * table's bucket chains without an entry (not counted by
+ * weft__match_entry_count). */
+size_t weft__match_lone_count(const weft__match_t *m);
 /* Empty entries left in the tables for reuse: at most one per table, the last
  * one that emptied (not counted by weft__match_entry_count). */
 size_t weft__match_parked_count(const weft__match_t *m);

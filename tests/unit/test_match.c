@@ -101,6 +101,7 @@ static void check_empty(weft__match_t *m)
     CHECK(weft__match_posted_count(m) == 0);
     CHECK(weft__match_unexpected_count(m) == 0);
     CHECK(weft__match_entry_count(m) == 0);
+    CHECK(weft__match_lone_count(m) == 0);
 }
 
 /* Each receive class, with the message arriving after and before the post. */
@@ -344,17 +345,33 @@ static void test_enomem(void)
 {
     weft__match_t *m = new_matcher();
     test_recv_t r;
-    test_msg_t msg;
+    test_msg_t msg, second;
     int err;
 
-    /* No wildcard receive has looked: a message needs its exact-key entry only. */
+    /* No wildcard receive has looked: a message alone under its key needs no
+     * entry, so it is recorded even when no memory can be had. */
     weft__match_fail_allocs_after(m, 0);
     msg_set(&msg, 0, 0, 1, 1);
-    CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_ENOMEM);
-    CHECK(weft__match_unexpected_count(m) == 0);
-    CHECK(weft__match_entry_count(m) == 0);
-    weft__match_fail_allocs_after(m, 0);
+    CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_OK);
+    CHECK(weft__match_lone_count(m) == 1 && weft__match_entry_count(m) == 0);
+    /* A second message with that key needs the entry whose FIFO keeps both in
+     * order: without it, nothing changes. */
+    msg_set(&second, 1, 0, 1, 1);
+    CHECK(weft__match_add_unexpected(m, &second.match) == WEFT_ENOMEM);
+    CHECK(!weft__match_msg_inside(&second.match));
+    CHECK(weft__match_unexpected_count(m) == 1);
+    CHECK(weft__match_lone_count(m) == 1 && weft__match_entry_count(m) == 0);
+    weft__match_fail_allocs_after(m, -1);
+    CHECK(weft__match_add_unexpected(m, &second.match) == WEFT_OK);
+    CHECK(weft__match_lone_count(m) == 0 && weft__match_entry_count(m) == 1);
     recv_set(&r, 0, 0, 1, 1);
+    CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg && err == WEFT_OK);
+    recv_set(&r, 1, 0, 1, 1);
+    CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &second && err == WEFT_OK);
+    check_empty(m);
+    /* A receive with a new key needs an entry. */
+    weft__match_fail_allocs_after(m, 0);
+    recv_set(&r, 2, 0, 1, 2);
     CHECK(weft__match_post(m, &r.match, &err) == NULL);
     CHECK(err == WEFT_ENOMEM);
     CHECK(!weft__match_cancel(m, &r.match));
@@ -386,7 +403,7 @@ static void test_enomem_wild(void)
     msg_set(&old[1], 1, 0, 2, 8);
     CHECK(deliver(m, &old[0]) == NULL);
     CHECK(deliver(m, &old[1]) == NULL);
-    CHECK(weft__match_entry_count(m) == 2);
+    CHECK(weft__match_entry_count(m) == 0 && weft__match_lone_count(m) == 2);
     /* Indexing two messages makes 5 entries: (0,1,*), (0,*,*), (0,*,7), (0,2,*),
      * (0,*,8). Failing at any of them posts nothing and leaves them unindexed. */
     for (long after = 0; after < 5; after++) {
@@ -395,31 +412,44 @@ static void test_enomem_wild(void)
         CHECK(weft__match_post(m, &r.match, &err) == NULL);
         CHECK(err == WEFT_ENOMEM);
         CHECK(!weft__match_cancel(m, &r.match));
-        CHECK(weft__match_entry_count(m) == 2);
+        CHECK(weft__match_entry_count(m) == 0);
         CHECK(weft__match_unexpected_count(m) == 2);
         /* A probe still finds the oldest message, by walking. */
         CHECK(msg_of(weft__match_peek(m, 0, ANY_SRC, ANY_TAG)) == &old[0]);
         CHECK(msg_of(weft__match_peek(m, 0, 2, ANY_TAG)) == &old[1]);
-        CHECK(weft__match_entry_count(m) == 2);
+        CHECK(msg_of(weft__match_peek(m, 0, ANY_SRC, 8)) == &old[1]);
+        CHECK(weft__match_peek(m, 0, 3, ANY_TAG) == NULL);
+        CHECK(weft__match_entry_count(m) == 0);
     }
     weft__match_fail_allocs_after(m, -1);
     CHECK(msg_of(weft__match_peek(m, 0, ANY_SRC, ANY_TAG)) == &old[0]);
-    CHECK(weft__match_entry_count(m) == 7);
+    CHECK(weft__match_entry_count(m) == 5);
     /* The wildcard FIFOs are kept now: a message with a new source and tag needs
-     * three new entries (the communicator's exists), and a failure at any of
-     * them records nothing. */
-    for (long after = 0; after < 3; after++) {
+     * two new entries, (0,3,*) and (0,*,9) (the communicator's exists, and the
+     * message is alone under its exact key), and a failure at either records
+     * nothing. */
+    for (long after = 0; after < 2; after++) {
         weft__match_fail_allocs_after(m, after);
         msg_set(&msg, 2, 0, 3, 9);
         CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_ENOMEM);
         CHECK(weft__match_unexpected_count(m) == 2);
-        CHECK(weft__match_entry_count(m) == 7);
+        CHECK(weft__match_entry_count(m) == 5 && weft__match_lone_count(m) == 2);
     }
+    /* A second message under old[0]'s key needs its exact-key entry only. */
+    weft__match_fail_allocs_after(m, 0);
+    msg_set(&msg, 2, 0, 1, 7);
+    CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_ENOMEM);
+    CHECK(weft__match_unexpected_count(m) == 2);
+    CHECK(weft__match_entry_count(m) == 5 && weft__match_lone_count(m) == 2);
     weft__match_fail_allocs_after(m, -1);
+    CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_OK);
+    CHECK(weft__match_entry_count(m) == 6 && weft__match_lone_count(m) == 1);
     recv_set(&r, 0, 0, ANY_SRC, 8);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &old[1]);
     recv_set(&r, 1, 0, ANY_SRC, ANY_TAG);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &old[0]);
+    recv_set(&r, 2, 0, 1, 7);
+    CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg);
     check_empty(m);
     weft__match_destroy(m);
 }
@@ -500,7 +530,7 @@ static void test_lazy_wild(void)
     msg_set(&msg[3], 3, 0, 1, 5);
     for (int i = 0; i < 4; i++)
         CHECK(deliver(m, &msg[i]) == NULL);
-    CHECK(weft__match_entry_count(m) == 4);
+    CHECK(weft__match_entry_count(m) == 0 && weft__match_lone_count(m) == 4);
     recv_set(&r, 0, 0, ANY_SRC, 3);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg[1]);
     msg_set(&msg[4], 4, 0, 0, 7);
@@ -515,10 +545,10 @@ static void test_lazy_wild(void)
     recv_set(&r, 4, 0, 0, ANY_TAG);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg[4]);
     check_empty(m);
-    /* Empty again: the next message takes one entry only. */
+    /* Empty again: the next message takes no entry at all. */
     msg_set(&msg[5], 5, 0, 1, 9);
     CHECK(deliver(m, &msg[5]) == NULL);
-    CHECK(weft__match_entry_count(m) == 1);
+    CHECK(weft__match_entry_count(m) == 0 && weft__match_lone_count(m) == 1);
     recv_set(&r, 5, 0, ANY_SRC, ANY_TAG);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg[5]);
     check_empty(m);
@@ -704,7 +734,7 @@ static bool differential_run(uint64_t seed, int nops, bool rare_wild)
                 weft__match_remove_msg(m, &ref.unexpected[0]->match);
                 ref_remove_at((void **)ref.unexpected, &ref.nunexpected, 0);
             }
-            if (!ok || weft__match_entry_count(m) != 0) {
+            if (!ok || weft__match_entry_count(m) != 0 || weft__match_lone_count(m) != 0) {
                 fprintf(stderr, "FAIL seed %" PRIu64 " op %d drain: %zu entries left\n", seed, op,
                         weft__match_entry_count(m));
                 ok = false;
@@ -730,7 +760,7 @@ static bool differential_run(uint64_t seed, int nops, bool rare_wild)
                 weft__match_remove_msg(m, msg);
         }
         if (!ok || weft__match_posted_count(m) || weft__match_unexpected_count(m) ||
-            weft__match_entry_count(m)) {
+            weft__match_entry_count(m) || weft__match_lone_count(m)) {
             fprintf(stderr, "FAIL seed %" PRIu64 " final drain: %zu entries left\n", seed,
                     weft__match_entry_count(m));
             ok = false;
@@ -810,6 +840,10 @@ static void test_scale(void)
         order[i] = (uint64_t)i;
     }
     CHECK(weft__match_unexpected_count(m) == N);
+    /* Alone under their keys, but for the one whose key the entry parked by the
+     * receive phase still has. */
+    CHECK(weft__match_lone_count(m) == N - 1 && weft__match_entry_count(m) == 1);
+    CHECK(weft__match_bucket_count(m) >= N); /* lone messages grow the table too */
     shuffle(order, N);
     bad = 0;
     for (int i = 0; i < N; i++) {
