@@ -103,7 +103,6 @@ struct weft__match {
     weft__match_entry_t *parked[WEFT_MATCH_NIDX];
     size_t free_count;
     size_t lone;     /* messages alone under their key, in the exact-key chains */
-    char lone_mark;  /* its address marks such a message (chain.lone) */
     long fail_after; /* test hook, < 0 when off */
 };
 
@@ -179,9 +178,24 @@ static inline node_t *node_next(node_t n)
     return node_is_msg(n) ? &node_msg(n)->chain.next : &node_entry(n)->next;
 }
 
-static inline bool msg_is_lone(const weft__match_t *m, const weft__match_msg_t *msg)
+/* A message alone under its key has bit 0 of chain.lone set (where link.prev,
+ * an aligned pointer, lies otherwise) and, where a pointer has the room, its
+ * hash above it, so leaving its chain or a resize needs no rehash. */
+static inline uintptr_t lone_word(uint32_t hash)
 {
-    return msg->chain.lone == &m->lone_mark;
+    return ((uintptr_t)hash << 1) | 1;
+}
+
+static inline bool msg_is_lone(const weft__match_msg_t *msg)
+{
+    return msg->chain.lone & 1;
+}
+
+static inline uint32_t lone_hash(const weft__match_msg_t *msg)
+{
+    if (sizeof(uintptr_t) >= sizeof(uint64_t))
+        return (uint32_t)(msg->chain.lone >> 1);
+    return key_hash(msg->comm, msg->source, msg->tag);
 }
 
 static int table_init(table_t *t)
@@ -211,10 +225,7 @@ static inline node_t *bucket_pos(table_t *t, node_t n, uint32_t hash)
 
 static inline uint32_t node_hash(node_t n)
 {
-    if (!node_is_msg(n))
-        return node_entry(n)->hash;
-    const weft__match_msg_t *msg = node_msg(n);
-    return key_hash(msg->comm, msg->source, msg->tag);
+    return node_is_msg(n) ? lone_hash(node_msg(n)) : node_entry(n)->hash;
 }
 
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
@@ -642,7 +653,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     if (e) {
         weft_list_push_back(&e->msgs, &msg->link);
     } else {
-        msg->chain.lone = &m->lone_mark;
+        msg->chain.lone = lone_word(hash);
         table_add(t, (node_t)msg | NODE_MSG, hash);
         m->lone++;
     }
@@ -737,9 +748,8 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
     if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
-    if (msg_is_lone(m, msg)) {
-        table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)msg | NODE_MSG,
-                     key_hash(msg->comm, msg->source, msg->tag));
+    if (msg_is_lone(msg)) {
+        table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)msg | NODE_MSG, lone_hash(msg));
         msg->link.next = msg->link.prev = NULL;
         m->lone--;
     } else {

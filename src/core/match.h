@@ -81,7 +81,7 @@ typedef struct weft__match_msg {
         weft_list_t link;   /* in its exact-key entry's FIFO; prev == NULL while not inside */
         struct {            /* or alone under its key, in the bucket chain (match.c) */
             uintptr_t next; /* the chain's next node */
-            void *lone;     /* where link.prev lies: the matcher's mark of a lone message */
+            uintptr_t lone; /* where link.prev lies: a mark, never an aligned pointer */
         } chain;
     };
 } weft__match_msg_t;
