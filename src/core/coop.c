@@ -594,9 +594,12 @@ static bool all_moved(const struct weft_request *req, weft__cell_t *cell)
 
 /* The error a finished transfer reports: this side's own, else one the
  * cell recorded while it still holds this transfer (the receiver's always
- * does; a sender that looks late may find its cell reused, which the
- * receiver's round of the cells makes unlikely). A failed copy outranks
- * truncation: the bytes are missing. */
+ * does). A sender that looks late may find its cell reused: not after a
+ * refusal (a failure by EPERM means the receiver was refused too, and it
+ * opens no more cells for that peer), only after a copy that failed
+ * otherwise (EFAULT on a buffer the program freed, the kernel's ENOMEM), and
+ * only once the receiver's round of the cells has come back to it. A failed
+ * copy outranks truncation: the bytes are missing. */
 static void transfer_error(struct weft_request *req, weft__cell_t *cell)
 {
     int err = atomic_load_explicit(&req->coop_err, memory_order_relaxed);
