@@ -33,6 +33,9 @@
  *    dependent cache miss in between; and the burst of distinct tags that
  *    makes the unexpected queue long allocates and frees no entry. A second
  *    message with the same key takes an entry, whose FIFO then holds both.
+ *    A receive naming source and tag alone under its key is kept the same
+ *    way, so a ping-pong on one tag posts, matches and unlinks with no entry
+ *    at all, and an arrival reaches the receive from its bucket.
  */
 #include <stdlib.h>
 
@@ -56,10 +59,12 @@
 #define FREE_LIST_MAX 65536
 
 /* A node of a bucket chain: an entry, or, in the exact-key table only, a
- * message alone under its key, told apart by bit 0 (both are aligned). 0 ends
- * a chain. */
+ * message (bit 0 set) or a posted receive (bit 1 set) alone under its key;
+ * all three are 8-byte aligned at least. 0 ends a chain. */
 typedef uintptr_t node_t;
-#define NODE_MSG ((uintptr_t)1)
+#define NODE_MSG  ((uintptr_t)1)
+#define NODE_RECV ((uintptr_t)2)
+#define NODE_TAGS (NODE_MSG | NODE_RECV)
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
  * class does not use hold the wildcard value, so one comparison serves all.
@@ -86,7 +91,7 @@ _Static_assert(sizeof(weft__match_entry_t) == WEFT_CACHELINE, "an entry is one c
 typedef struct table {
     node_t *buckets;
     size_t mask;  /* number of buckets - 1 */
-    size_t count; /* nodes: live and parked entries, lone messages */
+    size_t count; /* nodes: live and parked entries, lone messages and receives */
 } table_t;
 
 struct weft__match {
@@ -102,7 +107,7 @@ struct weft__match {
      * entry_release): a receive and its message that keep one key reuse it. */
     weft__match_entry_t *parked[WEFT_MATCH_NIDX];
     size_t free_count;
-    size_t lone;     /* messages alone under their key, in the exact-key chains */
+    size_t lone;     /* messages and receives alone under their key, in the exact-key chains */
     long fail_after; /* test hook, < 0 when off */
 };
 
@@ -163,9 +168,14 @@ static inline bool node_is_msg(node_t n)
     return n & NODE_MSG;
 }
 
+static inline bool node_is_recv(node_t n)
+{
+    return n & NODE_RECV;
+}
+
 static inline weft__match_entry_t *node_entry(node_t n)
 {
-    return (weft__match_entry_t *)n;
+    return (n & NODE_TAGS) ? NULL : (weft__match_entry_t *)n;
 }
 
 static inline weft__match_msg_t *node_msg(node_t n)
@@ -173,29 +183,38 @@ static inline weft__match_msg_t *node_msg(node_t n)
     return (weft__match_msg_t *)(n & ~NODE_MSG);
 }
 
-static inline node_t *node_next(node_t n)
+static inline weft__match_recv_t *node_recv(node_t n)
 {
-    return node_is_msg(n) ? &node_msg(n)->chain.next : &node_entry(n)->next;
+    return (weft__match_recv_t *)(n & ~NODE_RECV);
 }
 
-/* A message alone under its key has bit 0 of chain.lone set (where link.prev,
- * an aligned pointer, lies otherwise) and, where a pointer has the room, its
- * hash above it, so leaving its chain or a resize needs no rehash. */
+static inline node_t *node_next(node_t n)
+{
+    if (node_is_msg(n))
+        return &node_msg(n)->chain.next;
+    if (node_is_recv(n))
+        return &node_recv(n)->chain.next;
+    return &((weft__match_entry_t *)n)->next;
+}
+
+/* A message or receive alone under its key has bit 0 of chain.lone set (where
+ * link.prev, an aligned pointer, lies otherwise) and, where a pointer has the
+ * room, its hash above it, so leaving its chain or a resize needs no rehash. */
 static inline uintptr_t lone_word(uint32_t hash)
 {
     return ((uintptr_t)hash << 1) | 1;
 }
 
-static inline bool msg_is_lone(const weft__match_msg_t *msg)
+static inline bool is_lone(uintptr_t word)
 {
-    return msg->chain.lone & 1;
+    return word & 1;
 }
 
-static inline uint32_t lone_hash(const weft__match_msg_t *msg)
+static inline uint32_t lone_hash(uintptr_t word, uint32_t comm, int32_t source, uint64_t tag)
 {
     if (sizeof(uintptr_t) >= sizeof(uint64_t))
-        return (uint32_t)(msg->chain.lone >> 1);
-    return key_hash(msg->comm, msg->source, msg->tag);
+        return (uint32_t)(word >> 1);
+    return key_hash(comm, source, tag);
 }
 
 static int table_init(table_t *t)
@@ -225,7 +244,15 @@ static inline node_t *bucket_pos(table_t *t, node_t n, uint32_t hash)
 
 static inline uint32_t node_hash(node_t n)
 {
-    return node_is_msg(n) ? lone_hash(node_msg(n)) : node_entry(n)->hash;
+    if (node_is_msg(n)) {
+        const weft__match_msg_t *msg = node_msg(n);
+        return lone_hash(msg->chain.lone, msg->comm, msg->source, msg->tag);
+    }
+    if (node_is_recv(n)) {
+        const weft__match_recv_t *recv = node_recv(n);
+        return lone_hash(recv->chain.lone, recv->comm, recv->source, recv->tag);
+    }
+    return node_entry(n)->hash;
 }
 
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
@@ -249,7 +276,8 @@ static __attribute__((noinline, cold)) void table_resize(table_t *t, size_t nbuc
     t->mask = nbuckets - 1;
 }
 
-/* The node of a key: its entry, or a message alone under it; 0 if none. */
+/* The node of a key: its entry, or a message or receive alone under it; 0 if
+ * none. */
 static inline node_t table_find(const table_t *t, uint32_t hash, uint32_t comm, int32_t source,
                                 uint64_t tag)
 {
@@ -257,6 +285,10 @@ static inline node_t table_find(const table_t *t, uint32_t hash, uint32_t comm, 
         if (node_is_msg(n)) {
             const weft__match_msg_t *msg = node_msg(n);
             if (msg->tag == tag && msg->source == source && msg->comm == comm)
+                return n;
+        } else if (node_is_recv(n)) {
+            const weft__match_recv_t *recv = node_recv(n);
+            if (recv->tag == tag && recv->source == source && recv->comm == comm)
                 return n;
         } else {
             const weft__match_entry_t *e = node_entry(n);
@@ -267,16 +299,15 @@ static inline node_t table_find(const table_t *t, uint32_t hash, uint32_t comm, 
     return 0;
 }
 
-/* The entry of a key, NULL if it has none (a message alone under it has none). */
+/* The entry of a key, NULL if it has none (what is alone under it has none). */
 static inline weft__match_entry_t *table_lookup(const table_t *t, uint32_t hash, uint32_t comm,
                                                 int32_t source, uint64_t tag)
 {
-    node_t n = table_find(t, hash, comm, source, tag);
-    return node_is_msg(n) ? NULL : node_entry(n);
+    return node_entry(table_find(t, hash, comm, source, tag));
 }
 
 /* Chain a new node in: grow at load 3/4, so chains stay O(1) on average. */
-static void table_add(table_t *t, node_t n, uint32_t hash)
+static inline void table_add(table_t *t, node_t n, uint32_t hash)
 {
     if ((t->count + 1) * 4 > (t->mask + 1) * 3)
         table_resize(t, (t->mask + 1) * 2);
@@ -290,18 +321,22 @@ static void table_add(table_t *t, node_t n, uint32_t hash)
  * Draining a burst of N keys then rehashes once, walking N/32 nodes, where
  * halving at load 1/8 rehashed at every halving and walked about N/2 nodes,
  * each a cache line the drain had left. */
-static void table_remove(table_t *t, node_t n, uint32_t hash)
+static __attribute__((noinline, cold)) void table_shrink(table_t *t)
+{
+    size_t target = TABLE_SHRINK_FLOOR;
+    while (target < t->count * 4)
+        target *= 2;
+    table_resize(t, target);
+}
+
+static inline void table_remove(table_t *t, node_t n, uint32_t hash)
 {
     node_t *pos = bucket_pos(t, n, hash);
     *pos = *node_next(n);
     t->count--;
     size_t nbuckets = t->mask + 1;
-    if (WEFT_UNLIKELY(nbuckets > TABLE_SHRINK_FLOOR && t->count * 32 < nbuckets)) {
-        size_t target = TABLE_SHRINK_FLOOR;
-        while (target < t->count * 4)
-            target *= 2;
-        table_resize(t, target);
-    }
+    if (WEFT_UNLIKELY(nbuckets > TABLE_SHRINK_FLOOR && t->count * 32 < nbuckets))
+        table_shrink(t);
 }
 
 static weft__match_entry_t *entry_alloc(weft__match_t *m)
@@ -354,8 +389,8 @@ static weft__match_entry_t *entry_new(weft__match_t *m, uint32_t hash, uint32_t 
     return e;
 }
 
-/* The entry for a key in table idx, created if absent. Never called for a key
- * with a message alone under it: such a message would have matched. */
+/* The entry for a key of a wildcard table idx (where nothing is ever alone
+ * under a key), created if absent. */
 static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, int32_t source,
                      uint64_t tag, weft__match_entry_t **out)
 {
@@ -412,6 +447,15 @@ static void entry_release_now(weft__match_t *m, int idx, weft__match_entry_t *e)
  * both its neighbours are the entry's list head. */
 static void recv_unlink(weft__match_t *m, weft__match_recv_t *recv)
 {
+    if (is_lone(recv->chain.lone)) { /* names source and tag: the exact-key table */
+        table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)recv | NODE_RECV,
+                     lone_hash(recv->chain.lone, recv->comm, recv->source, recv->tag));
+        recv->link.next = recv->link.prev = NULL;
+        m->lone--;
+        m->posted_class[WEFT_MATCH_IDX_SPEC]--;
+        m->counts.posted--;
+        return;
+    }
     int idx = class_of(recv->source, recv->tag);
     weft_list_t *prev = recv->link.prev, *next = recv->link.next;
     prev->next = next;
@@ -459,6 +503,19 @@ void weft__match_destroy(weft__match_t *m)
     free(m);
 }
 
+/* The oldest receive posted under a key of table idx; NULL if none. */
+static inline weft__match_recv_t *first_posted(const weft__match_t *m, int idx, uint32_t hash,
+                                               uint32_t comm, int32_t source, uint64_t tag)
+{
+    node_t n = table_find(&m->tables[idx], hash, comm, source, tag);
+    if (node_is_recv(n))
+        return node_recv(n);
+    weft__match_entry_t *e = node_entry(n);
+    return !e || weft_list_empty(&e->recvs)
+               ? NULL
+               : weft_list_entry(e->recvs.next, weft__match_recv_t, link);
+}
+
 /* Seed 000, Algorithm 1: look at the head of the posted FIFO of each class the
  * message could match and take the receive posted first. */
 weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int32_t source,
@@ -468,11 +525,7 @@ weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int3
         return NULL;
     if (m->posted_class[WEFT_MATCH_IDX_SPEC] == m->counts.posted) {
         /* Only receives naming source and tag are posted: one lookup. */
-        weft__match_entry_t *e = table_lookup(&m->tables[WEFT_MATCH_IDX_SPEC],
-                                              key_hash(comm, source, tag), comm, source, tag);
-        return e && !weft_list_empty(&e->recvs)
-                   ? weft_list_entry(e->recvs.next, weft__match_recv_t, link)
-                   : NULL;
+        return first_posted(m, WEFT_MATCH_IDX_SPEC, key_hash(comm, source, tag), comm, source, tag);
     }
     weft__match_recv_t *best = NULL;
     for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++) {
@@ -481,12 +534,9 @@ weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int3
         int32_t key_source = source;
         uint64_t key_tag = tag;
         message_key(idx, &key_source, &key_tag);
-        weft__match_entry_t *e = table_lookup(&m->tables[idx], key_hash(comm, key_source, key_tag),
-                                              comm, key_source, key_tag);
-        if (!e || weft_list_empty(&e->recvs))
-            continue;
-        weft__match_recv_t *head = weft_list_entry(e->recvs.next, weft__match_recv_t, link);
-        if (!best || head->seq < best->seq)
+        weft__match_recv_t *head =
+            first_posted(m, idx, key_hash(comm, key_source, key_tag), comm, key_source, key_tag);
+        if (head && (!best || head->seq < best->seq))
             best = head;
     }
     return best;
@@ -563,6 +613,8 @@ static void each_msg(const weft__match_t *m, void (*fn)(weft__match_msg_t *, voi
                 continue;
             }
             weft__match_entry_t *e = node_entry(n);
+            if (!e)
+                continue; /* a posted receive */
             for (weft_list_t *pos = e->msgs.next; pos != &e->msgs; pos = pos->next)
                 fn(msg_of_link(pos, WEFT_MATCH_IDX_SPEC), arg);
         }
@@ -625,6 +677,8 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
     uint32_t hash = key_hash(msg->comm, msg->source, msg->tag);
     node_t n = table_find(t, hash, msg->comm, msg->source, msg->tag);
+    if (node_is_recv(n))
+        return WEFT_EINVAL; /* a receive waits for it: weft__match_arrive first */
     weft__match_msg_t *first = node_is_msg(n) ? node_msg(n) : NULL; /* alone so far */
     weft__match_entry_t *e = NULL;
     if (first) {
@@ -673,7 +727,48 @@ static inline weft__match_msg_t *first_msg(const weft__match_t *m, int idx, uint
     if (node_is_msg(n))
         return node_msg(n);
     weft__match_entry_t *e = node_entry(n);
-    return weft_list_empty(&e->msgs) ? NULL : msg_of_link(e->msgs.next, idx);
+    return !e || weft_list_empty(&e->msgs) ? NULL : msg_of_link(e->msgs.next, idx);
+}
+
+/* Post a receive naming source and tag under its key, no message matching it:
+ * alone in the bucket chain if the key has nothing yet; into the key's entry
+ * if it has one; with a receive alone under the key, into a new entry that
+ * takes that receive's place in the chain and holds both in order. */
+static int post_spec(weft__match_t *m, weft__match_recv_t *recv, uint32_t hash)
+{
+    table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    node_t n = table_find(t, hash, recv->comm, recv->source, recv->tag);
+    if (!n) {
+        recv->chain.lone = lone_word(hash);
+        table_add(t, (node_t)recv | NODE_RECV, hash);
+        m->lone++;
+        return WEFT_OK;
+    }
+    weft__match_entry_t *e = node_entry(n); /* never a message: it would have matched */
+    if (node_is_recv(n)) {
+        weft__match_recv_t *first = node_recv(n);
+        e = entry_new(m, hash, recv->comm, recv->source, recv->tag);
+        if (!e)
+            return WEFT_ENOMEM;
+        e->next = first->chain.next;
+        *bucket_pos(t, n, hash) = (node_t)e;
+        weft_list_push_back(&e->recvs, &first->link);
+        m->lone--;
+    } else if (e == m->parked[WEFT_MATCH_IDX_SPEC]) {
+        m->parked[WEFT_MATCH_IDX_SPEC] = NULL;
+    }
+    weft_list_push_back(&e->recvs, &recv->link);
+    return WEFT_OK;
+}
+
+/* Post a wildcard receive at the tail of its key's entry. */
+static int post_wild(weft__match_t *m, weft__match_recv_t *recv, int idx, uint32_t hash)
+{
+    weft__match_entry_t *e;
+    int rc = entry_get(m, idx, hash, recv->comm, recv->source, recv->tag, &e);
+    if (rc == WEFT_OK)
+        weft_list_push_back(&e->recvs, &recv->link);
+    return rc;
 }
 
 /* Seed 000, Algorithm 2: a receive looks only at the unexpected FIFO of its own
@@ -698,14 +793,12 @@ weft__match_msg_t *weft__match_post(weft__match_t *m, weft__match_recv_t *recv, 
             return msg;
         }
     }
-    weft__match_entry_t *e;
-    int rc = entry_get(m, idx, hash, recv->comm, recv->source, recv->tag, &e);
+    int rc = idx == WEFT_MATCH_IDX_SPEC ? post_spec(m, recv, hash) : post_wild(m, recv, idx, hash);
     if (rc != WEFT_OK) {
         *err = rc;
         return NULL;
     }
     recv->seq = m->next_seq++;
-    weft_list_push_back(&e->recvs, &recv->link);
     m->posted_class[idx]++;
     m->counts.posted++;
     *err = WEFT_OK;
@@ -748,8 +841,9 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 {
     if (!weft__match_msg_inside(msg))
         return; /* not (or no longer) in the structure */
-    if (msg_is_lone(msg)) {
-        table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)msg | NODE_MSG, lone_hash(msg));
+    if (is_lone(msg->chain.lone)) {
+        table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)msg | NODE_MSG,
+                     lone_hash(msg->chain.lone, msg->comm, msg->source, msg->tag));
         msg->link.next = msg->link.prev = NULL;
         m->lone--;
     } else {
@@ -768,7 +862,7 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
 
 bool weft__match_cancel(weft__match_t *m, weft__match_recv_t *recv)
 {
-    if (!recv->link.next)
+    if (!recv->link.prev)
         return false;
     recv_unlink(m, recv);
     return true;

@@ -38,14 +38,22 @@
 typedef struct weft__match_entry weft__match_entry_t; /* a hash bucket entry (private) */
 
 /* Embedded in a receive request. Zero-initialise it (cancel reads link), then
- * fill comm, source, tag before posting; leave them unchanged while posted. */
+ * fill comm, source, tag before posting; leave them unchanged while posted. A
+ * receive naming source and tag alone under its key has no entry: like a
+ * lone message (below), it sits in its bucket's chain. */
 typedef struct weft__match_recv {
     uint32_t comm;
     int32_t source; /* rank or WEFT_MATCH_ANY_SOURCE */
     uint64_t tag;   /* tag or WEFT_MATCH_ANY_TAG */
     /* private: */
-    uint64_t seq;     /* global posting order */
-    weft_list_t link; /* in its class's FIFO; next == NULL while not posted */
+    uint64_t seq; /* global posting order */
+    union {
+        weft_list_t link;   /* in its class's FIFO; prev == NULL while not posted */
+        struct {            /* or alone under its key, in the bucket chain (match.c) */
+            uintptr_t next; /* the chain's next node */
+            uintptr_t lone; /* where link.prev lies: a mark, never an aligned pointer */
+        } chain;
+    };
 } weft__match_recv_t;
 
 /* The four classes (a message's wildcard links are wild[idx - 1]). */

@@ -369,12 +369,26 @@ static void test_enomem(void)
     recv_set(&r, 1, 0, 1, 1);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &second && err == WEFT_OK);
     check_empty(m);
-    /* A receive with a new key needs an entry. */
+    /* A receive alone under its key needs no entry either; a second one with
+     * that key needs the entry whose FIFO keeps both in posting order. */
     weft__match_fail_allocs_after(m, 0);
+    test_recv_t later;
     recv_set(&r, 2, 0, 1, 2);
-    CHECK(weft__match_post(m, &r.match, &err) == NULL);
+    post_none(m, &r);
+    CHECK(weft__match_lone_count(m) == 1 && weft__match_entry_count(m) == 0);
+    recv_set(&later, 3, 0, 1, 2);
+    CHECK(weft__match_post(m, &later.match, &err) == NULL);
     CHECK(err == WEFT_ENOMEM);
-    CHECK(!weft__match_cancel(m, &r.match));
+    CHECK(!weft__match_cancel(m, &later.match));
+    CHECK(weft__match_posted_count(m) == 1);
+    CHECK(weft__match_lone_count(m) == 1 && weft__match_entry_count(m) == 0);
+    weft__match_fail_allocs_after(m, -1);
+    post_none(m, &later);
+    CHECK(weft__match_lone_count(m) == 0 && weft__match_entry_count(m) == 1);
+    msg_set(&msg, 2, 0, 1, 2);
+    CHECK(deliver(m, &msg) == &r);
+    msg_set(&second, 3, 0, 1, 2);
+    CHECK(deliver(m, &second) == &later);
     check_empty(m);
 
     weft__match_fail_allocs_after(m, -1);
@@ -454,60 +468,90 @@ static void test_enomem_wild(void)
     weft__match_destroy(m);
 }
 
-/* The entry that empties last stays parked in its table: a receive or a
- * message with its key reuses it without an allocation, the next entry that
- * empties in the same table replaces it, and a table parks one at most. */
+/* The entry that empties last stays parked in its table: receives or
+ * messages with its key reuse it without an allocation, the next entry that
+ * empties in the same table replaces it, and a table parks one at most. An
+ * exact key gets an entry only for a second receive or message: one alone
+ * under its key needs none. */
 static void test_parked_entry(void)
 {
     weft__match_t *m = new_matcher();
-    test_recv_t r;
-    test_msg_t msg;
+    test_recv_t r[2];
+    test_msg_t msg[2];
     int err;
 
-    recv_set(&r, 0, 0, 1, 5);
-    post_none(m, &r);
-    msg_set(&msg, 0, 0, 1, 5);
-    CHECK(deliver(m, &msg) == &r);
+    recv_set(&r[0], 0, 0, 1, 5);
+    post_none(m, &r[0]);
+    recv_set(&r[1], 1, 0, 1, 5);
+    post_none(m, &r[1]);
+    CHECK(weft__match_entry_count(m) == 1 && weft__match_lone_count(m) == 0);
+    msg_set(&msg[0], 0, 0, 1, 5);
+    CHECK(deliver(m, &msg[0]) == &r[0]);
+    msg_set(&msg[1], 1, 0, 1, 5);
+    CHECK(deliver(m, &msg[1]) == &r[1]);
     check_empty(m);
     CHECK(weft__match_parked_count(m) == 1);
     /* Every allocation fails now, yet key (0, 1, 5) is served by the parked
-     * entry, posted or unexpected; a new key is not. */
+     * entry, posted or unexpected, however many wait. */
     weft__match_fail_allocs_after(m, 0);
     for (int i = 0; i < 3; i++) {
-        recv_set(&r, i, 0, 1, 5);
-        post_none(m, &r);
-        CHECK(weft__match_entry_count(m) == 1 && weft__match_parked_count(m) == 0);
-        msg_set(&msg, i, 0, 1, 5);
-        CHECK(deliver(m, &msg) == &r);
-        CHECK(deliver(m, &msg) == NULL); /* unexpected, same entry */
-        CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg && err == WEFT_OK);
+        for (int k = 0; k < 2; k++) {
+            recv_set(&r[k], 2 * i + k, 0, 1, 5);
+            post_none(m, &r[k]);
+            CHECK(weft__match_entry_count(m) == 1 && weft__match_parked_count(m) == 0);
+            CHECK(weft__match_lone_count(m) == 0);
+        }
+        for (int k = 0; k < 2; k++) {
+            msg_set(&msg[k], 2 * i + k, 0, 1, 5);
+            CHECK(deliver(m, &msg[k]) == &r[k]);
+        }
+        for (int k = 0; k < 2; k++)
+            CHECK(deliver(m, &msg[k]) == NULL); /* unexpected, same entry */
+        CHECK(weft__match_lone_count(m) == 0);
+        for (int k = 0; k < 2; k++)
+            CHECK(msg_of(weft__match_post(m, &r[k].match, &err)) == &msg[k] && err == WEFT_OK);
         check_empty(m);
         CHECK(weft__match_parked_count(m) == 1);
     }
-    recv_set(&r, 9, 0, 1, 6);
-    CHECK(weft__match_post(m, &r.match, &err) == NULL && err == WEFT_ENOMEM);
+    /* A new key: its first receive goes alone, its second needs an entry. */
+    recv_set(&r[0], 9, 0, 1, 6);
+    post_none(m, &r[0]);
+    CHECK(weft__match_lone_count(m) == 1 && weft__match_entry_count(m) == 0);
+    recv_set(&r[1], 10, 0, 1, 6);
+    CHECK(weft__match_post(m, &r[1].match, &err) == NULL && err == WEFT_ENOMEM);
+    CHECK(!weft__match_cancel(m, &r[1].match));
     weft__match_fail_allocs_after(m, -1);
-    /* Another key empties: it replaces the parked one, which goes. */
-    post_none(m, &r);
-    CHECK(weft__match_entry_count(m) == 1 && weft__match_parked_count(m) == 1);
-    msg_set(&msg, 9, 0, 1, 6);
-    CHECK(deliver(m, &msg) == &r);
+    post_none(m, &r[1]);
+    CHECK(weft__match_entry_count(m) == 1 && weft__match_lone_count(m) == 0);
+    CHECK(weft__match_parked_count(m) == 1);
+    /* Its entry empties: it replaces the parked one, which goes. */
+    for (int k = 0; k < 2; k++) {
+        msg_set(&msg[k], 9 + k, 0, 1, 6);
+        CHECK(deliver(m, &msg[k]) == &r[k]);
+    }
     check_empty(m);
     CHECK(weft__match_parked_count(m) == 1);
     weft__match_fail_allocs_after(m, 0);
-    recv_set(&r, 10, 0, 1, 5);
-    CHECK(weft__match_post(m, &r.match, &err) == NULL && err == WEFT_ENOMEM);
-    recv_set(&r, 11, 0, 1, 6);
-    post_none(m, &r);
-    CHECK(weft__match_cancel(m, &r.match));
+    recv_set(&r[0], 11, 0, 1, 5);
+    post_none(m, &r[0]);
+    recv_set(&r[1], 12, 0, 1, 5);
+    CHECK(weft__match_post(m, &r[1].match, &err) == NULL && err == WEFT_ENOMEM);
+    CHECK(weft__match_cancel(m, &r[0].match));
+    for (int k = 0; k < 2; k++) {
+        recv_set(&r[k], 13 + k, 0, 1, 6);
+        post_none(m, &r[k]);
+    }
+    CHECK(weft__match_entry_count(m) == 1 && weft__match_lone_count(m) == 0);
+    CHECK(weft__match_cancel(m, &r[1].match));
+    CHECK(weft__match_cancel(m, &r[0].match));
     weft__match_fail_allocs_after(m, -1);
     /* Wildcard receives park in their own tables, one each. */
     test_recv_t any;
-    recv_set(&any, 12, 0, ANY_SRC, ANY_TAG);
+    recv_set(&any, 15, 0, ANY_SRC, ANY_TAG);
     post_none(m, &any);
-    recv_set(&r, 13, 0, 1, ANY_TAG);
-    post_none(m, &r);
-    CHECK(weft__match_cancel(m, &r.match));
+    recv_set(&r[0], 16, 0, 1, ANY_TAG);
+    post_none(m, &r[0]);
+    CHECK(weft__match_cancel(m, &r[0].match));
     CHECK(weft__match_cancel(m, &any.match));
     check_empty(m);
     CHECK(weft__match_parked_count(m) == 3);
@@ -818,7 +862,7 @@ static void test_scale(void)
         order[i] = (uint64_t)i;
     }
     CHECK(weft__match_posted_count(m) == N);
-    CHECK(weft__match_entry_count(m) == N);
+    CHECK(weft__match_lone_count(m) == N && weft__match_entry_count(m) == 0);
     CHECK(weft__match_bucket_count(m) >= N); /* it grew */
     shuffle(order, N);
     int bad = 0;
@@ -840,9 +884,7 @@ static void test_scale(void)
         order[i] = (uint64_t)i;
     }
     CHECK(weft__match_unexpected_count(m) == N);
-    /* Alone under their keys, but for the one whose key the entry parked by the
-     * receive phase still has. */
-    CHECK(weft__match_lone_count(m) == N - 1 && weft__match_entry_count(m) == 1);
+    CHECK(weft__match_lone_count(m) == N && weft__match_entry_count(m) == 0);
     CHECK(weft__match_bucket_count(m) >= N); /* lone messages grow the table too */
     shuffle(order, N);
     bad = 0;
