@@ -65,6 +65,12 @@ typedef uintptr_t node_t;
 #define NODE_MSG  ((uintptr_t)1)
 #define NODE_RECV ((uintptr_t)2)
 #define NODE_TAGS (NODE_MSG | NODE_RECV)
+_Static_assert(_Alignof(weft__match_msg_t) >= 4 && _Alignof(weft__match_recv_t) >= 4,
+               "a node's two low bits tell its kind");
+/* A lone node's link is written through weft_list_t (the list helpers) and
+ * read through uintptr_t (node_next): the build passes -fno-strict-aliasing
+ * (CMakeLists.txt), and no function reads one type after writing the other
+ * without a call in between. */
 
 /* A key of one class's table and the two FIFOs that hang from it. The fields a
  * class does not use hold the wildcard value, so one comparison serves all.
@@ -677,7 +683,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
     uint32_t hash = key_hash(msg->comm, msg->source, msg->tag);
     node_t n = table_find(t, hash, msg->comm, msg->source, msg->tag);
-    if (node_is_recv(n))
+    if (node_is_recv(n) || (node_entry(n) && !weft_list_empty(&node_entry(n)->recvs)))
         return WEFT_EINVAL; /* a receive waits for it: weft__match_arrive first */
     weft__match_msg_t *first = node_is_msg(n) ? node_msg(n) : NULL; /* alone so far */
     weft__match_entry_t *e = NULL;
@@ -692,7 +698,7 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     }
     int rc;
     if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
-        if (first)
+        if (first)            /* cannot happen: first's wildcard entries exist */
             entry_free(m, e); /* not chained yet */
         else if (e)
             entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if empty */
@@ -910,4 +916,47 @@ size_t weft__match_bucket_count(const weft__match_t *m)
 void weft__match_fail_allocs_after(weft__match_t *m, long after)
 {
     m->fail_after = after < 0 ? -1 : after;
+}
+
+bool weft__match_check(const weft__match_t *m)
+{
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    size_t nodes = 0, lone = 0, recvs = 0;
+    for (size_t i = 0; i <= t->mask; i++)
+        for (node_t n = t->buckets[i]; n; n = *node_next(n)) {
+            uint32_t hash = node_hash(n);
+            if ((hash & t->mask) != i)
+                return false;
+            nodes++;
+            uint32_t comm;
+            int32_t source;
+            uint64_t tag;
+            if (node_is_msg(n) || node_is_recv(n)) {
+                uintptr_t word =
+                    node_is_msg(n) ? node_msg(n)->chain.lone : node_recv(n)->chain.lone;
+                comm = node_is_msg(n) ? node_msg(n)->comm : node_recv(n)->comm;
+                source = node_is_msg(n) ? node_msg(n)->source : node_recv(n)->source;
+                tag = node_is_msg(n) ? node_msg(n)->tag : node_recv(n)->tag;
+                if (!is_lone(word) ||
+                    lone_hash(word, comm, source, tag) != key_hash(comm, source, tag))
+                    return false;
+                lone++;
+                recvs += node_is_recv(n);
+            } else {
+                const weft__match_entry_t *e = node_entry(n);
+                comm = e->comm;
+                source = e->source;
+                tag = e->tag;
+                if (e->hash != key_hash(comm, source, tag) ||
+                    (!weft_list_empty(&e->recvs) && !weft_list_empty(&e->msgs)))
+                    return false;
+                for (const weft_list_t *pos = e->recvs.next; pos != &e->recvs; pos = pos->next)
+                    recvs++;
+            }
+            /* One node per key: a lookup of its key finds this one, the
+             * first of the chain with it. */
+            if (table_find(t, hash, comm, source, tag) != n)
+                return false;
+        }
+    return nodes == t->count && lone == m->lone && recvs == m->posted_class[WEFT_MATCH_IDX_SPEC];
 }

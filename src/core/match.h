@@ -122,8 +122,9 @@ weft__match_recv_t *weft__match_arrive(weft__match_t *m, uint32_t comm, int32_t 
 weft__match_recv_t *weft__match_first_recv(weft__match_t *m, uint32_t comm, int32_t source,
                                            uint64_t tag);
 /* Record an unexpected message (after weft__match_arrive returned NULL). May fail
- * with WEFT_ENOMEM (nothing was recorded), or WEFT_EINVAL when its source is < 0
- * or its tag is WEFT_MATCH_ANY_TAG. */
+ * with WEFT_ENOMEM (nothing was recorded), or WEFT_EINVAL when its source is < 0,
+ * its tag is WEFT_MATCH_ANY_TAG, or a receive naming its source and tag is
+ * posted (weft__match_arrive was not asked first). */
 int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg);
 
 /* Post a receive: if an unexpected message matches, remove and return the oldest

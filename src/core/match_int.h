@@ -13,10 +13,15 @@
  * been cancelled or been removed this is 0 (a parked entry, below, is not
  * live). */
 size_t weft__match_entry_count(const weft__match_t *m);
-/* Unexpected messages alone under their exact key: they sit in the exact-key
- * table's bucket chains without an entry (not counted by
- * weft__match_entry_count). */
+/* Unexpected messages and posted receives naming source and tag alone under
+ * their exact key: they sit in the exact-key table's bucket chains without an
+ * entry (not counted by weft__match_entry_count). */
 size_t weft__match_lone_count(const weft__match_t *m);
+/* Walk the exact-key table and check what its chains must hold: every node in
+ * the bucket of its hash, one node per key, a lone node's mark and hash
+ * right, and the counts (nodes, lone nodes, receives naming source and tag)
+ * equal to what the chains hold. False at the first violation. O(nodes). */
+bool weft__match_check(const weft__match_t *m);
 /* Empty entries left in the tables for reuse: at most one per table, the last
  * one that emptied (not counted by weft__match_entry_count). */
 size_t weft__match_parked_count(const weft__match_t *m);

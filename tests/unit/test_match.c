@@ -98,6 +98,7 @@ static weft__match_t *new_matcher(void)
 
 static void check_empty(weft__match_t *m)
 {
+    CHECK(weft__match_check(m));
     CHECK(weft__match_posted_count(m) == 0);
     CHECK(weft__match_unexpected_count(m) == 0);
     CHECK(weft__match_entry_count(m) == 0);
@@ -465,6 +466,65 @@ static void test_enomem_wild(void)
     recv_set(&r, 2, 0, 1, 7);
     CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg);
     check_empty(m);
+    /* A message whose exact-key entry is parked, with the wildcard FIFOs
+     * kept and its wildcard entries still to make: a failure there records
+     * nothing, and the emptied entry goes at once (a roll-back). */
+    msg_set(&old[0], 0, 0, 5, 5);
+    CHECK(deliver(m, &old[0]) == NULL);
+    msg_set(&old[1], 1, 0, 5, 5);
+    CHECK(deliver(m, &old[1]) == NULL);                                 /* (0,5,5) gets its entry */
+    CHECK(msg_of(weft__match_peek(m, 0, ANY_SRC, ANY_TAG)) == &old[0]); /* FIFOs kept */
+    for (int k = 0; k < 2; k++) {
+        recv_set(&r, k, 0, 5, 5);
+        CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &old[k]);
+    }
+    check_empty(m);
+    /* (0,6,6) taken by a wildcard receive parks its wildcard entries in place
+     * of (0,5,*) and (0,*,5); (0,7,7) then keeps the wildcard FIFOs again. */
+    msg_set(&old[0], 2, 0, 6, 6);
+    CHECK(deliver(m, &old[0]) == NULL);
+    recv_set(&r, 2, 0, ANY_SRC, ANY_TAG);
+    CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &old[0]);
+    msg_set(&old[0], 2, 0, 7, 7);
+    CHECK(deliver(m, &old[0]) == NULL);
+    CHECK(msg_of(weft__match_peek(m, 0, ANY_SRC, ANY_TAG)) == &old[0]);
+    size_t entries = weft__match_entry_count(m), parked = weft__match_parked_count(m);
+    weft__match_fail_allocs_after(m, 0);
+    msg_set(&msg, 3, 0, 5, 5);
+    CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_ENOMEM);
+    CHECK(!weft__match_msg_inside(&msg.match));
+    CHECK(weft__match_unexpected_count(m) == 1 && weft__match_check(m));
+    CHECK(weft__match_entry_count(m) == entries);
+    CHECK(weft__match_parked_count(m) == parked - 1); /* (0,5,5)'s went */
+    weft__match_fail_allocs_after(m, -1);
+    CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_OK);
+    recv_set(&r, 3, 0, ANY_SRC, ANY_TAG);
+    CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &old[0]);
+    recv_set(&r, 4, 0, ANY_SRC, 5);
+    CHECK(msg_of(weft__match_post(m, &r.match, &err)) == &msg);
+    check_empty(m);
+    weft__match_destroy(m);
+}
+
+/* A message recorded while a receive naming its source and tag is posted
+ * (the caller skipped weft__match_arrive) is refused, whether the receive is
+ * alone under the key or shares an entry, and nothing changes. */
+static void test_add_without_arrive(void)
+{
+    weft__match_t *m = new_matcher();
+    test_recv_t r[2];
+    test_msg_t msg;
+    for (int k = 0; k < 2; k++) {
+        recv_set(&r[k], k, 0, 1, 1);
+        post_none(m, &r[k]);
+        msg_set(&msg, k, 0, 1, 1);
+        CHECK(weft__match_add_unexpected(m, &msg.match) == WEFT_EINVAL);
+        CHECK(!weft__match_msg_inside(&msg.match));
+        CHECK(weft__match_unexpected_count(m) == 0 && weft__match_check(m));
+    }
+    for (int k = 0; k < 2; k++)
+        CHECK(recv_of(weft__match_arrive(m, 0, 1, 1)) == &r[k]);
+    check_empty(m);
     weft__match_destroy(m);
 }
 
@@ -784,6 +844,11 @@ static bool differential_run(uint64_t seed, int nops, bool rare_wild)
                 ok = false;
             }
         }
+        if (ok && !weft__match_check(m)) {
+            fprintf(stderr, "FAIL seed %" PRIu64 " op %d: exact-key chains inconsistent\n", seed,
+                    op);
+            ok = false;
+        }
         if (ok && (weft__match_posted_count(m) != ref.nposted ||
                    weft__match_unexpected_count(m) != ref.nunexpected)) {
             fprintf(stderr,
@@ -896,7 +961,7 @@ static void test_scale(void)
     }
     CHECK(bad == 0);
     check_empty(m);
-    /* the unexpected burst grew two tables; both are back at the floor */
+    /* the unexpected burst grew the exact-key table; it is back at the floor */
     CHECK(weft__match_bucket_count(m) <= WEFT_MATCH_NIDX * WEFT_MATCH_SHRINK_FLOOR);
 
 out:
@@ -916,6 +981,7 @@ int main(void)
     test_peek_remove();
     test_enomem();
     test_enomem_wild();
+    test_add_without_arrive();
     test_parked_entry();
     test_lazy_wild();
     test_differential();
