@@ -113,7 +113,6 @@ struct weft__match {
      * entry_release): a receive and its message that keep one key reuse it. */
     weft__match_entry_t *parked[WEFT_MATCH_NIDX];
     size_t free_count;
-    size_t lone;     /* messages and receives alone under their key, in the exact-key chains */
     long fail_after; /* test hook, < 0 when off */
 };
 
@@ -248,17 +247,35 @@ static inline node_t *bucket_pos(table_t *t, node_t n, uint32_t hash)
     return pos;
 }
 
-static inline uint32_t node_hash(node_t n)
+/* The key and the mark of a lone node (a message or a receive). */
+static inline void lone_key(node_t n, uint32_t *comm, int32_t *source, uint64_t *tag,
+                            uintptr_t *mark)
 {
     if (node_is_msg(n)) {
         const weft__match_msg_t *msg = node_msg(n);
-        return lone_hash(msg->chain.lone, msg->comm, msg->source, msg->tag);
-    }
-    if (node_is_recv(n)) {
+        *comm = msg->comm;
+        *source = msg->source;
+        *tag = msg->tag;
+        *mark = msg->chain.lone;
+    } else {
         const weft__match_recv_t *recv = node_recv(n);
-        return lone_hash(recv->chain.lone, recv->comm, recv->source, recv->tag);
+        *comm = recv->comm;
+        *source = recv->source;
+        *tag = recv->tag;
+        *mark = recv->chain.lone;
     }
-    return node_entry(n)->hash;
+}
+
+static inline uint32_t node_hash(node_t n)
+{
+    if (node_entry(n))
+        return node_entry(n)->hash;
+    uint32_t comm;
+    int32_t source;
+    uint64_t tag;
+    uintptr_t mark;
+    lone_key(n, &comm, &source, &tag, &mark);
+    return lone_hash(mark, comm, source, tag);
 }
 
 /* Rehash into nbuckets buckets. If the new array cannot be had, keep the old
@@ -416,6 +433,14 @@ static int entry_get(weft__match_t *m, int idx, uint32_t hash, uint32_t comm, in
     return WEFT_OK;
 }
 
+/* Put a new entry in the chain where the lone node n of its key was; the
+ * caller then moves n into the entry's FIFO. */
+static void entry_replace(table_t *t, node_t n, uint32_t hash, weft__match_entry_t *e)
+{
+    e->next = *node_next(n);
+    *bucket_pos(t, n, hash) = (node_t)e;
+}
+
 /* Take an empty entry out of its table and free it. */
 static void entry_drop(weft__match_t *m, int idx, weft__match_entry_t *e)
 {
@@ -457,7 +482,6 @@ static void recv_unlink(weft__match_t *m, weft__match_recv_t *recv)
         table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)recv | NODE_RECV,
                      lone_hash(recv->chain.lone, recv->comm, recv->source, recv->tag));
         recv->link.next = recv->link.prev = NULL;
-        m->lone--;
         m->posted_class[WEFT_MATCH_IDX_SPEC]--;
         m->counts.posted--;
         return;
@@ -686,36 +710,30 @@ int weft__match_add_unexpected(weft__match_t *m, weft__match_msg_t *msg)
     if (node_is_recv(n) || (node_entry(n) && !weft_list_empty(&node_entry(n)->recvs)))
         return WEFT_EINVAL; /* a receive waits for it: weft__match_arrive first */
     weft__match_msg_t *first = node_is_msg(n) ? node_msg(n) : NULL; /* alone so far */
-    weft__match_entry_t *e = NULL;
-    if (first) {
-        e = entry_new(m, hash, msg->comm, msg->source, msg->tag);
-        if (!e)
-            return WEFT_ENOMEM;
-    } else if (n) {
-        e = node_entry(n);
-        if (e == m->parked[WEFT_MATCH_IDX_SPEC])
-            m->parked[WEFT_MATCH_IDX_SPEC] = NULL;
-    }
+    weft__match_entry_t *e = node_entry(n);
+    if (e && e == m->parked[WEFT_MATCH_IDX_SPEC])
+        m->parked[WEFT_MATCH_IDX_SPEC] = NULL;
     int rc;
     if (m->wild_msgs && (rc = link_wild(m, msg)) != WEFT_OK) {
-        if (first)            /* cannot happen: first's wildcard entries exist */
-            entry_free(m, e); /* not chained yet */
-        else if (e)
+        if (e)
             entry_release_now(m, WEFT_MATCH_IDX_SPEC, e); /* frees it only if empty */
         return rc;
     }
     if (first) {
-        e->next = first->chain.next;
-        *bucket_pos(t, n, hash) = (node_t)e;
+        e = entry_new(m, hash, msg->comm, msg->source, msg->tag);
+        if (!e) {
+            if (m->wild_msgs)
+                unlink_wild(m, msg, true);
+            return WEFT_ENOMEM;
+        }
+        entry_replace(t, n, hash, e);
         weft_list_push_back(&e->msgs, &first->link);
-        m->lone--;
     }
     if (e) {
         weft_list_push_back(&e->msgs, &msg->link);
     } else {
         msg->chain.lone = lone_word(hash);
         table_add(t, (node_t)msg | NODE_MSG, hash);
-        m->lone++;
     }
     msg->arrival = m->next_arrival++;
     m->counts.unexpected++;
@@ -747,19 +765,15 @@ static int post_spec(weft__match_t *m, weft__match_recv_t *recv, uint32_t hash)
     if (!n) {
         recv->chain.lone = lone_word(hash);
         table_add(t, (node_t)recv | NODE_RECV, hash);
-        m->lone++;
         return WEFT_OK;
     }
     weft__match_entry_t *e = node_entry(n); /* never a message: it would have matched */
     if (node_is_recv(n)) {
-        weft__match_recv_t *first = node_recv(n);
         e = entry_new(m, hash, recv->comm, recv->source, recv->tag);
         if (!e)
             return WEFT_ENOMEM;
-        e->next = first->chain.next;
-        *bucket_pos(t, n, hash) = (node_t)e;
-        weft_list_push_back(&e->recvs, &first->link);
-        m->lone--;
+        entry_replace(t, n, hash, e);
+        weft_list_push_back(&e->recvs, &node_recv(n)->link);
     } else if (e == m->parked[WEFT_MATCH_IDX_SPEC]) {
         m->parked[WEFT_MATCH_IDX_SPEC] = NULL;
     }
@@ -851,7 +865,6 @@ void weft__match_remove_msg(weft__match_t *m, weft__match_msg_t *msg)
         table_remove(&m->tables[WEFT_MATCH_IDX_SPEC], (node_t)msg | NODE_MSG,
                      lone_hash(msg->chain.lone, msg->comm, msg->source, msg->tag));
         msg->link.next = msg->link.prev = NULL;
-        m->lone--;
     } else {
         unlink_msg(m, msg, WEFT_MATCH_IDX_SPEC, false);
     }
@@ -889,12 +902,17 @@ size_t weft__match_entry_count(const weft__match_t *m)
     size_t n = 0;
     for (int idx = 0; idx < WEFT_MATCH_NIDX; idx++)
         n += m->tables[idx].count - (m->parked[idx] != NULL);
-    return n - m->lone;
+    return n - weft__match_lone_count(m);
 }
 
 size_t weft__match_lone_count(const weft__match_t *m)
 {
-    return m->lone;
+    const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
+    size_t lone = 0;
+    for (size_t i = 0; i <= t->mask; i++)
+        for (node_t n = t->buckets[i]; n; n = *node_next(n))
+            lone += !node_entry(n);
+    return lone;
 }
 
 size_t weft__match_parked_count(const weft__match_t *m)
@@ -921,33 +939,27 @@ void weft__match_fail_allocs_after(weft__match_t *m, long after)
 bool weft__match_check(const weft__match_t *m)
 {
     const table_t *t = &m->tables[WEFT_MATCH_IDX_SPEC];
-    size_t nodes = 0, lone = 0, recvs = 0;
+    size_t nodes = 0, recvs = 0;
     for (size_t i = 0; i <= t->mask; i++)
         for (node_t n = t->buckets[i]; n; n = *node_next(n)) {
-            uint32_t hash = node_hash(n);
+            uint32_t hash = node_hash(n), comm;
+            int32_t source;
+            uint64_t tag;
+            const weft__match_entry_t *e = node_entry(n);
             if ((hash & t->mask) != i)
                 return false;
             nodes++;
-            uint32_t comm;
-            int32_t source;
-            uint64_t tag;
-            if (node_is_msg(n) || node_is_recv(n)) {
-                uintptr_t word =
-                    node_is_msg(n) ? node_msg(n)->chain.lone : node_recv(n)->chain.lone;
-                comm = node_is_msg(n) ? node_msg(n)->comm : node_recv(n)->comm;
-                source = node_is_msg(n) ? node_msg(n)->source : node_recv(n)->source;
-                tag = node_is_msg(n) ? node_msg(n)->tag : node_recv(n)->tag;
-                if (!is_lone(word) ||
-                    lone_hash(word, comm, source, tag) != key_hash(comm, source, tag))
+            if (!e) {
+                uintptr_t mark;
+                lone_key(n, &comm, &source, &tag, &mark);
+                if (!is_lone(mark) || hash != key_hash(comm, source, tag))
                     return false;
-                lone++;
                 recvs += node_is_recv(n);
             } else {
-                const weft__match_entry_t *e = node_entry(n);
                 comm = e->comm;
                 source = e->source;
                 tag = e->tag;
-                if (e->hash != key_hash(comm, source, tag) ||
+                if (hash != key_hash(comm, source, tag) ||
                     (!weft_list_empty(&e->recvs) && !weft_list_empty(&e->msgs)))
                     return false;
                 for (const weft_list_t *pos = e->recvs.next; pos != &e->recvs; pos = pos->next)
@@ -958,5 +970,5 @@ bool weft__match_check(const weft__match_t *m)
             if (table_find(t, hash, comm, source, tag) != n)
                 return false;
         }
-    return nodes == t->count && lone == m->lone && recvs == m->posted_class[WEFT_MATCH_IDX_SPEC];
+    return nodes == t->count && recvs == m->posted_class[WEFT_MATCH_IDX_SPEC];
 }

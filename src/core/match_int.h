@@ -16,11 +16,11 @@ size_t weft__match_entry_count(const weft__match_t *m);
 /* Unexpected messages and posted receives naming source and tag alone under
  * their exact key: they sit in the exact-key table's bucket chains without an
  * entry (not counted by weft__match_entry_count). */
-size_t weft__match_lone_count(const weft__match_t *m);
+size_t weft__match_lone_count(const weft__match_t *m); /* walks the table */
 /* Walk the exact-key table and check what its chains must hold: every node in
  * the bucket of its hash, one node per key, a lone node's mark and hash
- * right, and the counts (nodes, lone nodes, receives naming source and tag)
- * equal to what the chains hold. False at the first violation. O(nodes). */
+ * right, and the counts (nodes, receives naming source and tag) equal to what
+ * the chains hold. False at the first violation. O(buckets + nodes). */
 bool weft__match_check(const weft__match_t *m);
 /* Empty entries left in the tables for reuse: at most one per table, the last
  * one that emptied (not counted by weft__match_entry_count). */
