@@ -217,9 +217,12 @@ static int tcp_poll(weft_driver_t *d)
     /* With one connection (two ranks, or one remote peer) the socket is read
      * directly: one system call per poll, like a plain socket loop, instead of
      * epoll_wait and then recv. Every 64th poll still asks epoll, for
-     * strangers at the listening socket and anything else it reports. */
+     * strangers at the listening socket and anything else it reports; so
+     * does every poll while the connection waits for room (EPOLLOUT armed):
+     * the event that reports the room also disarms it, so a sleeper on the
+     * instance does not wake again and again for room already there. */
     weft_track_t *one = d->single;
-    if (WEFT_LIKELY(one && (++d->polls & 63) && !d->nhandshakes)) {
+    if (WEFT_LIKELY(one && (++d->polls & 63) && !d->nhandshakes && !one->want_out)) {
         uint64_t before = d->events;
         weft__tcp_track_poll(d, one);
         return (int)(d->events - before);
@@ -246,7 +249,8 @@ static int tcp_poll(weft_driver_t *d)
 }
 
 /* The epoll instance: readable while a connection has bytes, room it waits
- * for (EPOLLOUT is armed only then), an error or a hang-up, or the listening
+ * for (EPOLLOUT is armed only while a send is queued or was refused whole,
+ * and disarmed by the poll that finds the room), an error or a hang-up, or the listening
  * socket a caller. Nothing waits in user space that a poll would find
  * without an event: a partial frame needs more bytes, a queued send room.
  * Handshakes have deadlines, which a sleeper meets through its timeout. */
