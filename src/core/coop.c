@@ -510,7 +510,9 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
 {
     unsigned denied = denied_sides(req, cell);
     int fail = denied & side_of(req) ? WEFT_EPERM : 0;
-    int64_t k = take_redo(req, cell);
+    /* Only a refused side gives pieces back, after setting its denied bit:
+     * until the other side's shows, no redo slot needs a look. */
+    int64_t k = denied & (3u ^ side_of(req)) ? take_redo(req, cell) : -1;
     if (k < 0) {
         if (fail && denied != 3)
             return 0;

@@ -121,7 +121,6 @@ static void test_coop_both_refused(void)
     MUST(weft_counters_get(ctx[1], &k1));
     CHECK(k1.rdv_rtr == rtr + 1);
     fake.rput_refuse[0] = 0;
-    fake.drv[1]->rget_mode = RGET_NOW;
     close_pair();
     /* One piece, both refused, each way round: the side refused first gives
      * the piece back, the other, refused too, fails it. Both must report the
@@ -145,7 +144,6 @@ static void test_coop_both_refused(void)
     MUST(weft_counters_get(ctx[1], &k1));
     CHECK(k1.rdv_coop == 1);
     fake.rput_refuse[0] = 0;
-    fake.drv[1]->rget_mode = RGET_NOW;
     close_pair();
     setenv("WEFT_RDV_PIECE", "4K", 1);
 }
