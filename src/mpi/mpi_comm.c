@@ -56,9 +56,10 @@ static int map_senders(MPI_Comm c)
 /* A new communicator object over group (retained), context k. */
 static MPI_Comm comm_new(MPI_Group group, MPI_Group remote, unsigned k)
 {
-    MPI_Comm c = calloc(1, sizeof *c);
+    MPI_Comm c = aligned_alloc(_Alignof(struct weft_mpi_comm), sizeof *c); /* refs' line */
     if (!c)
         return NULL;
+    memset(c, 0, sizeof *c);
     c->magic = WEFT_MPI_MAGIC_COMM;
     atomic_init(&c->refs, 1);
     c->id_p2p = ID_P2P(k);
@@ -360,6 +361,8 @@ int weft__mpi_comms_init(void)
 
 void weft__mpi_comms_fini(void)
 {
+    /* MPI_Finalize deleted MPI_COMM_SELF's attributes first; this catches
+     * one that a delete callback set meanwhile. */
     weft__mpi_attrs_delete_all(MPI_COMM_SELF);
     weft__mpi_attrs_delete_all(MPI_COMM_WORLD);
     MPI_Comm pre[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};

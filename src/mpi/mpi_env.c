@@ -90,7 +90,9 @@ int PMPI_Finalize(void)
      * §8.7): the engine below would close with their sends unfinished, and a
      * rendezvous that only the sender moves (tcp) would leave the receiver
      * waiting for ever. */
-    weft__mpi_bsend_fini();
+    void *bsend_buf;
+    int bsend_size;
+    PMPI_Buffer_detach(&bsend_buf, &bsend_size);
     weft__mpi_req_drain();
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();

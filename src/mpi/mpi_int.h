@@ -121,7 +121,6 @@ typedef struct weft_mpi_topo {
  * still match. */
 struct weft_mpi_comm {
     uint32_t magic;
-    atomic_int refs; /* the handle's (until MPI_Comm_free) and one per user */
     bool predefined;
     bool freed; /* MPI_Comm_free'd: the handle is dead, the object may live on */
     bool inter;
@@ -145,6 +144,12 @@ struct weft_mpi_comm {
      * communicator's third engine id. */
     atomic_uint aux_seq;
     char name[MPI_MAX_OBJECT_NAME];
+    /* The handle's reference (until MPI_Comm_free) and one per request or
+     * message using it. Every request on a communicator that is not
+     * predefined changes it, so it has a cache line of its own: threads
+     * sending on one communicator do not also bounce the line of what every
+     * send reads (magic, ids, group). */
+    _Alignas(64) atomic_int refs;
 };
 
 /* The rank, in comm, of a world rank that sent to us (-1 when not a member). */
@@ -392,9 +397,6 @@ int weft__mpi_bsend_start(const void *buf, int count, MPI_Datatype t, int dest, 
 void weft__mpi_bsend_cancel(MPI_Request r);
 void weft__mpi_bsend_poll(MPI_Request r);
 void weft__mpi_bsend_forget(MPI_Request r);
-/* MPI_Finalize: wait until every buffered message has left, then detach the
- * buffer, as MPI_Buffer_detach would (MPI 3.1 §8.7). */
-void weft__mpi_bsend_fini(void);
 
 /* ---------------------------------------------------------------- collectives */
 

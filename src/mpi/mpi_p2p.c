@@ -266,36 +266,23 @@ int PMPI_Buffer_attach(void *buffer, int size)
 }
 WEFT_MPI_ALIAS(Buffer_attach)
 
-/* Wait until every copy's send has ended; return holding bsend_lock, with
- * no copy left. The lock is released while progress runs (see bsend_lock). */
-static void bsend_drain_locked(void)
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    if (!buffer_addr || !size)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
+    /* Detach blocks until every buffered message has left (§3.6.1). The
+     * lock is released while progress runs (see bsend_lock). MPI_Finalize
+     * detaches this way too (§8.7). */
     weft_idle_t idle = {0};
     for (;;) {
         pthread_mutex_lock(&bsend_lock);
         bsend_reap();
         if (!bsends)
-            return;
+            break;
         pthread_mutex_unlock(&bsend_lock);
         weft__mpi_progress();
         weft_idle(weft__mpi.ctx, &idle);
     }
-}
-
-void weft__mpi_bsend_fini(void)
-{
-    bsend_drain_locked();
-    weft__mpi.bsend_buf = NULL;
-    weft__mpi.bsend_size = 0;
-    pthread_mutex_unlock(&bsend_lock);
-}
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    if (!buffer_addr || !size)
-        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
-    /* Detach blocks until every buffered message has left (§3.6.1). */
-    bsend_drain_locked();
     void *b = weft__mpi.bsend_buf;
     *(void **)buffer_addr = b == (void *)1 ? NULL : b;
     *size = weft__mpi.bsend_size;
