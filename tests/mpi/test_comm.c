@@ -36,6 +36,28 @@ static void ring(MPI_Comm comm, int tag)
  * pending on it (requests, persistent ones, a matched message, a non-blocking
  * collective) completes normally, and its context stays taken until then, so
  * a communicator made meanwhile never matches its traffic. */
+/* More communicators than there are context ids, each freed while its
+ * requests are pending: each id must come back once its last request
+ * completes, or the creation of one runs out of ids. */
+static void free_pending_many(void)
+{
+    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    int bad = 0;
+    for (int i = 0; i < 4200 && !bad; i++) {
+        MPI_Comm c;
+        MPI_Request r[2];
+        int in = -1;
+        bad += MPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS;
+        if (bad)
+            break;
+        bad += MPI_Irecv(&in, 1, MPI_INT, left, 3, c, &r[0]) != MPI_SUCCESS;
+        bad += MPI_Isend(&mt_rank, 1, MPI_INT, right, 3, c, &r[1]) != MPI_SUCCESS;
+        bad += MPI_Comm_free(&c) != MPI_SUCCESS;
+        bad += MPI_Waitall(2, r, MPI_STATUSES_IGNORE) != MPI_SUCCESS || in != left;
+    }
+    CHECK(bad == 0);
+}
+
 static void free_pending(void)
 {
     /* A reversed copy of the world: its ranks differ from the world's, so a
@@ -253,5 +275,6 @@ int main(int argc, char **argv)
     MPI_MUST(MPI_Comm_free(&half));
     MPI_MUST(MPI_Comm_free(&dup));
     free_pending();
+    free_pending_many();
     return mt_finish("comm");
 }

@@ -56,13 +56,13 @@ static void *doomed_worker(void *arg)
     int out = t * 1000 + mt_rank, in = -1;
     MPI_Request r[2];
     MPI_Status st[2];
-    MPI_Irecv(&in, 1, MPI_INT, left, t, doomed, &r[0]);
-    MPI_Isend(&out, 1, MPI_INT, right, t, doomed, &r[1]);
+    long bad = MPI_Irecv(&in, 1, MPI_INT, left, t, doomed, &r[0]) != MPI_SUCCESS;
+    bad += MPI_Isend(&out, 1, MPI_INT, right, t, doomed, &r[1]) != MPI_SUCCESS;
     /* The main thread frees the communicator between the two. */
     pthread_barrier_wait(&posted);
     pthread_barrier_wait(&posted);
-    long bad = MPI_Waitall(2, r, st) != MPI_SUCCESS || in != t * 1000 + left ||
-               st[0].MPI_SOURCE != left || st[0].MPI_TAG != t;
+    bad += MPI_Waitall(2, r, st) != MPI_SUCCESS || in != t * 1000 + left ||
+           st[0].MPI_SOURCE != left || st[0].MPI_TAG != t;
     failures[t] = bad;
     return NULL;
 }
