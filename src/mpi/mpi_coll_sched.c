@@ -333,7 +333,7 @@ static int post(weft__mpi_sched_t *s, step_t *st, bool poison)
 static int run_local(step_t *st)
 {
     if (st->kind == STEP_REDUCE)
-        return weft__mpi_op_apply_n(st->op, st->src, st->dst, st->scount, st->stype);
+        return weft__mpi_op_apply(st->op, st->src, st->dst, st->scount, st->stype);
     /* STEP_COPY */
     size_t sn = weft__coll_bytes(st->scount, st->stype);
     size_t dn = weft__coll_bytes(st->dcount, st->dtype);

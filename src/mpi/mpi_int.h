@@ -260,12 +260,11 @@ struct weft_mpi_op {
     MPI_User_function *user_fn;
 };
 
-/* inout[i] = in[i] op inout[i] for count elements of type t. MPI_SUCCESS, or
- * MPI_ERR_OP when op is not defined on t. */
-int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t);
-/* The same for any count: in pieces of at most INT_MAX elements (a user
- * function takes an int), what a collective's internal totals need. */
-int weft__mpi_op_apply_n(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
+/* inout[i] = in[i] op inout[i] for count elements of type t, any count (a
+ * collective's internal totals may pass INT_MAX; a user function, which takes
+ * an int, is called in pieces). MPI_SUCCESS, or MPI_ERR_OP when op is not
+ * defined on t. */
+int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
 /* References on user operations, as for types (Op_free while a non-blocking
  * collective still uses the op). Nothing on predefined ops. */
 void weft__mpi_op_retain(MPI_Op op);

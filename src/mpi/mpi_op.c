@@ -298,10 +298,10 @@ static bool op_valid(MPI_Op op)
 
 /* Types whose basic type leaves holes (MPI_SHORT_INT, MPI_DOUBLE_INT...) inside a
  * derived layout: bring both sides to arrays of the basic type, reduce, put back. */
-static int apply_staged(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t,
+static int apply_staged(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t,
                         MPI_Datatype rt)
 {
-    size_t bytes = (size_t)count * t->size, n = bytes / rt->size;
+    size_t bytes = count * t->size, n = bytes / rt->size;
     size_t ext = (size_t)weft__mpi_type_extent(rt);
     char *packed = malloc(bytes ? bytes : 1);
     size_t arr = n * ext + 1; /* + 1: never malloc(0) */
@@ -325,16 +325,21 @@ out_free:
     return err;
 }
 
-int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype t)
+int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t)
 {
-    if (count <= 0)
+    if (count == 0)
         return MPI_SUCCESS;
     if (!op->predefined) {
-        /* The user function sees the call's datatype and count, as the standard
-         * says; count is an int already. */
-        MPI_Datatype type = t;
-        int len = count;
-        op->user_fn((void *)in, inout, &len, &type);
+        /* The user function sees the call's datatype, and a count that is an
+         * int: more elements (a reduce-scatter's total) go in pieces. */
+        MPI_Aint ext = weft__mpi_type_extent(t);
+        for (size_t done = 0; done < count;) {
+            MPI_Datatype type = t;
+            int len = count - done > (size_t)INT_MAX ? INT_MAX : (int)(count - done);
+            op->user_fn((void *)weft__mpi_at(in, (MPI_Aint)done * ext),
+                        weft__mpi_at(inout, (MPI_Aint)done * ext), &len, &type);
+            done += (size_t)len;
+        }
         return MPI_SUCCESS;
     }
     if (op == MPI_NO_OP || t->size == 0)
@@ -343,7 +348,7 @@ int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
     if (op == MPI_REPLACE && !rt) {
         /* Any type: copy the data of the type map, segment by segment. */
         MPI_Aint ext = weft__mpi_type_extent(t);
-        for (int e = 0; e < count; e++)
+        for (size_t e = 0; e < count; e++)
             for (int s = 0; s < t->nsegs; s++) {
                 MPI_Aint off = (MPI_Aint)e * ext + t->segs[s].off;
                 memmove(weft__mpi_at(inout, off), weft__mpi_at(in, off), t->segs[s].len);
@@ -356,11 +361,11 @@ int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
     if (rt->contig) {
         if (t->contig) {
             op->fn(weft__mpi_at(in, t->true_lb), weft__mpi_at(inout, t->true_lb),
-                   (size_t)count * t->size / rt->size, rt);
+                   count * t->size / rt->size, rt);
             return MPI_SUCCESS;
         }
         MPI_Aint ext = weft__mpi_type_extent(t);
-        for (int e = 0; e < count; e++)
+        for (size_t e = 0; e < count; e++)
             for (int s = 0; s < t->nsegs; s++) {
                 MPI_Aint off = (MPI_Aint)e * ext + t->segs[s].off;
                 op->fn(weft__mpi_at(in, off), weft__mpi_at(inout, off), t->segs[s].len / rt->size,
@@ -369,24 +374,10 @@ int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Da
         return MPI_SUCCESS;
     }
     if (t == rt) {
-        op->fn(in, inout, (size_t)count, rt);
+        op->fn(in, inout, count, rt);
         return MPI_SUCCESS;
     }
     return apply_staged(op, in, inout, count, t, rt);
-}
-
-int weft__mpi_op_apply_n(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t)
-{
-    MPI_Aint ext = weft__mpi_type_extent(t);
-    for (size_t done = 0; done < count;) {
-        int n = count - done > (size_t)INT_MAX ? INT_MAX : (int)(count - done);
-        int err = weft__mpi_op_apply(op, weft__mpi_at(in, (MPI_Aint)done * ext),
-                                     weft__mpi_at(inout, (MPI_Aint)done * ext), n, t);
-        if (err)
-            return err;
-        done += (size_t)n;
-    }
-    return MPI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- user operations */
