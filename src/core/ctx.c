@@ -303,6 +303,16 @@ static void gate_limits(weft__gate_t *g)
         g->slock.lock.kind = WEFT_LOCK_SPIN;
 }
 
+/* A gate connected by (ops, drv): what the engine derives from its track. */
+static void gate_attach(struct weft_ctx *ctx, weft__gate_t *g, const weft_driver_ops_t *ops,
+                        weft_driver_t *drv)
+{
+    g->drv_ops = ops;
+    g->drv = drv;
+    weft__coop_gate_init(ctx, g);
+    gate_limits(g);
+}
+
 /* The network driver for a peer: ofi where both ranks opened it, else tcp. */
 static int network_driver(weft_ctx_t *ctx, int peer)
 {
@@ -343,10 +353,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
                        weft_strerror(rc));
         return rc;
     }
-    g->drv_ops = ops;
-    g->drv = ctx->drivers[di].drv;
-    weft__coop_gate_init(ctx, g);
-    gate_limits(g);
+    gate_attach(ctx, g, ops, ctx->drivers[di].drv);
     g->bandwidth = g->caps.bandwidth_mbs;
     if (ops == &weft__driver_tcp_ops && ctx->nrail_drivers && (rc = connect_rails(ctx, g)))
         return rc;
@@ -723,10 +730,7 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
         gate_init(ctx, g, r, st);
         if ((rc = ops->connect(drv, r, NULL, 0, g, &g->track, &g->caps)))
             goto err;
-        g->drv_ops = ops;
-        g->drv = drv;
-        weft__coop_gate_init(ctx, g);
-        gate_limits(g);
+        gate_attach(ctx, g, ops, drv);
     }
     *ctx_out = ctx;
     return WEFT_OK;
