@@ -263,17 +263,16 @@ int weft__coll_end_to_end(weft__mpi_sched_t *s, int p, const int *counts, MPI_Da
                           weft_coll_blocks_t *b, size_t *total)
 {
     MPI_Aint *adispls = weft__coll_tmp(s, (size_t)p * sizeof(MPI_Aint));
-    MPI_Datatype *types = weft__coll_tmp(s, (size_t)p * sizeof(MPI_Datatype));
-    if (!adispls || !types)
+    if (!adispls)
         return MPI_ERR_NO_MEM;
     MPI_Aint ext = weft__mpi_type_extent(t);
     *total = 0;
     for (int i = 0; i < p; i++) {
         adispls[i] = (MPI_Aint)*total * ext;
-        types[i] = t;
         *total += (size_t)counts[i];
     }
-    *b = weft__coll_wblocks(NULL, counts, NULL, adispls, types);
+    *b = weft__coll_wblocks(NULL, counts, NULL, adispls, NULL);
+    b->type = t; /* every block's */
     return MPI_SUCCESS;
 }
 

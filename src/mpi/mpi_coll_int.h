@@ -144,10 +144,10 @@ static inline void weft__coll_blk(const weft_coll_blocks_t *b, int i, char **p, 
         *count = (size_t)b->counts[i];
         *t = b->types[i];
         break;
-    default: /* WEFT_COLL_BLK_WA */
+    default: /* WEFT_COLL_BLK_WA: types NULL means type for every block */
         *p = (char *)base + b->adispls[i];
         *count = (size_t)b->counts[i];
-        *t = b->types[i];
+        *t = b->types ? b->types[i] : b->type;
         break;
     }
 }
