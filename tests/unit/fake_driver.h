@@ -319,6 +319,22 @@ static inline fake_region_t *peer_region(weft_track_t *t, const weft_rkey_t *rke
     return r;
 }
 
+/* Copy len bytes between the local iovec and the peer's region at remote:
+ * into the iovec (rget) or out of it (rput). */
+static inline void fake_copy(const struct iovec *local, int iovcnt, uint8_t *remote, size_t len,
+                             bool to_local)
+{
+    for (int i = 0; i < iovcnt && len; i++) {
+        size_t n = WEFT_MIN(local[i].iov_len, len);
+        if (to_local)
+            memcpy(local[i].iov_base, remote, n);
+        else
+            memcpy(remote, local[i].iov_base, n);
+        remote += n;
+        len -= n;
+    }
+}
+
 static inline int fake_rget(weft_track_t *t, const struct iovec *local, int iovcnt,
                             const weft_rkey_t *rkey, uint64_t offset, size_t len, void *cookie)
 {
@@ -328,19 +344,14 @@ static inline int fake_rget(weft_track_t *t, const struct iovec *local, int iovc
     if (d->rget_mode == RGET_REFUSE)
         return WEFT_EPERM;
     fake_region_t *r = peer_region(t, rkey, offset, len);
-    const uint8_t *src = r->buf + offset;
+    uint8_t *src = (uint8_t *)r->buf + offset;
     if (d->rget_mode == RGET_LATER) {
         CHECK(iovcnt == 1 && d->nops < 8);
         d->ops[d->nops++] =
             (fake_rget_op_t){.t = t, .local = local[0], .src = src, .cookie = cookie};
         return WEFT_INPROGRESS;
     }
-    for (int i = 0; i < iovcnt && len; i++) {
-        size_t n = WEFT_MIN(local[i].iov_len, len);
-        memcpy(local[i].iov_base, src, n);
-        src += n;
-        len -= n;
-    }
+    fake_copy(local, iovcnt, src, len, true);
     return WEFT_OK;
 }
 
@@ -351,13 +362,7 @@ static inline int fake_rput(weft_track_t *t, const struct iovec *local, int iovc
     if (fake.rput_refuse[t->d->rank] && (int)(rnd() % 100) < fake.rput_refuse[t->d->rank])
         return WEFT_EPERM;
     fake_region_t *r = peer_region(t, rkey, offset, len);
-    uint8_t *dst = (uint8_t *)r->buf + offset;
-    for (int i = 0; i < iovcnt && len; i++) {
-        size_t n = WEFT_MIN(local[i].iov_len, len);
-        memcpy(dst, local[i].iov_base, n);
-        dst += n;
-        len -= n;
-    }
+    fake_copy(local, iovcnt, (uint8_t *)r->buf + offset, len, false);
     return WEFT_OK;
 }
 
