@@ -293,6 +293,40 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 }
 WEFT_MPI_ALIAS(Buffer_detach)
 
+/* An already complete request: the operation names MPI_PROC_NULL. */
+static int proc_null_request(MPI_Comm comm, MPI_Request *request, const char *fn)
+{
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    r->complete = true;
+    weft__mpi_status_proc_null(&r->status);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+/* A standard send of len contiguous bytes at p (dest checked): the engine
+ * takes a size_t, where an MPI count of MPI_BYTE would stop at INT_MAX bytes
+ * (MPI_Sendrecv_replace's packed copy). */
+static inline __attribute__((always_inline)) int start_bytes(const void *p, size_t len, int dest,
+                                                             int tag, MPI_Comm comm,
+                                                             MPI_Request *request, const char *fn)
+{
+    if (dest == MPI_PROC_NULL)
+        return proc_null_request(comm, request, fn);
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_SEND, comm);
+    if (!r)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    int wrc = weft_sr_isend(weft__mpi.ctx, weft__mpi_comm_peer(comm, dest), comm->id_p2p,
+                            (uint64_t)tag, p, len, &r->wreq);
+    if (wrc < 0) {
+        weft__mpi_req_free(r);
+        return engine_err(comm, wrc, fn);
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+
 /* Every non-blocking send and receive goes through here. */
 static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                     int mode, MPI_Request *request, const char *fn)
@@ -303,15 +337,8 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
         return weft__mpi_err(comm, rc, fn);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
-    if (peer == MPI_PROC_NULL) {
-        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
-        if (!r)
-            return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-        r->complete = true;
-        weft__mpi_status_proc_null(&r->status);
-        *request = r;
-        return MPI_SUCCESS;
-    }
+    if (peer == MPI_PROC_NULL)
+        return proc_null_request(comm, request, fn);
     if (mode == WEFT_MPI_MODE_BUF) {
         MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_BSEND, comm);
         if (!r)
@@ -326,24 +353,23 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
         *request = r;
         return MPI_SUCCESS;
     }
+    size_t len = type->size * (size_t)count;
+    /* One contiguous buffer, not synchronous: the engine call alone, as
+     * send_start and recv_start would make it, without recording the
+     * arguments in the request (only MPI_Start reads them again). */
+    bool contig = (type->contig || len == 0) && mode != WEFT_MPI_MODE_SYNC;
+    char *p = (char *)buf + type->true_lb;
+    if (contig && !recv)
+        return start_bytes(p, len, peer, tag, comm, request, fn);
     MPI_Request r = weft__mpi_req_alloc(recv ? WEFT_MPI_REQ_RECV : WEFT_MPI_REQ_SEND, comm);
     if (!r)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-    size_t len = type->size * (size_t)count;
     int wrc;
-    if ((type->contig || len == 0) && mode != WEFT_MPI_MODE_SYNC) {
-        /* One contiguous buffer, not synchronous: the engine call alone, as
-         * send_start and recv_start would make it, without recording the
-         * arguments in r (only MPI_Start reads them again). */
-        weft_ctx_t *ctx = weft__mpi.ctx;
-        char *p = (char *)buf + type->true_lb;
-        if (recv)
-            wrc = weft_sr_irecv(
-                ctx, peer == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, peer),
-                comm->id_p2p, tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)tag, p, len, &r->wreq);
-        else
-            wrc = weft_sr_isend(ctx, weft__mpi_comm_peer(comm, peer), comm->id_p2p, (uint64_t)tag,
-                                p, len, &r->wreq);
+    if (contig) {
+        wrc = weft_sr_irecv(
+            weft__mpi.ctx,
+            peer == MPI_ANY_SOURCE ? WEFT_ANY_SOURCE : weft__mpi_comm_peer(comm, peer),
+            comm->id_p2p, tag == MPI_ANY_TAG ? WEFT_ANY_TAG : (uint64_t)tag, p, len, &r->wreq);
     } else {
         weft__mpi_req_record(r, buf, count, type, peer, tag, mode);
         wrc = recv ? weft__mpi_recv_start(r) : weft__mpi_send_start(r);
@@ -473,31 +499,6 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return sendrecv_finish(r, rc, status);
 }
 WEFT_MPI_ALIAS(Sendrecv)
-
-/* A standard send of len packed bytes at p: the engine takes a size_t, where
- * an MPI count of MPI_BYTE would stop at INT_MAX bytes. */
-static int start_bytes(const void *p, size_t len, int dest, int tag, MPI_Comm comm,
-                       MPI_Request *request, const char *fn)
-{
-    MPI_Request r =
-        weft__mpi_req_alloc(dest == MPI_PROC_NULL ? WEFT_MPI_REQ_DONE : WEFT_MPI_REQ_SEND, comm);
-    if (!r)
-        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-    if (dest == MPI_PROC_NULL) {
-        r->complete = true;
-        weft__mpi_status_proc_null(&r->status);
-        *request = r;
-        return MPI_SUCCESS;
-    }
-    int wrc = weft_sr_isend(weft__mpi.ctx, weft__mpi_comm_peer(comm, dest), comm->id_p2p,
-                            (uint64_t)tag, p, len, &r->wreq);
-    if (wrc < 0) {
-        weft__mpi_req_free(r);
-        return engine_err(comm, wrc, fn);
-    }
-    *request = r;
-    return MPI_SUCCESS;
-}
 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
@@ -663,12 +664,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Imrecv");
     if (m == MPI_MESSAGE_NO_PROC) {
-        MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_DONE, comm);
-        if (!r)
-            return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
-        r->complete = true;
-        weft__mpi_status_proc_null(&r->status);
-        *request = r;
+        if ((rc = proc_null_request(comm, request, "MPI_Imrecv")))
+            return rc;
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
