@@ -424,11 +424,33 @@ static inline unsigned side_of(const struct weft_request *req)
     return req->kind == WEFT_REQ_RECV ? SIDE_RECV : SIDE_SEND;
 }
 
+static inline unsigned other_side(const struct weft_request *req)
+{
+    return 3u ^ side_of(req);
+}
+
+/* Whether a cell word ((gen << 32) | value) is of req's transfer. */
+static inline bool of_transfer(const struct weft_request *req, uint64_t word)
+{
+    return (uint32_t)(word >> 32) == req->coop_gen;
+}
+
+/* A redo slot's fields: piece + 1 (0: empty) and the side that gave it. */
+static inline uint32_t redo_piece(uint64_t v)
+{
+    return (uint32_t)(v & 0x7fffffffu);
+}
+
+static inline unsigned redo_giver(uint64_t v)
+{
+    return (v >> 31) & 1 ? SIDE_RECV : SIDE_SEND;
+}
+
 /* The sides of req's transfer whose copies the kernel refused. */
 static inline unsigned denied_sides(const struct weft_request *req, weft__cell_t *cell)
 {
     uint64_t d = atomic_load_explicit(&cell->denied, memory_order_acquire);
-    return (uint32_t)(d >> 32) == req->coop_gen ? (unsigned)(d & 3) : 0;
+    return of_transfer(req, d) ? (unsigned)(d & 3) : 0;
 }
 
 /* The cell of req's transfer. */
@@ -457,15 +479,14 @@ bool weft__coop_busy(struct weft_ctx *ctx)
 /* Take a piece the other side gave back; its number, or -1. */
 static int64_t take_redo(const struct weft_request *req, weft__cell_t *cell)
 {
-    uint64_t giver = side_of(req) == SIDE_RECV ? 0 : 1;
     for (int i = 0; i < COOP_REDO; i++) {
         uint64_t v = atomic_load_explicit(&cell->redo[i], memory_order_acquire);
-        if ((uint32_t)(v >> 32) != req->coop_gen || !(v & 0x7fffffffu) || ((v >> 31) & 1) != giver)
+        if (!of_transfer(req, v) || !redo_piece(v) || redo_giver(v) != other_side(req))
             continue;
         if (atomic_compare_exchange_strong_explicit(&cell->redo[i], &v,
                                                     (uint64_t)req->coop_gen << 32,
                                                     memory_order_acquire, memory_order_relaxed))
-            return (int64_t)(v & 0x7fffffffu) - 1;
+            return (int64_t)redo_piece(v) - 1;
     }
     return -1;
 }
@@ -477,7 +498,7 @@ static bool give_back(const struct weft_request *req, weft__cell_t *cell, uint32
     uint64_t mine = gen | (side_of(req) == SIDE_RECV ? 1ull << 31 : 0) | ((uint64_t)k + 1);
     for (int i = 0; i < COOP_REDO; i++) {
         uint64_t v = atomic_load_explicit(&cell->redo[i], memory_order_relaxed);
-        if ((v & ~0xffffffffull) == gen && (v & 0x7fffffffu))
+        if (of_transfer(req, v) && redo_piece(v))
             continue; /* in use */
         if (atomic_compare_exchange_strong_explicit(&cell->redo[i], &v, mine, memory_order_release,
                                                     memory_order_relaxed))
@@ -512,13 +533,13 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
     int fail = denied & side_of(req) ? WEFT_EPERM : 0;
     /* Only a refused side gives pieces back, after setting its denied bit:
      * until the other side's shows, no redo slot needs a look. */
-    int64_t k = denied & (3u ^ side_of(req)) ? take_redo(req, cell) : -1;
+    int64_t k = denied & other_side(req) ? take_redo(req, cell) : -1;
     if (k < 0) {
         if (fail && denied != 3)
             return 0;
         uint64_t cur = atomic_load_explicit(&cell->claim, memory_order_relaxed);
         for (;;) {
-            if ((uint32_t)(cur >> 32) != req->coop_gen || (uint32_t)cur >= req->coop_pieces)
+            if (!of_transfer(req, cur) || (uint32_t)cur >= req->coop_pieces)
                 return 0;
             if (atomic_compare_exchange_weak_explicit(&cell->claim, &cur, cur + 1,
                                                       memory_order_acquire, memory_order_relaxed))
@@ -562,7 +583,7 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
                               true, memory_order_relaxed);
         uint64_t was =
             atomic_fetch_or_explicit(&cp->cell->denied, side_of(req), memory_order_acq_rel);
-        bool other = (uint32_t)(was >> 32) == req->coop_gen && (was & (3u ^ side_of(req)));
+        bool other = of_transfer(req, was) && (was & other_side(req));
         if (!other && give_back(req, cp->cell, cp->index)) {
             weft_log_info("single-copy %s rank %d refused; the peer copies instead",
                           req->kind == WEFT_REQ_RECV ? "read from" : "write to", g->peer);
@@ -591,7 +612,7 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
 static bool all_moved(const struct weft_request *req, weft__cell_t *cell)
 {
     uint64_t d = atomic_load_explicit(&cell->done, memory_order_acquire);
-    return (uint32_t)(d >> 32) != req->coop_gen || (uint32_t)d >= req->coop_pieces;
+    return !of_transfer(req, d) || (uint32_t)d >= req->coop_pieces;
 }
 
 /* The error a finished transfer reports: this side's own, else one the
@@ -607,7 +628,7 @@ static void transfer_error(struct weft_request *req, weft__cell_t *cell)
     int err = atomic_load_explicit(&req->coop_err, memory_order_relaxed);
     if (!err) {
         uint64_t f = atomic_load_explicit(&cell->fail, memory_order_relaxed);
-        if ((uint32_t)(f >> 32) == req->coop_gen)
+        if (of_transfer(req, f))
             err = (int32_t)(uint32_t)f;
         if (err >= 0)
             err = err ? WEFT_EPROTO : 0; /* the peer wrote nonsense */
