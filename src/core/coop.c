@@ -61,6 +61,8 @@
 #include "core/core_int.h"
 #include "util/log.h"
 
+/* Values of the shared cell layout: both processes read them, and
+ * tests/unit/test_coop.c writes CLAIMING over PUBLISHED. */
 enum {
     CELL_FREE = 0,
     CELL_ACTIVE = 1,    /* a matched transfer */

@@ -40,8 +40,10 @@ static void coop_one(size_t len, size_t rlen, uint64_t key, int how, weft_status
         MUST(weft_sr_irecv(ctx[1], 0, 0, 5, rb, rlen, &r));
     }
     if (how == CLAIMING) {
-        /* The sender stopped (or died) between its two stores of a claim:
-         * the cell's first word, its state, reads (gen << 8) | CLAIMING. */
+        /* The sender stopped (or died) between the two compare-and-swaps of
+         * a claim: the cell's first word, its state, reads (gen << 8) |
+         * CLAIMING. 2 and 3 are CELL_PUBLISHED and CELL_CLAIMING of
+         * src/core/coop.c, part of the cell's shared layout. */
         _Atomic uint64_t *state = (_Atomic uint64_t *)(void *)fake.cells[1];
         uint64_t v = atomic_load(state);
         CHECK((v & 0xff) == 2); /* published */
