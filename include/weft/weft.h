@@ -286,8 +286,9 @@ WEFT_API int weft_counters_get(weft_ctx_t *ctx, weft_counters_t *out);
 #define WEFT_GATE_COUNTERS_V1 (1ull << 0)
 #define WEFT_GATE_COUNTERS_V2 (1ull << 1)
 #define WEFT_GATE_COUNTERS_V3 (1ull << 2)
+#define WEFT_GATE_COUNTERS_V4 (1ull << 3)
 #define WEFT_GATE_COUNTERS_ALL                                                                     \
-    (WEFT_GATE_COUNTERS_V1 | WEFT_GATE_COUNTERS_V2 | WEFT_GATE_COUNTERS_V3)
+    (WEFT_GATE_COUNTERS_V1 | WEFT_GATE_COUNTERS_V2 | WEFT_GATE_COUNTERS_V3 | WEFT_GATE_COUNTERS_V4)
 
 typedef struct weft_gate_counters {
     uint64_t field_mask; /* in: groups the caller's struct has; out: groups filled */
@@ -319,6 +320,12 @@ typedef struct weft_gate_counters {
      * lock, so that other threads kept the engine meanwhile. */
     uint64_t pieces_moved;
     uint64_t pieces_unlocked;
+    /* WEFT_GATE_COUNTERS_V4 */
+    /* Pieces this process tried to copy and the kernel refused (the peer
+     * made itself non-dumpable, say): the peer copied them instead, or, when
+     * it was refused too, they failed. After the first refusal on a gate
+     * this side tries no more, so this stays small. */
+    uint64_t pieces_refused;
 } weft_gate_counters_t;
 
 /* Fill *out with the counters of the gate to rank peer (see above for

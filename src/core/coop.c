@@ -377,6 +377,11 @@ int weft__coop_on_coop(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_c
     req->coop_pieces = pieces_of(c->len, c->piece);
     coop_reset(req);
     req->coop_rkey = c->rkey;
+    /* Writing into this peer was refused before (the kernel's verdict holds
+     * for the peer's life): say so in the cell at once, so the receiver
+     * reads every piece and this side tries none of them. */
+    if (atomic_load_explicit(&g->coop_put_refused, memory_order_relaxed))
+        atomic_fetch_or_explicit(&g->cells_out[c->cell].denied, SIDE_SEND, memory_order_acq_rel);
     ctx->counters.chunks_received++;
     list_add(ctx, req);
     return WEFT_OK;
@@ -580,6 +585,7 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
         /* Refused before anything moved: the other side may copy the piece,
          * unless it was refused too (then this side fails the piece, so
          * the side refused last always has the error to report). */
+        atomic_fetch_add_explicit(&g->pieces_refused, 1, memory_order_relaxed);
         atomic_store_explicit(req->kind == WEFT_REQ_RECV ? &g->coop_get_refused
                                                          : &g->coop_put_refused,
                               true, memory_order_relaxed);

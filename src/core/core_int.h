@@ -339,8 +339,9 @@ struct weft__gate {
      * the copy path; later sends to it claim no published receive. */
     atomic_bool coop_get_refused, coop_put_refused;
     /* Pieces of cooperative transfers this process moved on the gate, and of
-     * those, how many outside the engine lock (counted by the copier). */
-    atomic_ullong pieces_moved, pieces_unlocked;
+     * those, how many outside the engine lock (counted by the copier); and
+     * the pieces whose copy the kernel refused. */
+    atomic_ullong pieces_moved, pieces_unlocked, pieces_refused;
     weft__gate_stats_t stats;
     weft__gate_sent_t sent;
     weft__gate_lock_t slock; /* the sending side's lock (above) */

@@ -22,6 +22,8 @@ static void fill(weft_gate_counters_t *out, weft__gate_t *g, bool sum)
         out->pieces_moved += atomic_load_explicit(&g->pieces_moved, memory_order_relaxed);
         out->pieces_unlocked += atomic_load_explicit(&g->pieces_unlocked, memory_order_relaxed);
     }
+    if (out->field_mask & WEFT_GATE_COUNTERS_V4)
+        out->pieces_refused += atomic_load_explicit(&g->pieces_refused, memory_order_relaxed);
     if (!(out->field_mask & WEFT_GATE_COUNTERS_V1)) {
         weft__gate_unlock(g);
         return;
@@ -71,7 +73,8 @@ static int start(weft_gate_counters_t *out)
     uint64_t mask = out->field_mask & WEFT_GATE_COUNTERS_ALL;
     if (!mask)
         return WEFT_EINVAL;
-    size_t end = (mask & WEFT_GATE_COUNTERS_V3)   ? sizeof *out
+    size_t end = (mask & WEFT_GATE_COUNTERS_V4)   ? sizeof *out
+                 : (mask & WEFT_GATE_COUNTERS_V3) ? offsetof(weft_gate_counters_t, pieces_refused)
                  : (mask & WEFT_GATE_COUNTERS_V2) ? offsetof(weft_gate_counters_t, pieces_moved)
                                                   : offsetof(weft_gate_counters_t, sent_unlocked);
     memset(out, 0, end);
@@ -171,7 +174,7 @@ void weft__stats_print(struct weft_ctx *ctx)
             "weft[%d] stats: gate %d %s/%s: sent %llu packets %llu chunks (%.2f/packet, max "
             "%llu) %llu messages (%llu rdv) %llu msg bytes %llu wire bytes %llu ctrl %llu "
             "held %llu unlocked; received %llu packets %llu chunks %llu wire bytes; moved %llu "
-            "pieces (%llu unlocked)\n",
+            "pieces (%llu unlocked, %llu refused)\n",
             ctx->rank, r, g->drv_ops ? g->drv_ops->name : "-", g->strategy->name,
             (unsigned long long)st->packets_sent, (unsigned long long)st->chunks_sent, per,
             (unsigned long long)st->max_chunks, (unsigned long long)st->messages_sent,
@@ -181,7 +184,8 @@ void weft__stats_print(struct weft_ctx *ctx)
             (unsigned long long)st->packets_received, (unsigned long long)st->chunks_received,
             (unsigned long long)st->wire_bytes_received,
             (unsigned long long)atomic_load_explicit(&g->pieces_moved, memory_order_relaxed),
-            (unsigned long long)atomic_load_explicit(&g->pieces_unlocked, memory_order_relaxed));
+            (unsigned long long)atomic_load_explicit(&g->pieces_unlocked, memory_order_relaxed),
+            (unsigned long long)atomic_load_explicit(&g->pieces_refused, memory_order_relaxed));
         if (n > 0) {
             /* One write per line: lines of several ranks do not interleave. */
             ssize_t w = write(2, line, WEFT_MIN((size_t)n, sizeof line - 1));

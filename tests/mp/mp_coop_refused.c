@@ -7,12 +7,15 @@
  * kernel decides by dumpability alone.
  *
  * 1. Rank 1 turns non-dumpable, then receives 4 MiB from rank 0 (its receive
- *    is posted first, so rank 0 may claim it and write): every write of rank
- *    0 is refused, its pieces go back to rank 1, which reads them all. No
- *    byte is missing and neither side reports an error.
+ *    is posted first, so rank 0 may claim it and write): rank 0's first write
+ *    is refused, and that piece and all the others go to rank 1, which reads
+ *    them all. No byte is missing and neither side reports an error.
+ *    A second transfer: rank 0, refused before, tries no write at all (its
+ *    pieces_refused stays at 1) and rank 1 reads every piece again.
  * 2. Rank 0 turns non-dumpable too: a transfer where nobody may copy fails
  *    on both sides with WEFT_EPERM, and the receive, posted smaller than the
  *    message, reports that rather than the truncation (its bytes never came).
+ *    Rank 1 is refused once; rank 0 tries nothing.
  * 3. Rank 1's next receive from rank 0 takes the copy path, and works.
  * Under WEFT_WAIT=block, rank 0's wait in step 1, refused and left with
  * nothing to copy while rank 1 computes, must sleep on the doorbells.
@@ -82,11 +85,22 @@ static weft_status_t transfer(weft_ctx_t *ctx, int me, uint8_t *buf, size_t rlen
     return st;
 }
 
-static uint64_t pieces_moved(weft_ctx_t *ctx, int peer)
+static weft_gate_counters_t gate_counters(weft_ctx_t *ctx, int peer)
 {
     weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_ALL};
     MUST(weft_counters_gate(ctx, peer, &gc));
-    return gc.pieces_moved;
+    CHECK(gc.field_mask & WEFT_GATE_COUNTERS_V4);
+    return gc;
+}
+
+static uint64_t pieces_moved(weft_ctx_t *ctx, int peer)
+{
+    return gate_counters(ctx, peer).pieces_moved;
+}
+
+static uint64_t pieces_refused(weft_ctx_t *ctx, int peer)
+{
+    return gate_counters(ctx, peer).pieces_refused;
 }
 
 int main(void)
@@ -137,6 +151,19 @@ int main(void)
         CHECK(st.length == SIZE && test_verify(buf, SIZE, 10) < 0);
         /* Rank 1 moved every piece: rank 0's were all given back. */
         CHECK(pieces_moved(ctx, 0) - moved == SIZE / piece);
+        CHECK(pieces_refused(ctx, 0) == 0);
+    } else {
+        CHECK(pieces_moved(ctx, 1) == moved);
+        CHECK(pieces_refused(ctx, 1) == 1);
+    }
+    /* Refused once, rank 0 writes no more: rank 1 reads it all at once. */
+    moved = pieces_moved(ctx, 1 - me);
+    st = transfer(ctx, me, buf, SIZE, 15);
+    CHECK(st.error == WEFT_OK);
+    CHECK(pieces_refused(ctx, 1 - me) == (me == 0 ? 1u : 0u));
+    if (me == 1) {
+        CHECK(st.length == SIZE && test_verify(buf, SIZE, 15) < 0);
+        CHECK(pieces_moved(ctx, 0) - moved == SIZE / piece);
     } else {
         CHECK(pieces_moved(ctx, 1) == moved);
     }
@@ -147,6 +174,7 @@ int main(void)
     go(ctx, me, 19);
     st = transfer(ctx, me, buf, SIZE / 2, 20);
     CHECK(st.error == WEFT_EPERM);
+    CHECK(pieces_refused(ctx, 1 - me) == 1);
 
     /* 3. The copy path. */
     weft_counters_t c0, c1;
