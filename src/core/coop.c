@@ -675,6 +675,12 @@ int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
         if (!all_moved(req, cell))
             continue;
         events++;
+        /* The other side, refused, waited for this one to move it all and
+         * watches only the cell: a packet wakes it if it sleeps on its
+         * doorbells (WEFT_WAIT=block), instead of its next timeout. */
+        unsigned denied = denied_sides(req, cell);
+        if ((denied & other_side(req)) && !(denied & side_of(req)))
+            weft__proto_nudge(req->gate);
         transfer_error(req, cell);
         if (req->kind == WEFT_REQ_RECV) {
             weft__request_complete(ctx, req, req->status.error);

@@ -756,6 +756,11 @@ static inline uint64_t weft__eager_cost(uint64_t len)
 /* Queue a control chunk on g (freed instead if the peer is dead); takes the
  * gate's lock. */
 void weft__proto_queue_ctrl(weft__gate_t *g, weft__chunk_t *c);
+/* Send the peer a packet, so that its doorbell rings: the gate's credit
+ * chunk, with whatever credit is owed (maybe none), unless it is queued
+ * already. For a peer that waits on shared memory alone, which no packet
+ * would otherwise wake. Under the engine lock. */
+void weft__proto_nudge(weft__gate_t *g);
 /* Release one hold of a send; it completes when none is left. */
 void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err);
 /* Ask the receiver to take back a send's message if no receive matched it yet

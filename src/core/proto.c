@@ -72,19 +72,25 @@ static void send_ack(weft__gate_t *g, uint64_t sreq)
     weft__proto_queue_ctrl(g, c);
 }
 
-/* Eager bytes of this peer were consumed: return them as credit, in batches. */
-static void credit_return(weft__gate_t *g, uint64_t cost)
+void weft__proto_nudge(weft__gate_t *g)
 {
     /* credit_owed, the credit chunk's queued and dead change under the
      * engine lock, which the caller holds: only queuing takes the gate's. */
+    if (g->credit_chunk.queued || g->dead)
+        return;
+    weft__gate_lock(g);
+    weft__chunk_queue(g, &g->credit_chunk, false);
+    weft__gate_mark_pending(g);
+    weft__gate_unlock(g);
+}
+
+/* Eager bytes of this peer were consumed: return them as credit, in batches. */
+static void credit_return(weft__gate_t *g, uint64_t cost)
+{
     g->eager_held -= cost;
     g->credit_owed += cost;
-    if (g->credit_owed >= g->ctx->eager_credits / 4 && !g->credit_chunk.queued && !g->dead) {
-        weft__gate_lock(g);
-        weft__chunk_queue(g, &g->credit_chunk, false);
-        weft__gate_mark_pending(g);
-        weft__gate_unlock(g);
-    }
+    if (g->credit_owed >= g->ctx->eager_credits / 4)
+        weft__proto_nudge(g);
 }
 
 /* A receive fed by RDATA is done when every byte it accepted is in. */

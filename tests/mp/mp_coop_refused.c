@@ -7,9 +7,12 @@
  * kernel decides by dumpability alone.
  *
  * 1. Rank 1 turns non-dumpable, then receives 4 MiB from rank 0 (its receive
- *    is posted first, so rank 0 may claim it and write): rank 0's first write
- *    is refused, and that piece and all the others go to rank 1, which reads
- *    them all. No byte is missing and neither side reports an error.
+ *    is posted and published first, so rank 0 claims it and writes): rank
+ *    0's first write is refused, and that piece and all the others go to
+ *    rank 1, which reads
+ *    them all, then sends rank 0 a packet to wake it (rank 0 watches the
+ *    shared cell alone). No byte is missing and neither side reports an
+ *    error.
  *    A second transfer: rank 0, refused before, tries no write at all (its
  *    pieces_refused stays at 1) and rank 1 reads every piece again.
  * 2. Rank 0 turns non-dumpable too: a transfer where nobody may copy fails
@@ -63,7 +66,10 @@ static void go(weft_ctx_t *ctx, int me, uint64_t tag)
 }
 
 /* Rank 0 sends SIZE bytes of key's pattern; rank 1 receives into rlen bytes,
- * its receive posted before rank 0 sends. The status of this rank's side. */
+ * its receive posted before rank 0 sends, and published (rank 1 tells rank 0
+ * so with a message of its own: one from rank 0 would come first in rank 1's
+ * order, and the publication names the next message from rank 0). The
+ * status of this rank's side. */
 static weft_status_t transfer(weft_ctx_t *ctx, int me, uint8_t *buf, size_t rlen, uint64_t key)
 {
     weft_status_t st = {0};
@@ -72,12 +78,12 @@ static weft_status_t transfer(weft_ctx_t *ctx, int me, uint8_t *buf, size_t rlen
     if (me == 1) {
         memset(buf, 0, SIZE);
         MUST(weft_sr_irecv(ctx, 0, 0, key, buf, rlen, &r));
-        go(ctx, me, key + 1);
+        word_from(ctx, me, 1, 0, key + 1);
         usleep(100000); /* let rank 0 claim the published receive, and write */
         rc = weft_sr_wait(ctx, r, &st);
     } else {
         test_fill(buf, SIZE, key);
-        go(ctx, me, key + 1);
+        word_from(ctx, me, 1, 0, key + 1);
         MUST(weft_sr_isend(ctx, 1, 0, key, buf, SIZE, &r));
         rc = weft_sr_wait(ctx, r, &st);
     }
@@ -139,11 +145,24 @@ int main(void)
         return 77;
     }
     uint64_t moved = pieces_moved(ctx, 1 - me);
+    uint64_t ctrl = gate_counters(ctx, 1 - me).ctrl_sent;
+    weft_counters_t c0, c1;
+    MUST(weft_counters_get(ctx, &c0));
     weft_progress_counters_t pc0 = {.field_mask = WEFT_PROGRESS_COUNTERS_ALL}, pc1 = pc0;
     MUST(weft_counters_progress(ctx, &pc0));
     weft_status_t st = transfer(ctx, me, buf, SIZE, 10);
     CHECK(st.error == WEFT_OK);
     MUST(weft_counters_progress(ctx, &pc1));
+    MUST(weft_counters_get(ctx, &c1));
+    /* Rank 0 claimed the published receive, so the transfer took no control
+     * chunk; rank 1, done with it while rank 0 waited, queued one packet for
+     * rank 0 (the credit chunk) to ring its doorbell. Rank 1's next message
+     * leaves behind what it queued. */
+    uint64_t claimed = word_from(ctx, me, 0, c1.rdv_claimed - c0.rdv_claimed, 11);
+    CHECK(claimed == 1);
+    word_from(ctx, me, 1, 0, 12);
+    if (me == 1)
+        CHECK(gate_counters(ctx, 0).ctrl_sent - ctrl == 1);
     const char *wait = getenv("WEFT_WAIT");
     if (me == 0 && wait && !strcmp(wait, "block"))
         CHECK(pc1.wait_sleeps > pc0.wait_sleeps);
@@ -177,7 +196,6 @@ int main(void)
     CHECK(pieces_refused(ctx, 1 - me) == 1);
 
     /* 3. The copy path. */
-    weft_counters_t c0, c1;
     MUST(weft_counters_get(ctx, &c0));
     st = transfer(ctx, me, buf, SIZE, 30);
     CHECK(st.error == WEFT_OK);
