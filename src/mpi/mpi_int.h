@@ -507,6 +507,17 @@ int weft__mpi_comm_agree(MPI_Comm over, uint64_t tag, const int *members, int n,
                          const void *extra, size_t extra_len, void *extra_all, int *k_out);
 uint64_t weft__mpi_comm_aux_tag(MPI_Comm comm); /* next tag of comm's own exchanges */
 MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
+/* Context ids: k owns the engine communicator ids 4k (point-to-point), 4k+1
+ * (collectives) and 4k+2 (id agreements); WEFT_MPI_CTX_BITS of them, a bit
+ * each in a used-id bitmap (ctx_mask). A communicator without an id yet
+ * (MPI_Comm_idup in flight) holds WEFT_MPI_CTX_BITS. */
+#define WEFT_MPI_CTX_BITS  (64 * 64)
+#define WEFT_MPI_ID_P2P(k) (4u * (uint32_t)(k))
+/* The lowest id free in a used-id bitmap of WEFT_MPI_CTX_BITS bits, or -1. */
+int weft__mpi_ctx_lowest_free(const uint64_t *used);
+/* What a duplicate c of comm inherits (§6.4.2): error handler, attributes
+ * (through their copy callbacks), topology, info hints (info's, if given). */
+int weft__mpi_comm_dup_inherit(MPI_Comm comm, MPI_Info info, MPI_Comm c);
 void weft__mpi_comm_inherit_errh(MPI_Comm c, MPI_Comm parent);
 void weft__mpi_ctx_give(int k);
 /* References on a communicator (see struct weft_mpi_comm); nothing on
