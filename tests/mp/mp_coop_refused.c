@@ -9,10 +9,9 @@
  * 1. Rank 1 turns non-dumpable, then receives 4 MiB from rank 0 (its receive
  *    is posted and published first, so rank 0 claims it and writes): rank
  *    0's first write is refused, and that piece and all the others go to
- *    rank 1, which reads
- *    them all, then sends rank 0 a packet to wake it (rank 0 watches the
- *    shared cell alone). No byte is missing and neither side reports an
- *    error.
+ *    rank 1, which reads them all, then sends rank 0 a packet to wake it
+ *    (rank 0 watches the shared cell alone). No byte is missing and neither
+ *    side reports an error.
  *    A second transfer: rank 0, refused before, tries no write at all (its
  *    pieces_refused stays at 1) and rank 1 reads every piece again.
  * 2. Rank 0 turns non-dumpable too: a transfer where nobody may copy fails
