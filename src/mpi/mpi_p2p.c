@@ -305,15 +305,13 @@ static int proc_null_request(MPI_Comm comm, MPI_Request *request, const char *fn
     return MPI_SUCCESS;
 }
 
-/* A standard send of len contiguous bytes at p (dest checked): the engine
- * takes a size_t, where an MPI count of MPI_BYTE would stop at INT_MAX bytes
- * (MPI_Sendrecv_replace's packed copy). */
-static inline __attribute__((always_inline)) int start_bytes(const void *p, size_t len, int dest,
-                                                             int tag, MPI_Comm comm,
-                                                             MPI_Request *request, const char *fn)
+/* A standard send of len contiguous bytes at p to dest, a rank of comm (not
+ * MPI_PROC_NULL): the engine takes a size_t, where an MPI count of MPI_BYTE
+ * would stop at INT_MAX bytes (MPI_Sendrecv_replace's packed copy). */
+static inline __attribute__((always_inline)) int send_bytes(const void *p, size_t len, int dest,
+                                                            int tag, MPI_Comm comm,
+                                                            MPI_Request *request, const char *fn)
 {
-    if (dest == MPI_PROC_NULL)
-        return proc_null_request(comm, request, fn);
     MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_SEND, comm);
     if (!r)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
@@ -360,7 +358,7 @@ static int start_op(const void *buf, int count, MPI_Datatype type, int peer, int
     bool contig = (type->contig || len == 0) && mode != WEFT_MPI_MODE_SYNC;
     char *p = (char *)buf + type->true_lb;
     if (contig && !recv)
-        return start_bytes(p, len, peer, tag, comm, request, fn);
+        return send_bytes(p, len, peer, tag, comm, request, fn);
     MPI_Request r = weft__mpi_req_alloc(recv ? WEFT_MPI_REQ_RECV : WEFT_MPI_REQ_SEND, comm);
     if (!r)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
@@ -518,7 +516,11 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     MPI_Request r[2];
     rc = start_op(buf, count, datatype, source, recvtag, comm, WEFT_MPI_MODE_RECV, &r[0], fn);
     if (!rc)
-        rc = sendrecv_finish(r, start_bytes(copy, len, dest, sendtag, comm, &r[1], fn), status);
+        rc = sendrecv_finish(r,
+                             dest == MPI_PROC_NULL
+                                 ? proc_null_request(comm, &r[1], fn)
+                                 : send_bytes(copy, len, dest, sendtag, comm, &r[1], fn),
+                             status);
     free(copy);
     return rc;
 }

@@ -181,6 +181,12 @@ static void probes(int right, int left)
     MPI_MUST(MPI_Send(out, 8, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
     MPI_MUST(MPI_Recv(in, 8, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
+    /* Sendrecv_replace to and from MPI_PROC_NULL leaves the buffer alone. */
+    for (int k = 0; k < 8; k++)
+        in[k] = 70 + k;
+    MPI_MUST(MPI_Sendrecv_replace(in, 8, MPI_INT, MPI_PROC_NULL, 2, MPI_PROC_NULL, 2,
+                                  MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && in[0] == 70 && in[7] == 77);
 }
 
 static void completions(int right, int left)

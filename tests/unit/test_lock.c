@@ -1,7 +1,7 @@
 /* util/lock.h, every kind: a try fails on a held lock and succeeds once it
  * is released; threads that increment a plain counter under the lock lose no
- * increment (4 threads, more than this machine's cores, so holders are
- * preempted and waiters of the mutex kind sleep on its futex); a thread that
+ * increment (4 threads: on a 2-core machine holders are preempted, and
+ * waiters of the mutex kind sleep on its futex); a thread that
  * sleeps on a held mutex is woken by the release, and the word goes back to
  * free once nobody holds or waits. */
 #include <pthread.h>
