@@ -508,7 +508,7 @@ static void test_reduce_scatter(void)
     free(counts);
 }
 
-/* What a user operation saw: calls, elements, the largest and smallest len. */
+/* What a user operation saw: calls, elements, the smallest len. */
 static struct {
     long long calls, elements;
     int min_len;
