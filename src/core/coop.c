@@ -9,7 +9,8 @@
  *   state  (gen << 8) | CELL_*: only the receiver allocates and frees a cell
  *          (bumping gen), so a stale claim from the sender always fails.
  *   claim  (gen << 32) | next piece: a side takes piece k by compare-and-swap.
- *   done   (gen << 32) | pieces moved: each side adds one after its copy.
+ *   done   (gen << 32) | pieces moved: each side adds one after its copy
+ *          (all those left at once when both sides fail them).
  *   fail   (gen << 32) | the first failed piece's error: the receiver reports
  *          it, whichever side's copy failed.
  *
@@ -530,7 +531,8 @@ static bool piece_failed(struct weft_request *req, weft__cell_t *cell, int rc)
 
 /* Claim the next piece of req's transfer into *cp, if one is left; returns
  * 1 if it did. A piece the other side gave back comes first. A side the
- * kernel refused takes pieces only when both are refused, to fail them.
+ * kernel refused takes pieces only when both are refused, to fail them:
+ * then it takes every piece left at once (nothing will copy them).
  * The request is held (coop_busy) until weft__coop_copy_run has moved the
  * piece, so nothing completes it, and no buffer is given back to the user,
  * while the copy runs outside the engine lock. */
@@ -541,6 +543,7 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
     /* Only a refused side gives pieces back, after setting its denied bit:
      * until the other side's shows, no redo slot needs a look. */
     int64_t k = denied & other_side(req) ? take_redo(req, cell) : -1;
+    uint32_t count = 1;
     if (k < 0) {
         if (fail && denied != 3)
             return 0;
@@ -548,7 +551,8 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
         for (;;) {
             if (!of_transfer(req, cur) || (uint32_t)cur >= req->coop_pieces)
                 return 0;
-            if (atomic_compare_exchange_weak_explicit(&cell->claim, &cur, cur + 1,
+            count = fail ? req->coop_pieces - (uint32_t)cur : 1;
+            if (atomic_compare_exchange_weak_explicit(&cell->claim, &cur, cur + count,
                                                       memory_order_acquire, memory_order_relaxed))
                 break;
         }
@@ -565,6 +569,7 @@ static int claim_piece(struct weft_request *req, weft__cell_t *cell, weft__coop_
     cp->req = req;
     cp->cell = cell;
     cp->index = (uint32_t)k;
+    cp->count = count;
     cp->fail = fail;
     cp->off = (uint64_t)k * req->coop_piece;
     cp->len = fail ? 0 : (size_t)WEFT_MIN(req->coop_piece, req->coop_len - cp->off);
@@ -610,7 +615,7 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
         if (unlocked)
             atomic_fetch_add_explicit(&g->pieces_unlocked, 1, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&cp->cell->done, 1, memory_order_acq_rel);
+    atomic_fetch_add_explicit(&cp->cell->done, cp->count, memory_order_acq_rel);
     /* The last touch of req: once the hold is gone it may complete. */
     atomic_fetch_sub_explicit(&req->coop_busy, 1, memory_order_release);
 }

@@ -34,7 +34,8 @@ struct weft__coop_copy {
     uint64_t off;
     size_t len;
     uint32_t index; /* the piece's number */
-    int fail;       /* not 0: count the piece failed with this error, copy nothing */
+    uint32_t count; /* pieces it stands for: 1, or all those left when failed */
+    int fail;       /* not 0: count the pieces failed with this error, copy nothing */
 };
 /* Whether a cooperative transfer is under way (not only watched for a
  * publication to claim): a thread then must not sleep. */

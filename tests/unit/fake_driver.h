@@ -490,10 +490,15 @@ static inline void pump(int rounds)
  * done (tested and freed, status in st[r] if given); false if that takes more
  * than a generous number of rounds. A request that ends in error fails the
  * test, unless errors_ok: then its status (st must be given) says how. */
+/* The rounds (a test of every request left, then a pump) the last
+ * finish_all took. */
+static int finish_rounds;
+
 static inline bool finish_all(weft_request_t **reqs[2], const int n[2], weft_status_t *st[2],
                               bool errors_ok)
 {
     for (int round = 0; round < 200000; round++) {
+        finish_rounds = round + 1;
         int left = 0;
         for (int r = 0; r < 2; r++) {
             for (int i = 0; i < n[r]; i++) {
