@@ -650,7 +650,7 @@ static void transfer_error(struct weft_request *req, weft__cell_t *cell)
         req->status.error = err;
 }
 
-int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
+WEFT_NOINLINE int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out)
 {
     int events = 0;
     bool moved = false;

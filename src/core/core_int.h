@@ -396,6 +396,13 @@ struct weft_ctx {
         const weft_driver_ops_t *ops;
         weft_driver_t *drv;
     } drivers[WEFT_MAX_DRIVERS];
+    /* What every progress pass polls (weft__ctx_add_driver): the drivers but self,
+     * whose queue holds packets only after a send to oneself (self_pending). */
+    int npoll;
+    struct {
+        int (*poll)(weft_driver_t *d);
+        weft_driver_t *drv;
+    } poll[WEFT_MAX_DRIVERS];
     weft__match_t *match;
     int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
     int rail_driver[WEFT_MAX_RAILS - 1];
@@ -785,6 +792,10 @@ void weft__stats_print(struct weft_ctx *ctx);
 /* ctx->counters with what the gates count added (caller holds the engine lock). */
 void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out);
 
+/* Append an opened driver to ctx->drivers, and to ctx->poll unless it is
+ * the self driver (ctx->self_driver names it before). The caller checked
+ * that there is room (WEFT_MAX_DRIVERS). */
+void weft__ctx_add_driver(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver_t *drv);
 /* A test hook, not public API: a context of size ranks for rank, every gate
  * (itself included) on one track of the driver ops, no bootstrap. strategy
  * NULL means the driver's default. Freed by weft_finalize (no fence). */

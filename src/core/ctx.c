@@ -120,6 +120,18 @@ static const weft_driver_upcalls_t *upcalls_for(weft_ctx_t *ctx, weft_driver_upc
 
 _Static_assert(WEFT_BOOT_SECRET_LEN == WEFT_DRV_SECRET_LEN, "one secret size");
 
+void weft__ctx_add_driver(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver_t *drv)
+{
+    int i = ctx->ndrivers++;
+    ctx->drivers[i].ops = ops;
+    ctx->drivers[i].drv = drv;
+    if (i != ctx->self_driver) {
+        ctx->poll[ctx->npoll].poll = ops->poll;
+        ctx->poll[ctx->npoll].drv = drv;
+        ctx->npoll++;
+    }
+}
+
 /* WEFT_TCP_RAILS > 1: more tcp instances, each a rail of every tcp gate
  * (rail.c), publishing addr.tcp.<instance>.<rank>. */
 static int open_rails(weft_ctx_t *ctx, weft_driver_params_t *params)
@@ -143,9 +155,7 @@ static int open_rails(weft_ctx_t *ctx, weft_driver_params_t *params)
             return rc;
         }
         ctx->rail_driver[ctx->nrail_drivers++] = ctx->ndrivers;
-        ctx->drivers[ctx->ndrivers].ops = &weft__driver_tcp_ops;
-        ctx->drivers[ctx->ndrivers].drv = drv;
-        ctx->ndrivers++;
+        weft__ctx_add_driver(ctx, &weft__driver_tcp_ops, drv);
         uint8_t blob[WEFT_ADDR_MAX];
         size_t len = sizeof blob;
         char key[64];
@@ -257,9 +267,7 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         }
         if (ops == &weft__driver_self_ops)
             ctx->self_driver = ctx->ndrivers;
-        ctx->drivers[ctx->ndrivers].ops = ops;
-        ctx->drivers[ctx->ndrivers].drv = drv;
-        ctx->ndrivers++;
+        weft__ctx_add_driver(ctx, ops, drv);
         uint8_t blob[WEFT_ADDR_MAX];
         size_t len = sizeof blob;
         char key[64];
@@ -449,6 +457,7 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     memset(ctx, 0, sizeof *ctx);
     weft_lock_init(&ctx->lock, locked ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     ctx->thread_level = level;
+    ctx->self_driver = -1; /* until the self driver opens */
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
     weft_lock_init(&ctx->pending_lock, locked ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     weft_lock_init(&ctx->spare_lock, WEFT_LOCK_SPIN);
@@ -663,13 +672,15 @@ int weft__progress_step(weft_ctx_t *ctx, weft__coop_copy_t *copy)
         weft__submit_drain(ctx);
         events++;
     }
-    for (int i = 0; i < ctx->ndrivers; i++) {
-        /* The self driver has work only after a send to oneself. */
-        if (i == ctx->self_driver && !ctx->self_pending)
-            continue;
-        int n = ctx->drivers[i].ops->poll(ctx->drivers[i].drv);
-        if (i == ctx->self_driver)
-            ctx->self_pending = n > 0;
+    /* The self driver has work only after a send to oneself. */
+    if (WEFT_UNLIKELY(ctx->self_pending)) {
+        int n = ctx->drivers[ctx->self_driver].ops->poll(ctx->drivers[ctx->self_driver].drv);
+        ctx->self_pending = n > 0;
+        if (n > 0)
+            events += n;
+    }
+    for (int i = 0; i < ctx->npoll; i++) {
+        int n = ctx->poll[i].poll(ctx->poll[i].drv);
         if (n > 0)
             events += n;
     }
@@ -709,7 +720,6 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
         return WEFT_ENOMEM;
     ctx->rank = rank;
     ctx->size = size;
-    ctx->self_driver = -1;
     ctx->spin_ns = 0;
     int rc = weft__match_create(&ctx->match);
     if (rc)
@@ -722,9 +732,7 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
     weft_driver_t *drv;
     if ((rc = ops->init(&params, upcalls_for(ctx, &up), &drv)))
         goto err;
-    ctx->drivers[0].ops = ops;
-    ctx->drivers[0].drv = drv;
-    ctx->ndrivers = 1;
+    weft__ctx_add_driver(ctx, ops, drv);
     for (int r = 0; r < size; r++) {
         weft__gate_t *g = &ctx->gates[r];
         gate_init(ctx, g, r, st);

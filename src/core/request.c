@@ -113,7 +113,7 @@ void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req)
         weft__progress_kick(ctx);
 }
 
-void weft__submit_drain(struct weft_ctx *ctx)
+WEFT_NOINLINE void weft__submit_drain(struct weft_ctx *ctx)
 {
     struct weft_request *list =
         atomic_exchange_explicit(&ctx->submitted, NULL, memory_order_acquire);

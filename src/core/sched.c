@@ -263,7 +263,7 @@ static inline void hold_after(weft__gate_t *g)
  * hold where the strategy holds. */
 static void taken(weft__gate_t *g, weft__packet_t *pkt)
 {
-    if (g->peer == g->ctx->rank)
+    if (g->peer == g->ctx->rank && g->ctx->self_driver >= 0)
         g->ctx->self_pending = true;
     commit(g, pkt);
     hold_after(g);
@@ -419,7 +419,7 @@ static void hold_end(weft__gate_t *g)
     }
 }
 
-int weft__sched_pending(struct weft_ctx *ctx)
+WEFT_NOINLINE int weft__sched_pending(struct weft_ctx *ctx)
 {
     int events = 0;
     /* Take the list as it is now: a gate that is still full goes back on the

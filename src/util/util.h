@@ -10,6 +10,9 @@
 #define WEFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define WEFT_CACHELINE   64
 #define WEFT_INTERNAL    __attribute__((visibility("hidden")))
+/* Kept out of line (also by link-time optimization): a rare path whose body
+ * would make a hot caller save registers and build a frame on every call. */
+#define WEFT_NOINLINE __attribute__((noinline))
 
 #define weft_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #define WEFT_ARRAY_SIZE(a)                   (sizeof(a) / sizeof((a)[0]))

@@ -545,9 +545,7 @@ static void add_rails(double bw0, double bw1)
         weft_driver_upcalls_t up;
         weft_driver_t *d;
         MUST(fake_ops.init(&p, weft__rail_upcalls(ctx[r], &up), &d));
-        ctx[r]->drivers[ctx[r]->ndrivers].ops = &fake_ops;
-        ctx[r]->drivers[ctx[r]->ndrivers].drv = d;
-        ctx[r]->ndrivers++;
+        weft__ctx_add_driver(ctx[r], &fake_ops, d);
         weft__gate_t *g = &ctx[r]->gates[1 - r];
         weft__rail_t *rail = &g->rails[0];
         rail->gate = g;

@@ -265,14 +265,22 @@ static int check_peers(weft_driver_t *d)
     return n;
 }
 
-static int shm_poll(weft_driver_t *d)
+/* Whether t's ring holds a record at its head. */
+static inline bool rx_ready(const weft_track_t *t)
+{
+    const shm_slot_t *s = &t->rx_slots[t->rx_head & t->rx_mask];
+    return atomic_load_explicit(&s->flag, memory_order_relaxed) == shm_ring_flag(t->rx_head);
+}
+
+/* The work of a poll, from active track i on (the first with a record), and
+ * the liveness check when it is due. Out of line, so that an empty poll (a
+ * waiter spins on them) saves no registers and makes no frame. */
+static WEFT_NOINLINE int poll_work(weft_driver_t *d, int i)
 {
     int n = 0;
-    shm_bell_disarm(d);
-    for (int i = 0; i < d->nactive; i++) {
+    for (; i < d->nactive; i++) {
         weft_track_t *t = d->active[i];
-        const shm_slot_t *s = &t->rx_slots[t->rx_head & t->rx_mask];
-        if (atomic_load_explicit(&s->flag, memory_order_relaxed) != shm_ring_flag(t->rx_head))
+        if (!rx_ready(t))
             continue;
         int gone = 0;
         n += rx_drain(d, t, SHM_POLL_BATCH, &gone);
@@ -284,6 +292,31 @@ static int shm_poll(weft_driver_t *d)
         n += check_peers(d);
     }
     return n;
+}
+
+static inline int poll_scan(weft_driver_t *d)
+{
+    for (int i = 0; i < d->nactive; i++)
+        if (rx_ready(d->active[i]))
+            return poll_work(d, i);
+    if (WEFT_UNLIKELY(d->polls + 1 >= SHM_CHECK_EVERY))
+        return poll_work(d, d->nactive);
+    d->polls++;
+    return 0;
+}
+
+/* A poll where a doorbell may be armed: disarm it first. */
+static WEFT_NOINLINE int poll_disarm(weft_driver_t *d)
+{
+    shm_bell_disarm(d);
+    return poll_scan(d);
+}
+
+static int shm_poll(weft_driver_t *d)
+{
+    if (WEFT_UNLIKELY(d->asleep != NULL))
+        return poll_disarm(d);
+    return poll_scan(d);
 }
 
 /* A ring has no doorbell of its own: shm_bell.c adds one. */
