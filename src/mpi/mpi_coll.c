@@ -94,7 +94,7 @@ static int barrier(MPI_Comm comm, MPI_Request *req)
 {
     const char *name = req ? "MPI_Ibarrier" : "MPI_Barrier";
     COLL_CHECK_COMM(comm, name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_barrier(s, comm) : weft__coll_b_barrier(s, comm);
     return weft__coll_finish(s, err, comm, req, name);
 }
@@ -124,7 +124,7 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
 {
     int p = comm->size;
     size_t n = t->size * (size_t)count;
-    uint32_t seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
+    uint32_t seq = weft__coll_next_seq(comm, false);
     uint64_t tag = weft__coll_tag(seq, 1, 0); /* the schedule's phase 1, step 0 */
     if (p == 1)
         return MPI_SUCCESS;
@@ -163,7 +163,7 @@ static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, 
         int e = bcast_direct(buf, count, t, root, comm);
         return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
     }
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_bcast(s, comm, buf, count, t, root)
                           : weft__coll_b_bcast(s, comm, buf, (size_t)count, t, root);
     return weft__coll_finish(s, err, comm, req, name);
@@ -214,7 +214,7 @@ static int gather(const void *sbuf, int scount, MPI_Datatype stype, const weft_c
 {
     COLL_CHECK_COMM(comm, name);
     COLL_CHECK(comm, check_rooted(comm, root, sbuf, scount, stype, rb), name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_gather(s, comm, sbuf, scount, stype, rb, root)
                           : weft__coll_b_gather(s, comm, sbuf, (size_t)scount, stype, rb, root);
     return weft__coll_finish(s, err, comm, req, name);
@@ -264,7 +264,7 @@ static int scatter(const weft_coll_blocks_t *sb, void *rbuf, int rcount, MPI_Dat
 {
     COLL_CHECK_COMM(comm, name);
     COLL_CHECK(comm, check_rooted(comm, root, rbuf, rcount, rtype, sb), name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_scatter(s, comm, sb, rbuf, rcount, rtype, root)
                           : weft__coll_b_scatter(s, comm, sb, rbuf, (size_t)rcount, rtype, root);
     return weft__coll_finish(s, err, comm, req, name);
@@ -322,7 +322,7 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype stype, const wef
     COLL_CHECK(comm, weft__coll_check_blocks(rb, weft__mpi_comm_peer_size(comm)), name);
     if (sbuf != MPI_IN_PLACE && !comm->inter)
         COLL_CHECK(comm, weft__coll_check_alias(sbuf, rb->buf, scount), name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_allgather(s, comm, sbuf, scount, stype, rb)
                           : weft__coll_b_allgather(s, comm, sbuf, (size_t)scount, stype, rb);
     return weft__coll_finish(s, err, comm, req, name);
@@ -396,7 +396,7 @@ static int alltoall(const weft_coll_blocks_t *sb, const weft_coll_blocks_t *rb, 
     if (!in_place && !comm->inter && sb->buf == rb->buf && sb->buf != MPI_BOTTOM &&
         !(blocks_empty(sb, n) && blocks_empty(rb, n)))
         COLL_CHECK(comm, MPI_ERR_BUFFER, name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_alltoall(s, comm, sb, rb)
                           : weft__coll_b_alltoall(s, comm, in_place ? NULL : sb, rb);
     return weft__coll_finish(s, err, comm, req, name);

@@ -20,8 +20,9 @@
 #include "mpi/mpi_int.h"
 
 /* A new, empty schedule on comm (for an intercommunicator, also on its
- * local_comm). NULL when out of memory. */
-weft__mpi_sched_t *weft__coll_new(MPI_Comm comm);
+ * local_comm), numbered as a blocking or a non-blocking collective
+ * (weft__coll_next_seq). NULL when out of memory. */
+weft__mpi_sched_t *weft__coll_new(MPI_Comm comm, bool nonblocking);
 
 /* The schedule's sequence number on its communicator: the same at every
  * member (they start collectives in the same order). */
@@ -231,6 +232,21 @@ int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request 
             return weft__mpi_err(comm, e_, name);                                                  \
     } while (0)
 
+/* The sequence number of a new collective call on comm. Blocking and
+ * non-blocking calls are numbered apart, in the two halves of the space (MPI
+ * never matches one kind with the other): a rank that starts a non-blocking
+ * collective and then enters a blocking one still meets a rank that enters
+ * the blocking one first and starts the non-blocking one after. MPI asks
+ * every rank to call them in one order, but programs (mpi4py's iagree
+ * fallback, an Iallreduce around a Barrier) rely on this, and other MPIs
+ * allow it too. */
+static inline uint32_t weft__coll_next_seq(MPI_Comm comm, bool nonblocking)
+{
+    atomic_uint *c = nonblocking ? &comm->coll_seq_nb : &comm->coll_seq;
+    uint32_t n = atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+    return (n & 0x7fffffffu) | (nonblocking ? 0x80000000u : 0);
+}
+
 /* The tag of step k of a collective's phase: its sequence number on the
  * communicator in the high 32 bits, (phase, step) below. Schedules and the
  * direct paths (allreduce, bcast) build it here, so their messages match. */
@@ -333,8 +349,8 @@ int weft__coll_post_direct(weft__coll_direct_t *d, MPI_Comm c, int peer, uint64_
                            size_t n, bool send, int why);
 int weft__coll_wait_direct(weft__coll_direct_t *d);
 
-#define COLL_NEW_SCHED(s, comm, name)                                                              \
-    weft__mpi_sched_t *s = weft__coll_new(comm);                                                   \
+#define COLL_NEW_SCHED(s, comm, req, name)                                                         \
+    weft__mpi_sched_t *s = weft__coll_new(comm, (req) != NULL);                                    \
     if (!s)                                                                                        \
     return weft__mpi_err(comm, MPI_ERR_NO_MEM, name)
 

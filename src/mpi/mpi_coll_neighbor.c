@@ -122,7 +122,7 @@ static int neighbor(const void *sbuf, int scount, MPI_Datatype stype, const weft
     int err = weft__mpi_check_comm(comm);
     if (err)
         return weft__mpi_err(NULL, err, name);
-    weft__mpi_sched_t *s = weft__coll_new(comm);
+    weft__mpi_sched_t *s = weft__coll_new(comm, req != NULL);
     if (!s)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, name);
     nbrs_t n;

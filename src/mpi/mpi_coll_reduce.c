@@ -25,7 +25,7 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
         COLL_CHECK(comm, (is_root && !inter) ? MPI_SUCCESS : MPI_ERR_BUFFER, name);
     else if (is_root && !inter)
         COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err;
     if (inter)
         err = weft__coll_inter_reduce(s, comm, sbuf, rbuf, count, t, op, root);
@@ -90,7 +90,7 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
 {
     enum { K_FOLD = 0, K_UNFOLD = 1, K_STEP = 2, PHASE = 1 };
     size_t n = t->size * (size_t)count;
-    uint32_t seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
+    uint32_t seq = weft__coll_next_seq(comm, false);
     if (sbuf != MPI_IN_PLACE && sbuf != rbuf)
         memcpy(rbuf, sbuf, n);
     int p = comm->size, r = comm->rank;
@@ -151,7 +151,7 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MP
         int e = allreduce_direct(sbuf, rbuf, count, t, op, comm);
         return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
     }
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_allreduce(s, comm, sbuf, rbuf, count, t, op)
                           : weft__coll_b_allreduce(s, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf,
                                                    rbuf, (size_t)count, t, op);
@@ -185,7 +185,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_D
         COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
         COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, counts[comm->rank]), name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_reduce_scatter(s, comm, sbuf, rbuf, counts, t, op)
                           : weft__coll_b_reduce_scatter(s, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf,
                                                         rbuf, counts, t, op);
@@ -256,7 +256,7 @@ static int scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
     COLL_CHECK(comm, weft__coll_check_data(rbuf, count, t), name);
     if (sbuf != MPI_IN_PLACE)
         COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
-    COLL_NEW_SCHED(s, comm, name);
+    COLL_NEW_SCHED(s, comm, req, name);
     int err = weft__coll_b_scan(s, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, (size_t)count, t,
                                 op, exclusive);
     return weft__coll_finish(s, err, comm, req, name);

@@ -79,7 +79,7 @@ static void *grow(void *p, int *cap, size_t elem)
     return q;
 }
 
-weft__mpi_sched_t *weft__coll_new(MPI_Comm comm)
+weft__mpi_sched_t *weft__coll_new(MPI_Comm comm, bool nonblocking)
 {
     weft__mpi_sched_t *s = calloc(1, sizeof(*s));
     if (!s)
@@ -89,10 +89,9 @@ weft__mpi_sched_t *weft__coll_new(MPI_Comm comm)
     atomic_init(&s->done, false);
     s->comm = comm;
     s->cur = -1;
-    s->seq = atomic_fetch_add_explicit(&comm->coll_seq, 1, memory_order_relaxed);
+    s->seq = weft__coll_next_seq(comm, nonblocking);
     if (comm->inter && comm->local_comm)
-        s->seq_local =
-            atomic_fetch_add_explicit(&comm->local_comm->coll_seq, 1, memory_order_relaxed);
+        s->seq_local = weft__coll_next_seq(comm->local_comm, nonblocking);
     return s;
 }
 

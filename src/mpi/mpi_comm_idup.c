@@ -195,7 +195,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     }
     if ((rc = weft__mpi_comm_dup_inherit(comm, MPI_INFO_NULL, c)))
         goto err_release;
-    weft__mpi_sched_t *s = weft__coll_new(comm);
+    weft__mpi_sched_t *s = weft__coll_new(comm, true);
     idup_t *d = s ? weft__coll_tmp(s, sizeof *d) : NULL;
     if (!d) {
         rc = MPI_ERR_NO_MEM;

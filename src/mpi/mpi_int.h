@@ -137,9 +137,10 @@ struct weft_mpi_comm {
     weft_mpi_attr_t *attrs;
     MPI_Info info;
     weft_mpi_topo_t *topo;
-    /* Sequence of collectives started on this communicator: each gets its own
-     * tag space, so a non-blocking collective never matches another's traffic. */
-    atomic_uint coll_seq;
+    /* Sequences of the blocking and of the non-blocking collectives started
+     * on this communicator (weft__coll_next_seq): each call gets its own tag
+     * space, so a non-blocking collective never matches another's traffic. */
+    atomic_uint coll_seq, coll_seq_nb;
     /* Sequence of this layer's own exchanges (communicator creation) on the
      * communicator's third engine id. */
     atomic_uint aux_seq;

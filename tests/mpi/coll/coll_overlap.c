@@ -2,7 +2,9 @@
  * communicator, completed out of order (reverse Wait, Testall polling,
  * Waitany); overlapping with point-to-point traffic on the same communicator
  * and tag values; a blocking collective while others are in flight; progress
- * of a collective while the application waits on a receive only. */
+ * of a collective while the application waits on a receive only; blocking
+ * and non-blocking collectives started in different orders on different
+ * ranks. */
 #include "coll_test.h"
 
 static int P, R;
@@ -110,6 +112,40 @@ static void with_p2p(void)
     }
 }
 
+/* One rank (the root) starts a non-blocking collective and then enters a
+ * blocking one; the others enter the blocking one first and start the
+ * non-blocking one after (mpi4py's iagree fallback: an Iallreduce around a
+ * Barrier). MPI asks for one order on every rank, but MPI never matches a
+ * blocking collective with a non-blocking one, and programs rely on it:
+ * blocking and non-blocking calls must be numbered apart, or the root's
+ * Iallreduce meets the others' Barrier and every rank waits for ever. */
+static void crossing_orders(void)
+{
+    for (int root = 0; root < P; root++) {
+        MPI_Request rq[2];
+        int in = R == root ? 0xB : 0xD, out = -1, flag;
+        int b = R == root ? 7 : -1, ib = R == root ? 40 + root : -1, sum = 0;
+        MUSTMPI(MPI_Barrier(MPI_COMM_WORLD));
+        if (R == root) {
+            MUSTMPI(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD, &rq[0]));
+            MUSTMPI(MPI_Ibcast(&ib, 1, MPI_INT, root, MPI_COMM_WORLD, &rq[1]));
+            MUSTMPI(MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE));
+            MUSTMPI(MPI_Barrier(MPI_COMM_WORLD));
+            MUSTMPI(MPI_Bcast(&b, 1, MPI_INT, root, MPI_COMM_WORLD));
+            MUSTMPI(MPI_Allreduce(&R, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        } else {
+            MUSTMPI(MPI_Barrier(MPI_COMM_WORLD));
+            MUSTMPI(MPI_Bcast(&b, 1, MPI_INT, root, MPI_COMM_WORLD));
+            MUSTMPI(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD, &rq[0]));
+            MUSTMPI(MPI_Allreduce(&R, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            MUSTMPI(MPI_Ibcast(&ib, 1, MPI_INT, root, MPI_COMM_WORLD, &rq[1]));
+        }
+        MUSTMPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+        CHECK(out == (P > 1 ? 0x9 : 0xB));
+        CHECK(b == 7 && ib == 40 + root && sum == P * (P - 1) / 2);
+    }
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -119,6 +155,7 @@ int main(int argc, char **argv)
         many_in_flight();
         testall_and_waitany();
         with_p2p();
+        crossing_orders();
     }
     return t_finish("coll_overlap");
 }
