@@ -78,7 +78,11 @@ static weft_status_t transfer(weft_ctx_t *ctx, int me, uint8_t *buf, size_t rlen
         memset(buf, 0, SIZE);
         MUST(weft_sr_irecv(ctx, 0, 0, key, buf, rlen, &r));
         word_from(ctx, me, 1, 0, key + 1);
-        usleep(100000); /* let rank 0 claim the published receive, and write */
+        /* Let rank 0 claim the published receive, and write. Under TSan on two
+         * busy cores rank 0 took more than 100 ms now and then (a third of the
+         * runs): rank 1 then matched the rendezvous itself and took the
+         * publication back, and the steps below saw the other path. */
+        usleep(400000);
         rc = weft_sr_wait(ctx, r, &st);
     } else {
         test_fill(buf, SIZE, key);
