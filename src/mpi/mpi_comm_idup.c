@@ -39,18 +39,25 @@ typedef struct idup {
 
 /* The OR over every member of the parent (both groups of an intercommunicator)
  * of n words at in, into out (and out_remote, then ORed into out, for an
- * intercommunicator). */
+ * intercommunicator); once it is done, next(s, d) runs in a round of its own. */
 static int idup_or(weft__mpi_sched_t *s, idup_t *d, uint64_t *in, uint64_t *out,
-                   uint64_t *out_remote, int n)
+                   uint64_t *out_remote, int n, weft__coll_call_fn *next)
 {
     weft__coll_phase(s);
-    if (!d->parent->inter)
-        return weft__coll_b_allreduce(s, d->parent, in, out, (size_t)n, MPI_UINT64_T, MPI_BOR);
-    int rc =
-        weft__coll_b_allreduce(s, d->parent->local_comm, in, out, (size_t)n, MPI_UINT64_T, MPI_BOR);
-    weft__coll_phase(s);
+    int rc;
+    if (!d->parent->inter) {
+        rc = weft__coll_b_allreduce(s, d->parent, in, out, (size_t)n, MPI_UINT64_T, MPI_BOR);
+    } else {
+        rc = weft__coll_b_allreduce(s, d->parent->local_comm, in, out, (size_t)n, MPI_UINT64_T,
+                                    MPI_BOR);
+        weft__coll_phase(s);
+        if (!rc)
+            rc = weft__coll_inter_allreduce(s, d->parent, in, out_remote, n, MPI_UINT64_T, MPI_BOR);
+    }
+    weft__coll_round(s);
     if (!rc)
-        rc = weft__coll_inter_allreduce(s, d->parent, in, out_remote, n, MPI_UINT64_T, MPI_BOR);
+        rc = weft__coll_call(s, next, d);
+    weft__coll_round(s);
     return rc;
 }
 
@@ -99,12 +106,7 @@ static int idup_round(weft__mpi_sched_t *s, idup_t *d)
         memset(d->mine, 0xff, sizeof weft__mpi.ctx_mask);
     weft_lock_release(&weft__mpi.lock);
     d->mine[64] = !first;
-    int rc = idup_or(s, d, d->mine, d->used, d->used_remote, 65);
-    weft__coll_round(s);
-    if (!rc)
-        rc = weft__coll_call(s, idup_pick, d);
-    weft__coll_round(s);
-    return rc;
+    return idup_or(s, d, d->mine, d->used, d->used_remote, 65, idup_pick);
 }
 
 static int idup_pick(weft__mpi_sched_t *s, void *arg)
@@ -131,12 +133,7 @@ static int idup_pick(weft__mpi_sched_t *s, void *arg)
     }
     d->bad = d->k < 0 || (d->parent->inter && d->k_local < 0);
     d->anybad_remote = 0;
-    int rc = idup_or(s, d, &d->bad, &d->anybad, &d->anybad_remote, 1);
-    weft__coll_round(s);
-    if (!rc)
-        rc = weft__coll_call(s, idup_check, d);
-    weft__coll_round(s);
-    return rc;
+    return idup_or(s, d, &d->bad, &d->anybad, &d->anybad_remote, 1, idup_check);
 }
 
 static int idup_check(weft__mpi_sched_t *s, void *arg)
