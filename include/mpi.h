@@ -67,6 +67,11 @@ typedef struct MPI_Status {
     long long weft_count;
 } MPI_Status;
 
+/* For C code that takes a Fortran status argument: the values that mean "no
+ * status wanted" (MPI_Status_c2f and MPI_Status_f2c refuse them). */
+extern WEFT_MPI_API MPI_Fint *MPI_F_STATUS_IGNORE;
+extern WEFT_MPI_API MPI_Fint *MPI_F_STATUSES_IGNORE;
+
 /* ---- predefined objects (defined in libmpi) ---- */
 #define WEFT_MPI_OBJ(type, name) extern WEFT_MPI_API struct type name;
 WEFT_MPI_OBJ(weft_mpi_comm, weft_mpi_comm_world)

@@ -72,14 +72,7 @@ session:MPI-4.0 sessions
 session_mult_init:MPI-4.0 sessions
 session_psets:MPI-4.0 sessions
 session_self:MPI-4.0 sessions
-infogetstring:MPI-4.0 MPI_Info_get_string
-infocreateenv:MPI-4.0 MPI_Info_create_env
-info_no_init:MPI-4.0 info calls before MPI_Init
 cmsplit_type:MPI-4.0 MPI_COMM_TYPE_HW_GUIDED
-idup_with_info:MPI-4.0 MPI_Comm_idup_with_info
-isendrecv:MPI-4.0 MPI_Isendrecv
-sendrecv3:MPI-4.0 MPI_Isendrecv
-isendrecv_replace:MPI-4.0 MPI_Isendrecv_replace
 pt2pt_large:MPI-4.0 large-count (_c) functions
 coll_large:MPI-4.0 large-count (_c) functions
 type_large:MPI-4.0 large-count (_c) functions

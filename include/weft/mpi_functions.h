@@ -131,6 +131,14 @@ WEFT_MPI_FN(int, Sendrecv,
 WEFT_MPI_FN(int, Sendrecv_replace,
             (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
              int recvtag, MPI_Comm comm, MPI_Status *status))
+/* MPI 4.0 §3.10.2 */
+WEFT_MPI_FN(int, Isendrecv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Request *request))
+WEFT_MPI_FN(int, Isendrecv_replace,
+            (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Request *request))
 
 /* Generalized requests and status helpers (chapter 12) */
 WEFT_MPI_FN(int, Grequest_start,
@@ -141,6 +149,13 @@ WEFT_MPI_FN(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatyp
 WEFT_MPI_FN(int, Status_set_elements_x,
             (MPI_Status * status, MPI_Datatype datatype, MPI_Count count))
 WEFT_MPI_FN(int, Status_set_cancelled, (MPI_Status * status, int flag))
+/* MPI 4.1 §3.2.5: the public fields through functions. */
+WEFT_MPI_FN(int, Status_get_source, (const MPI_Status *status, int *source))
+WEFT_MPI_FN(int, Status_set_source, (MPI_Status * status, int source))
+WEFT_MPI_FN(int, Status_get_tag, (const MPI_Status *status, int *tag))
+WEFT_MPI_FN(int, Status_set_tag, (MPI_Status * status, int tag))
+WEFT_MPI_FN(int, Status_get_error, (const MPI_Status *status, int *error))
+WEFT_MPI_FN(int, Status_set_error, (MPI_Status * status, int error))
 
 /* Datatypes (chapter 4) */
 WEFT_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
@@ -352,6 +367,8 @@ WEFT_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
 WEFT_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 WEFT_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
 WEFT_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+WEFT_MPI_FN(int, Comm_idup_with_info,
+            (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
 WEFT_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 WEFT_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
 WEFT_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
@@ -479,10 +496,13 @@ WEFT_MPI_FN(int, Ineighbor_alltoallw,
 
 /* Info (chapter 9) */
 WEFT_MPI_FN(int, Info_create, (MPI_Info * info))
+WEFT_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 WEFT_MPI_FN(int, Info_set, (MPI_Info info, const char *key, const char *value))
 WEFT_MPI_FN(int, Info_delete, (MPI_Info info, const char *key))
 WEFT_MPI_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
 WEFT_MPI_FN(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+WEFT_MPI_FN(int, Info_get_string,
+            (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
 WEFT_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 WEFT_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 WEFT_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))

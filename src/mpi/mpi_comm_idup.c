@@ -174,9 +174,10 @@ static void idup_end(weft__mpi_sched_t *s, void *arg, int err)
     idup_prio_remove(d->prio);
 }
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+/* MPI_Comm_idup(_with_info): info NULL (MPI_INFO_NULL) keeps comm's hints. */
+static int idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request,
+                const char *fn)
 {
-    static const char fn[] = "MPI_Comm_idup";
     int rc = weft__mpi_check_comm(comm);
     if (rc || !newcomm || !request)
         return weft__mpi_err(comm, rc ? rc : MPI_ERR_ARG, fn);
@@ -190,7 +191,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         rc = MPI_ERR_NO_MEM;
         goto err_release;
     }
-    if ((rc = weft__mpi_comm_dup_inherit(comm, MPI_INFO_NULL, c)))
+    if ((rc = weft__mpi_comm_dup_inherit(comm, info, c)))
         goto err_release;
     weft__mpi_sched_t *s = weft__coll_new(comm, true);
     idup_t *d = s ? weft__coll_tmp(s, sizeof *d) : NULL;
@@ -226,4 +227,19 @@ err_release:
     weft__mpi_comm_release(c);
     return weft__mpi_err(comm, rc, fn);
 }
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup(comm, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
+}
 WEFT_MPI_ALIAS(Comm_idup)
+
+/* MPI 4.0: as MPI_Comm_dup_with_info, non-blocking. */
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Comm_idup_with_info";
+    if (!info || info->magic != WEFT_MPI_MAGIC_INFO)
+        return weft__mpi_err(comm, MPI_ERR_INFO, fn);
+    return idup(comm, info, newcomm, request, fn);
+}
+WEFT_MPI_ALIAS(Comm_idup_with_info)

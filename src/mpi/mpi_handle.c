@@ -286,9 +286,14 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message)
 }
 WEFT_MPI_ALIAS(Message_f2c)
 
+static MPI_Fint f_status_ignore[MPI_F_STATUS_SIZE], f_statuses_ignore[MPI_F_STATUS_SIZE];
+MPI_Fint *MPI_F_STATUS_IGNORE = f_status_ignore;
+MPI_Fint *MPI_F_STATUSES_IGNORE = f_statuses_ignore;
+
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    if (c_status == MPI_STATUS_IGNORE || !f_status)
+    if (c_status == MPI_STATUS_IGNORE || !f_status || f_status == MPI_F_STATUS_IGNORE ||
+        f_status == MPI_F_STATUSES_IGNORE)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Status_c2f");
     uint64_t count = (uint64_t)c_status->weft_count;
     f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
@@ -303,7 +308,8 @@ WEFT_MPI_ALIAS(Status_c2f)
 
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    if (!f_status || c_status == MPI_STATUS_IGNORE)
+    if (!f_status || f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE ||
+        c_status == MPI_STATUS_IGNORE)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Status_f2c");
     c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
     c_status->MPI_TAG = f_status[MPI_F_TAG];

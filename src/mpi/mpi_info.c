@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi/mpi_int.h"
 
@@ -66,18 +67,50 @@ static int set(MPI_Info info, const char *key, const char *value)
     return MPI_SUCCESS;
 }
 
-static void env_fill(void)
+/* The job's size as the launcher gave it, so known before MPI_Init too: the
+ * world's size, else weftrun's WEFT_SIZE, else 1 for a process started alone;
+ * false under a PMIx launcher before MPI_Init (it tells only at init). */
+static bool env_maxprocs(char *n, size_t cap)
 {
-    static atomic_int filled;
-    if (atomic_exchange(&filled, 1))
-        return;
+    int size = weft__mpi.world_size;
+    const char *s = getenv("WEFT_SIZE");
+    if (size <= 0 && s)
+        size = atoi(s);
+    if (size <= 0 && !getenv("PMIX_RANK"))
+        size = 1;
+    if (size <= 0)
+        return false;
+    snprintf(n, cap, "%d", size);
+    return true;
+}
+
+/* What MPI_INFO_ENV and MPI_Info_create_env share: host and maxprocs. */
+static int env_common(MPI_Info info)
+{
     char host[MPI_MAX_PROCESSOR_NAME];
     int len;
     PMPI_Get_processor_name(host, &len);
-    set(&weft_mpi_info_env, "host", host);
+    int rc = set(info, "host", host);
     char n[32];
-    snprintf(n, sizeof n, "%d", weft__mpi.world_size);
-    set(&weft_mpi_info_env, "maxprocs", n);
+    if (!rc && env_maxprocs(n, sizeof n))
+        rc = set(info, "maxprocs", n);
+    return rc;
+}
+
+/* MPI_INFO_ENV: complete (thread_level too) once MPI_Init ran; before, what
+ * is known already, refilled at the next use. */
+static void env_fill(void)
+{
+    static atomic_int filled;
+    if (atomic_load(&filled))
+        return;
+    if (atomic_load(&weft__mpi.initialized) != 1) {
+        env_common(&weft_mpi_info_env);
+        return;
+    }
+    if (atomic_exchange(&filled, 1))
+        return;
+    env_common(&weft_mpi_info_env);
     set(&weft_mpi_info_env, "thread_level",
         (const char *[]){"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                          "MPI_THREAD_MULTIPLE"}[weft__mpi.thread_level & 3]);
@@ -95,6 +128,49 @@ int PMPI_Info_create(MPI_Info *info)
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Info_create)
+
+/* MPI 4.0 §11.2.3: a new info object describing how this process was started,
+ * callable before MPI_Init and after MPI_Finalize: command and argv (from the
+ * arguments given; argc 0 or argv NULL leaves them out), maxprocs, host and
+ * wdir. The requested thread level is MPI_INFO_ENV's (known only at init). */
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    static const char fn[] = "MPI_Info_create_env";
+    if (!info || argc < 0)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, fn);
+    MPI_Info i;
+    int rc = PMPI_Info_create(&i);
+    if (rc)
+        return rc;
+    rc = env_common(i);
+    if (!rc && argc > 0 && argv && argv[0] && argv[0][0])
+        rc = set(i, "command", argv[0]);
+    if (!rc && argc > 1 && argv) {
+        /* The arguments, space-separated, cut to what a value may hold. */
+        char v[MPI_MAX_INFO_VAL + 1];
+        size_t len = 0;
+        for (int a = 1; a < argc && argv[a]; a++) {
+            int w = snprintf(v + len, sizeof v - len, "%s%s", a > 1 ? " " : "", argv[a]);
+            if (w < 0 || (size_t)w >= sizeof v - len) {
+                len = sizeof v - 1;
+                break;
+            }
+            len += (size_t)w;
+        }
+        if (len > 0)
+            rc = set(i, "argv", v);
+    }
+    char wdir[MPI_MAX_INFO_VAL + 1];
+    if (!rc && getcwd(wdir, sizeof wdir))
+        rc = set(i, "wdir", wdir);
+    if (rc) {
+        PMPI_Info_free(&i);
+        return weft__mpi_err(NULL, rc, fn);
+    }
+    *info = i;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Info_create_env)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
@@ -153,6 +229,37 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Info_get)
+
+/* MPI 4.0: as MPI_Info_get, with the buffer's size (terminator included) in
+ * *buflen, which comes back as the size the whole value needs. A value longer
+ * than the buffer is cut to *buflen - 1 characters; *buflen == 0 reads nothing. */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char fn[] = "MPI_Info_get_string";
+    if (info == MPI_INFO_ENV)
+        env_fill();
+    if (!valid(info))
+        return weft__mpi_err(NULL, MPI_ERR_INFO, fn);
+    int rc = check_key(key);
+    if (rc)
+        return weft__mpi_err(NULL, rc, fn);
+    if (!buflen || *buflen < 0 || !flag || (!value && *buflen > 0))
+        return weft__mpi_err(NULL, MPI_ERR_ARG, fn);
+    int i = find(info, key);
+    *flag = i >= 0;
+    if (i < 0)
+        return MPI_SUCCESS;
+    size_t n = strlen(info->values[i]);
+    if (*buflen > 0) {
+        size_t room = (size_t)*buflen - 1;
+        size_t k = n < room ? n : room;
+        memcpy(value, info->values[i], k);
+        value[k] = '\0';
+    }
+    *buflen = (int)n + 1;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Info_get_string)
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {

@@ -309,6 +309,7 @@ typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_BSEND, /* MPI_Ibsend, MPI_Bsend_init: complete once copied, cancellable */
     WEFT_MPI_REQ_GREQ,  /* generalized request */
     WEFT_MPI_REQ_COLL,  /* non-blocking collective schedule */
+    WEFT_MPI_REQ_PAIR,  /* MPI_Isendrecv(_replace): a receive and a send */
 } weft_mpi_req_kind_t;
 
 typedef struct weft__mpi_sched weft__mpi_sched_t;
@@ -353,6 +354,10 @@ struct weft_mpi_request {
      * lock), and whether a cancel waits for its send's outcome. */
     struct weft__mpi_bsend *bsend;
     bool bsend_cancel;
+    /* MPI_Isendrecv(_replace): its receive and its send, until both completed,
+     * and the packed copy that _replace sends from. */
+    struct weft_mpi_request *part[2];
+    void *part_copy;
 };
 
 _Static_assert(offsetof(struct weft_mpi_request, tag) + sizeof(int) <= 128,
@@ -369,6 +374,9 @@ enum {
 /* A new request on comm, which it holds a reference to until it goes back
  * (weft__mpi_req_recycle). */
 MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm);
+/* Free what an MPI_Isendrecv request r holds: its parts, which are complete
+ * (or were never started), and its packed copy. */
+void weft__mpi_req_free_pair(MPI_Request r);
 /* Record how to start r (again): what send_start, recv_start and MPI_Start read. */
 static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int count,
                                         MPI_Datatype type, int peer, int tag, int mode)

@@ -526,6 +526,92 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 }
 WEFT_MPI_ALIAS(Sendrecv_replace)
 
+/* MPI_Isendrecv(_replace) (MPI 4.0 §3.10): one request p over a receive and
+ * a send, both posted; it completes once both have, with the receive's status
+ * (weft__mpi_req_poll). copy: what the send reads, freed with p. */
+static MPI_Request pair_new(MPI_Comm comm, void *copy)
+{
+    MPI_Request p = weft__mpi_req_alloc(WEFT_MPI_REQ_PAIR, comm);
+    if (p) {
+        p->part[0] = p->part[1] = NULL;
+        p->part_copy = copy;
+    } else {
+        free(copy);
+    }
+    return p;
+}
+
+/* p's send failed to start (rc): withdraw its receive and let p go. */
+static int pair_undo(MPI_Request p, int rc)
+{
+    PMPI_Cancel(&p->part[0]);
+    PMPI_Wait(&p->part[0], MPI_STATUS_IGNORE);
+    weft__mpi_req_free(p);
+    return rc;
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Isendrecv";
+    int rc = weft__mpi_check_init();
+    if (!rc)
+        rc = weft__mpi_check_comm(comm);
+    if (!rc && !request)
+        rc = MPI_ERR_REQUEST;
+    if (rc)
+        return weft__mpi_err(comm, rc, fn);
+    MPI_Request p = pair_new(comm, NULL);
+    if (!p)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    rc = start_op(recvbuf, recvcount, recvtype, source, recvtag, comm, WEFT_MPI_MODE_RECV,
+                  &p->part[0], fn);
+    if (rc) {
+        weft__mpi_req_free(p);
+        return rc;
+    }
+    rc = start_op(sendbuf, sendcount, sendtype, dest, sendtag, comm, WEFT_MPI_MODE_STD, &p->part[1],
+                  fn);
+    if (rc)
+        return pair_undo(p, rc);
+    *request = p;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Isendrecv)
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Isendrecv_replace";
+    int rc = check_p2p(buf, count, datatype, dest, sendtag, comm, false);
+    if (rc)
+        return weft__mpi_err(comm, rc, fn);
+    if (!request)
+        return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
+    /* As MPI_Sendrecv_replace: the outgoing data is packed first. */
+    size_t len = datatype->size * (size_t)count;
+    void *copy = malloc(len ? len : 1);
+    if (!copy)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    weft__mpi_type_pack(datatype, buf, (size_t)count, 0, len, copy);
+    MPI_Request p = pair_new(comm, copy);
+    if (!p)
+        return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
+    rc = start_op(buf, count, datatype, source, recvtag, comm, WEFT_MPI_MODE_RECV, &p->part[0], fn);
+    if (rc) {
+        weft__mpi_req_free(p);
+        return rc;
+    }
+    rc = dest == MPI_PROC_NULL ? proc_null_request(comm, &p->part[1], fn)
+                               : send_bytes(copy, len, dest, sendtag, comm, &p->part[1], fn);
+    if (rc)
+        return pair_undo(p, rc);
+    *request = p;
+    return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(Isendrecv_replace)
+
 /* ---- probes ---- */
 
 static int probe_args(int source, int tag, MPI_Comm comm, int *src, uint64_t *wtag)

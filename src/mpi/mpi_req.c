@@ -46,6 +46,9 @@ static void reap_detached(bool wait)
         list = r->next_free;
         if (wait && r->kind == WEFT_MPI_REQ_RECV && !r->complete)
             weft_sr_cancel(weft__mpi.ctx, r->wreq);
+        if (wait && r->kind == WEFT_MPI_REQ_PAIR && !r->complete &&
+            r->part[0]->kind == WEFT_MPI_REQ_RECV && !r->part[0]->complete)
+            weft_sr_cancel(weft__mpi.ctx, r->part[0]->wreq);
         if (wait)
             weft__mpi_req_wait_complete(r);
         else
@@ -157,6 +160,20 @@ int weft__mpi_req_poll(MPI_Request r)
             r->status.MPI_ERROR = rc;
             r->complete = true;
         }
+        return MPI_SUCCESS;
+    }
+    case WEFT_MPI_REQ_PAIR: {
+        MPI_Request *part = r->part;
+        weft__mpi_req_poll(part[0]);
+        weft__mpi_req_poll(part[1]);
+        if (!part[0]->complete || !part[1]->complete)
+            return MPI_SUCCESS;
+        /* The receive's status; the send's error if only the send failed. */
+        r->status = part[0]->status;
+        if (r->status.MPI_ERROR == MPI_SUCCESS)
+            r->status.MPI_ERROR = part[1]->status.MPI_ERROR;
+        weft__mpi_req_free_pair(r);
+        r->complete = true;
         return MPI_SUCCESS;
     }
     case WEFT_MPI_REQ_DONE:
@@ -630,6 +647,12 @@ int PMPI_Cancel(MPI_Request *request)
          * tells which, and MPI_Test_cancelled says so. */
         weft_sr_cancel(weft__mpi.ctx, r->wreq);
         break;
+    case WEFT_MPI_REQ_PAIR:
+        /* Both halves: the receive goes unless it matched, the send is
+         * asked of its receiver; the status tells of the receive. */
+        PMPI_Cancel(&r->part[0]);
+        PMPI_Cancel(&r->part[1]);
+        break;
     case WEFT_MPI_REQ_GREQ:
         if (r->cancel_fn) {
             int rc = r->cancel_fn(r->extra_state, atomic_load(&r->greq_done));
@@ -663,6 +686,30 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Status_set_cancelled)
+
+/* MPI 4.1's accessors of the public fields: for languages and tools that do
+ * not see MPI_Status's layout. */
+#define STATUS_FIELD(Name, field)                                                                  \
+    int PMPI_Status_get_##Name(const MPI_Status *status, int *value)                               \
+    {                                                                                              \
+        if (!status || !value)                                                                     \
+            return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Status_get_" #Name);                      \
+        *value = status->field;                                                                    \
+        return MPI_SUCCESS;                                                                        \
+    }                                                                                              \
+    WEFT_MPI_ALIAS(Status_get_##Name)                                                              \
+    int PMPI_Status_set_##Name(MPI_Status *status, int value)                                      \
+    {                                                                                              \
+        if (!status)                                                                               \
+            return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Status_set_" #Name);                      \
+        status->field = value;                                                                     \
+        return MPI_SUCCESS;                                                                        \
+    }                                                                                              \
+    WEFT_MPI_ALIAS(Status_set_##Name)
+
+STATUS_FIELD(source, MPI_SOURCE)
+STATUS_FIELD(tag, MPI_TAG)
+STATUS_FIELD(error, MPI_ERROR)
 
 /* ---- persistent requests ---- */
 

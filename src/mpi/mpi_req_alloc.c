@@ -137,10 +137,24 @@ void weft__mpi_req_recycle(MPI_Request r)
     c->count++;
 }
 
+void weft__mpi_req_free_pair(MPI_Request r)
+{
+    for (int i = 0; i < 2; i++) {
+        if (r->part[i] && r->part[i] != MPI_REQUEST_NULL) {
+            weft__mpi_req_free(r->part[i]);
+            r->part[i] = NULL;
+        }
+    }
+    free(r->part_copy);
+    r->part_copy = NULL;
+}
+
 void weft__mpi_req_free(MPI_Request r)
 {
     if (r->kind == WEFT_MPI_REQ_BSEND)
         weft__mpi_bsend_forget(r);
+    if (r->kind == WEFT_MPI_REQ_PAIR)
+        weft__mpi_req_free_pair(r);
     if (r->sched) {
         weft__mpi_sched_free(r->sched);
         r->sched = NULL;
