@@ -346,6 +346,89 @@ WEFT_MPI_FN(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op *o
 WEFT_MPI_FN(int, Op_free, (MPI_Op * op))
 WEFT_MPI_FN(int, Op_commutative, (MPI_Op op, int *commute))
 
+/* Persistent collectives (MPI 4.0 §6.13): the non-blocking ones' arguments,
+ * then info and the request. */
+WEFT_MPI_FN(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Bcast_init,
+            (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Gather_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Gatherv_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Scatter_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Scatterv_init,
+            (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Allgather_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Allgatherv_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Alltoall_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Alltoallv_init,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Alltoallw_init,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Reduce_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Allreduce_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Reduce_scatter_block_init,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Reduce_scatter_init,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Scan_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Exscan_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Neighbor_allgather_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Neighbor_allgatherv_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Neighbor_alltoall_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+WEFT_MPI_FN(int, Neighbor_alltoallv_init,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Neighbor_alltoallw_init,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+             MPI_Request *request))
+
 /* Groups, communicators, attributes, names (chapter 6) */
 WEFT_MPI_FN(int, Group_size, (MPI_Group group, int *size))
 WEFT_MPI_FN(int, Group_rank, (MPI_Group group, int *rank))

@@ -81,7 +81,7 @@ int weft__coll_check_alias(const void *sbuf, const void *rbuf, int count)
 int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request *request,
                       const char *name)
 {
-    if (err == MPI_SUCCESS)
+    if (err == MPI_SUCCESS && !weft__coll_pin.dry)
         err = request ? weft__coll_start(s, comm, request) : weft__coll_run(s);
     else
         weft__coll_discard(s);

@@ -72,6 +72,17 @@ void *weft__coll_tmp_typed(weft__mpi_sched_t *s, size_t count, MPI_Datatype t);
 /* A packed copy, taken now, of count elements of t at buf (for MPI_IN_PLACE). */
 void *weft__coll_snapshot(weft__mpi_sched_t *s, const void *buf, size_t count, MPI_Datatype t);
 
+/* Set by a persistent collective around the build of its schedule
+ * (mpi_coll_persist.c): weft__coll_new gives s the sequence numbers its init
+ * took instead of new ones, and with dry, weft__coll_finish checks and
+ * discards s instead of starting it. Per thread: only the building thread
+ * sees it. */
+typedef struct weft__coll_pin {
+    bool on, dry;
+    uint32_t seq, seq_local;
+} weft__coll_pin_t;
+extern _Thread_local weft__coll_pin_t weft__coll_pin;
+
 /* Blocking: run s to completion (progressing everything) and free it. */
 int weft__coll_run(weft__mpi_sched_t *s);
 /* Non-blocking: make s the schedule of a new request, activate it. */

@@ -89,6 +89,11 @@ weft__mpi_sched_t *weft__coll_new(MPI_Comm comm, bool nonblocking)
     atomic_init(&s->done, false);
     s->comm = comm;
     s->cur = -1;
+    if (weft__coll_pin.on) {
+        s->seq = weft__coll_pin.seq;
+        s->seq_local = weft__coll_pin.seq_local;
+        return s;
+    }
     s->seq = weft__coll_next_seq(comm, nonblocking);
     if (comm->inter && comm->local_comm)
         s->seq_local = weft__coll_next_seq(comm->local_comm, nonblocking);

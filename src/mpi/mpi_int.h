@@ -310,6 +310,7 @@ typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_GREQ,  /* generalized request */
     WEFT_MPI_REQ_COLL,  /* non-blocking collective schedule */
     WEFT_MPI_REQ_PAIR,  /* MPI_Isendrecv(_replace): a receive and a send */
+    WEFT_MPI_REQ_PCOLL, /* persistent collective (MPI_Bcast_init...) */
 } weft_mpi_req_kind_t;
 
 typedef struct weft__mpi_sched weft__mpi_sched_t;
@@ -358,6 +359,8 @@ struct weft_mpi_request {
      * and the packed copy that _replace sends from. */
     struct weft_mpi_request *part[2];
     void *part_copy;
+    /* Persistent collectives (mpi_coll_persist.c). */
+    struct weft__mpi_pcoll *pcoll;
 };
 
 _Static_assert(offsetof(struct weft_mpi_request, tag) + sizeof(int) <= 128,
@@ -377,6 +380,11 @@ MPI_Request weft__mpi_req_alloc(weft_mpi_req_kind_t kind, MPI_Comm comm);
 /* Free what an MPI_Isendrecv request r holds: its parts, which are complete
  * (or were never started), and its packed copy. */
 void weft__mpi_req_free_pair(MPI_Request r);
+/* Persistent collectives (mpi_coll_persist.c): start an inactive one, see
+ * whether its run completed, free what it holds. */
+int weft__pcoll_start(MPI_Request r);
+void weft__pcoll_poll(MPI_Request r);
+void weft__pcoll_free(MPI_Request r);
 /* Record how to start r (again): what send_start, recv_start and MPI_Start read. */
 static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int count,
                                         MPI_Datatype type, int peer, int tag, int mode)

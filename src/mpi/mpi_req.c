@@ -176,6 +176,9 @@ int weft__mpi_req_poll(MPI_Request r)
         r->complete = true;
         return MPI_SUCCESS;
     }
+    case WEFT_MPI_REQ_PCOLL:
+        weft__pcoll_poll(r);
+        return MPI_SUCCESS;
     case WEFT_MPI_REQ_DONE:
         r->complete = true;
         return MPI_SUCCESS;
@@ -795,6 +798,8 @@ int PMPI_Start(MPI_Request *request)
     if (!request || !valid_req(*request) || !(*request)->persistent || (*request)->active)
         return weft__mpi_err(NULL, MPI_ERR_REQUEST, "MPI_Start");
     MPI_Request r = *request;
+    if (r->kind == WEFT_MPI_REQ_PCOLL)
+        return weft__pcoll_start(r);
     r->complete = false;
     r->active = true;
     weft__mpi_status_empty(&r->status);

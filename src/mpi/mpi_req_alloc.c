@@ -155,6 +155,8 @@ void weft__mpi_req_free(MPI_Request r)
         weft__mpi_bsend_forget(r);
     if (r->kind == WEFT_MPI_REQ_PAIR)
         weft__mpi_req_free_pair(r);
+    if (r->kind == WEFT_MPI_REQ_PCOLL)
+        weft__pcoll_free(r);
     if (r->sched) {
         weft__mpi_sched_free(r->sched);
         r->sched = NULL;
