@@ -124,7 +124,24 @@ void weft__pcoll_free(MPI_Request r)
 
 /* ---------------------------------------------------------------- the calls
  * Each keeps its non-blocking collective's arguments (arrays by address: the
- * caller keeps them unchanged while the request lives, §6.13). */
+ * caller keeps them unchanged while the request lives, §6.13).
+ * PCOLL_INIT(Name, name, (parameters), fields of the kept arguments;, the
+ * non-blocking call on `a`, the arguments to keep...) defines MPI_Name_init. */
+#define PCOLL_INIT(Name, name, PARAMS, FIELDS, CALL, ...)                                          \
+    typedef struct {                                                                               \
+        FIELDS                                                                                     \
+    } name##_args_t;                                                                               \
+    static int name##_start(const void *p, MPI_Comm comm, MPI_Request *request)                    \
+    {                                                                                              \
+        const name##_args_t *a = p;                                                                \
+        return CALL;                                                                               \
+    }                                                                                              \
+    int PMPI_##Name##_init PARAMS                                                                  \
+    {                                                                                              \
+        name##_args_t a = {__VA_ARGS__};                                                           \
+        return pcoll_init(comm, info, request, name##_start, &a, sizeof a, "MPI_" #Name "_init");  \
+    }                                                                                              \
+    WEFT_MPI_ALIAS(Name##_init)
 
 static int barrier_start(const void *p, MPI_Comm comm, MPI_Request *request)
 {
@@ -137,503 +154,196 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 }
 WEFT_MPI_ALIAS(Barrier_init)
 
-typedef struct {
-    void *buffer;
-    int count;
-    MPI_Datatype datatype;
-    int root;
-} bcast_args_t;
-static int bcast_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const bcast_args_t *a = p;
-    return PMPI_Ibcast(a->buffer, a->count, a->datatype, a->root, comm, request);
-}
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    MPI_Info info, MPI_Request *request)
-{
-    bcast_args_t a = {buffer, count, datatype, root};
-    return pcoll_init(comm, info, request, bcast_start, &a, sizeof a, "MPI_Bcast_init");
-}
-WEFT_MPI_ALIAS(Bcast_init)
+/* clang-format off: one block per call, its fields on one line. */
+// clang-format off
+PCOLL_INIT(Bcast, bcast,
+           (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request),
+           void *buffer; int count; MPI_Datatype datatype; int root;,
+           PMPI_Ibcast(a->buffer, a->count, a->datatype, a->root, comm, request),
+           buffer, count, datatype, root)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-} gather_args_t;
-static int gather_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const gather_args_t *a = p;
-    return PMPI_Igather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                        a->recvtype, a->root, comm, request);
-}
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *request)
-{
-    gather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
-    return pcoll_init(comm, info, request, gather_start, &a, sizeof a, "MPI_Gather_init");
-}
-WEFT_MPI_ALIAS(Gather_init)
+PCOLL_INIT(Gather, gather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; int recvcount;
+           MPI_Datatype recvtype; int root;,
+           PMPI_Igather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+           a->recvtype, a->root, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *displs;
-    MPI_Datatype recvtype;
-    int root;
-} gatherv_args_t;
-static int gatherv_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const gatherv_args_t *a = p;
-    return PMPI_Igatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
-                         a->displs, a->recvtype, a->root, comm, request);
-}
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    gatherv_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root};
-    return pcoll_init(comm, info, request, gatherv_start, &a, sizeof a, "MPI_Gatherv_init");
-}
-WEFT_MPI_ALIAS(Gatherv_init)
+PCOLL_INIT(Gatherv, gatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int
+           recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+           MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; const int
+           *recvcounts; const int *displs; MPI_Datatype recvtype; int root;,
+           PMPI_Igatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+           a->displs, a->recvtype, a->root, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-} scatter_args_t;
-static int scatter_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const scatter_args_t *a = p;
-    return PMPI_Iscatter(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                         a->recvtype, a->root, comm, request);
-}
-int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                      MPI_Request *request)
-{
-    scatter_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root};
-    return pcoll_init(comm, info, request, scatter_start, &a, sizeof a, "MPI_Scatter_init");
-}
-WEFT_MPI_ALIAS(Scatter_init)
+PCOLL_INIT(Scatter, scatter,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; int recvcount;
+           MPI_Datatype recvtype; int root;,
+           PMPI_Iscatter(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+           a->recvtype, a->root, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)
 
-typedef struct {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *displs;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-} scatterv_args_t;
-static int scatterv_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const scatterv_args_t *a = p;
-    return PMPI_Iscatterv(a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
-                          a->recvcount, a->recvtype, a->root, comm, request);
-}
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    scatterv_args_t a = {sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root};
-    return pcoll_init(comm, info, request, scatterv_start, &a, sizeof a, "MPI_Scatterv_init");
-}
-WEFT_MPI_ALIAS(Scatterv_init)
+PCOLL_INIT(Scatterv, scatterv,
+           (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info
+           info, MPI_Request *request),
+           const void *sendbuf; const int *sendcounts; const int *displs; MPI_Datatype sendtype;
+           void *recvbuf; int recvcount; MPI_Datatype recvtype; int root;,
+           PMPI_Iscatterv(a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
+           a->recvcount, a->recvtype, a->root, comm, request),
+           sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-} allgather_args_t;
-static int allgather_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const allgather_args_t *a = p;
-    return PMPI_Iallgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                           a->recvtype, comm, request);
-}
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    allgather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
-    return pcoll_init(comm, info, request, allgather_start, &a, sizeof a, "MPI_Allgather_init");
-}
-WEFT_MPI_ALIAS(Allgather_init)
+PCOLL_INIT(Allgather, allgather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; int recvcount;
+           MPI_Datatype recvtype;,
+           PMPI_Iallgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+           a->recvtype, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *displs;
-    MPI_Datatype recvtype;
-} allgatherv_args_t;
-static int allgatherv_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const allgatherv_args_t *a = p;
-    return PMPI_Iallgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
-                            a->displs, a->recvtype, comm, request);
-}
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    allgatherv_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype};
-    return pcoll_init(comm, info, request, allgatherv_start, &a, sizeof a, "MPI_Allgatherv_init");
-}
-WEFT_MPI_ALIAS(Allgatherv_init)
+PCOLL_INIT(Allgatherv, allgatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int
+           recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; const int
+           *recvcounts; const int *displs; MPI_Datatype recvtype;,
+           PMPI_Iallgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+           a->displs, a->recvtype, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-} alltoall_args_t;
-static int alltoall_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const alltoall_args_t *a = p;
-    return PMPI_Ialltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                          a->recvtype, comm, request);
-}
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
-{
-    alltoall_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
-    return pcoll_init(comm, info, request, alltoall_start, &a, sizeof a, "MPI_Alltoall_init");
-}
-WEFT_MPI_ALIAS(Alltoall_init)
+PCOLL_INIT(Alltoall, alltoall,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; int recvcount;
+           MPI_Datatype recvtype;,
+           PMPI_Ialltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+           a->recvtype, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *sdispls;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *rdispls;
-    MPI_Datatype recvtype;
-} alltoallv_args_t;
-static int alltoallv_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const alltoallv_args_t *a = p;
-    return PMPI_Ialltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
-                           a->recvcounts, a->rdispls, a->recvtype, comm, request);
-}
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    alltoallv_args_t a = {sendbuf, sendcounts, sdispls, sendtype,
-                          recvbuf, recvcounts, rdispls, recvtype};
-    return pcoll_init(comm, info, request, alltoallv_start, &a, sizeof a, "MPI_Alltoallv_init");
-}
-WEFT_MPI_ALIAS(Alltoallv_init)
+PCOLL_INIT(Alltoallv, alltoallv,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; const int *sendcounts; const int *sdispls; MPI_Datatype sendtype;
+           void *recvbuf; const int *recvcounts; const int *rdispls; MPI_Datatype recvtype;,
+           PMPI_Ialltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+           a->recvcounts, a->rdispls, a->recvtype, comm, request),
+           sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *sdispls;
-    const MPI_Datatype *sendtypes;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *rdispls;
-    const MPI_Datatype *recvtypes;
-} alltoallw_args_t;
-static int alltoallw_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const alltoallw_args_t *a = p;
-    return PMPI_Ialltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
-                           a->recvcounts, a->rdispls, a->recvtypes, comm, request);
-}
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                        MPI_Info info, MPI_Request *request)
-{
-    alltoallw_args_t a = {sendbuf, sendcounts, sdispls, sendtypes,
-                          recvbuf, recvcounts, rdispls, recvtypes};
-    return pcoll_init(comm, info, request, alltoallw_start, &a, sizeof a, "MPI_Alltoallw_init");
-}
-WEFT_MPI_ALIAS(Alltoallw_init)
+PCOLL_INIT(Alltoallw, alltoallw,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype
+           sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const
+           MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; const int *sendcounts; const int *sdispls; const MPI_Datatype
+           *sendtypes; void *recvbuf; const int *recvcounts; const int *rdispls; const MPI_Datatype
+           *recvtypes;,
+           PMPI_Ialltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
+           a->recvcounts, a->rdispls, a->recvtypes, comm, request),
+           sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)
 
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    int root;
-} reduce_args_t;
-static int reduce_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const reduce_args_t *a = p;
-    return PMPI_Ireduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->root, comm,
-                        request);
-}
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    reduce_args_t a = {sendbuf, recvbuf, count, datatype, op, root};
-    return pcoll_init(comm, info, request, reduce_start, &a, sizeof a, "MPI_Reduce_init");
-}
-WEFT_MPI_ALIAS(Reduce_init)
+PCOLL_INIT(Reduce, reduce,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int
+           root, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op; int
+           root;,
+           PMPI_Ireduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->root, comm,
+           request),
+           sendbuf, recvbuf, count, datatype, op, root)
 
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-} allreduce_args_t;
-static int allreduce_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const allreduce_args_t *a = p;
-    return PMPI_Iallreduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request);
-}
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    allreduce_args_t a = {sendbuf, recvbuf, count, datatype, op};
-    return pcoll_init(comm, info, request, allreduce_start, &a, sizeof a, "MPI_Allreduce_init");
-}
-WEFT_MPI_ALIAS(Allreduce_init)
+PCOLL_INIT(Allreduce, allreduce,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op;,
+           PMPI_Iallreduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request),
+           sendbuf, recvbuf, count, datatype, op)
 
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype datatype;
-    MPI_Op op;
-} reduce_scatter_block_args_t;
-static int reduce_scatter_block_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const reduce_scatter_block_args_t *a = p;
-    return PMPI_Ireduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, a->datatype, a->op,
-                                      comm, request);
-}
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                   MPI_Request *request)
-{
-    reduce_scatter_block_args_t a = {sendbuf, recvbuf, recvcount, datatype, op};
-    return pcoll_init(comm, info, request, reduce_scatter_block_start, &a, sizeof a,
-                      "MPI_Reduce_scatter_block_init");
-}
-WEFT_MPI_ALIAS(Reduce_scatter_block_init)
+PCOLL_INIT(Reduce_scatter_block, reduce_scatter_block,
+           (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; void *recvbuf; int recvcount; MPI_Datatype datatype; MPI_Op op;,
+           PMPI_Ireduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, a->datatype, a->op,
+           comm, request),
+           sendbuf, recvbuf, recvcount, datatype, op)
 
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    const int *recvcounts;
-    MPI_Datatype datatype;
-    MPI_Op op;
-} reduce_scatter_args_t;
-static int reduce_scatter_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const reduce_scatter_args_t *a = p;
-    return PMPI_Ireduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op, comm,
-                                request);
-}
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                             MPI_Request *request)
-{
-    reduce_scatter_args_t a = {sendbuf, recvbuf, recvcounts, datatype, op};
-    return pcoll_init(comm, info, request, reduce_scatter_start, &a, sizeof a,
-                      "MPI_Reduce_scatter_init");
-}
-WEFT_MPI_ALIAS(Reduce_scatter_init)
+PCOLL_INIT(Reduce_scatter, reduce_scatter,
+           (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; void *recvbuf; const int *recvcounts; MPI_Datatype datatype; MPI_Op
+           op;,
+           PMPI_Ireduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op, comm,
+           request),
+           sendbuf, recvbuf, recvcounts, datatype, op)
 
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-} scan_args_t;
-static int scan_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const scan_args_t *a = p;
-    return PMPI_Iscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request);
-}
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    scan_args_t a = {sendbuf, recvbuf, count, datatype, op};
-    return pcoll_init(comm, info, request, scan_start, &a, sizeof a, "MPI_Scan_init");
-}
-WEFT_MPI_ALIAS(Scan_init)
+PCOLL_INIT(Scan, scan,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op;,
+           PMPI_Iscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request),
+           sendbuf, recvbuf, count, datatype, op)
 
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-} exscan_args_t;
-static int exscan_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const exscan_args_t *a = p;
-    return PMPI_Iexscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request);
-}
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    exscan_args_t a = {sendbuf, recvbuf, count, datatype, op};
-    return pcoll_init(comm, info, request, exscan_start, &a, sizeof a, "MPI_Exscan_init");
-}
-WEFT_MPI_ALIAS(Exscan_init)
+PCOLL_INIT(Exscan, exscan,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op;,
+           PMPI_Iexscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request),
+           sendbuf, recvbuf, count, datatype, op)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-} neighbor_allgather_args_t;
-static int neighbor_allgather_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const neighbor_allgather_args_t *a = p;
-    return PMPI_Ineighbor_allgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                                    a->recvtype, comm, request);
-}
-int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *request)
-{
-    neighbor_allgather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
-    return pcoll_init(comm, info, request, neighbor_allgather_start, &a, sizeof a,
-                      "MPI_Neighbor_allgather_init");
-}
-WEFT_MPI_ALIAS(Neighbor_allgather_init)
+PCOLL_INIT(Neighbor_allgather, neighbor_allgather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; int recvcount;
+           MPI_Datatype recvtype;,
+           PMPI_Ineighbor_allgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+           a->recvtype, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *displs;
-    MPI_Datatype recvtype;
-} neighbor_allgatherv_args_t;
-static int neighbor_allgatherv_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const neighbor_allgatherv_args_t *a = p;
-    return PMPI_Ineighbor_allgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf,
-                                     a->recvcounts, a->displs, a->recvtype, comm, request);
-}
-int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, const int recvcounts[], const int displs[],
-                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request *request)
-{
-    neighbor_allgatherv_args_t a = {sendbuf,    sendcount, sendtype, recvbuf,
-                                    recvcounts, displs,    recvtype};
-    return pcoll_init(comm, info, request, neighbor_allgatherv_start, &a, sizeof a,
-                      "MPI_Neighbor_allgatherv_init");
-}
-WEFT_MPI_ALIAS(Neighbor_allgatherv_init)
+PCOLL_INIT(Neighbor_allgatherv, neighbor_allgatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int
+           recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; const int
+           *recvcounts; const int *displs; MPI_Datatype recvtype;,
+           PMPI_Ineighbor_allgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf,
+           a->recvcounts, a->displs, a->recvtype, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-} neighbor_alltoall_args_t;
-static int neighbor_alltoall_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const neighbor_alltoall_args_t *a = p;
-    return PMPI_Ineighbor_alltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                                   a->recvtype, comm, request);
-}
-int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                MPI_Info info, MPI_Request *request)
-{
-    neighbor_alltoall_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
-    return pcoll_init(comm, info, request, neighbor_alltoall_start, &a, sizeof a,
-                      "MPI_Neighbor_alltoall_init");
-}
-WEFT_MPI_ALIAS(Neighbor_alltoall_init)
+PCOLL_INIT(Neighbor_alltoall, neighbor_alltoall,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; int sendcount; MPI_Datatype sendtype; void *recvbuf; int recvcount;
+           MPI_Datatype recvtype;,
+           PMPI_Ineighbor_alltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+           a->recvtype, comm, request),
+           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *sdispls;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *rdispls;
-    MPI_Datatype recvtype;
-} neighbor_alltoallv_args_t;
-static int neighbor_alltoallv_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const neighbor_alltoallv_args_t *a = p;
-    return PMPI_Ineighbor_alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
-                                    a->recvcounts, a->rdispls, a->recvtype, comm, request);
-}
-int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *request)
-{
-    neighbor_alltoallv_args_t a = {sendbuf, sendcounts, sdispls, sendtype,
-                                   recvbuf, recvcounts, rdispls, recvtype};
-    return pcoll_init(comm, info, request, neighbor_alltoallv_start, &a, sizeof a,
-                      "MPI_Neighbor_alltoallv_init");
-}
-WEFT_MPI_ALIAS(Neighbor_alltoallv_init)
+PCOLL_INIT(Neighbor_alltoallv, neighbor_alltoallv,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request),
+           const void *sendbuf; const int *sendcounts; const int *sdispls; MPI_Datatype sendtype;
+           void *recvbuf; const int *recvcounts; const int *rdispls; MPI_Datatype recvtype;,
+           PMPI_Ineighbor_alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+           a->recvcounts, a->rdispls, a->recvtype, comm, request),
+           sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)
 
-typedef struct {
-    const void *sendbuf;
-    const int *sendcounts;
-    const MPI_Aint *sdispls;
-    const MPI_Datatype *sendtypes;
-    void *recvbuf;
-    const int *recvcounts;
-    const MPI_Aint *rdispls;
-    const MPI_Datatype *recvtypes;
-} neighbor_alltoallw_args_t;
-static int neighbor_alltoallw_start(const void *p, MPI_Comm comm, MPI_Request *request)
-{
-    const neighbor_alltoallw_args_t *a = p;
-    return PMPI_Ineighbor_alltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
-                                    a->recvcounts, a->rdispls, a->recvtypes, comm, request);
-}
-int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
-{
-    neighbor_alltoallw_args_t a = {sendbuf, sendcounts, sdispls, sendtypes,
-                                   recvbuf, recvcounts, rdispls, recvtypes};
-    return pcoll_init(comm, info, request, neighbor_alltoallw_start, &a, sizeof a,
-                      "MPI_Neighbor_alltoallw_init");
-}
-WEFT_MPI_ALIAS(Neighbor_alltoallw_init)
+PCOLL_INIT(Neighbor_alltoallw, neighbor_alltoallw,
+           (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const
+           MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint
+           rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request
+           *request),
+           const void *sendbuf; const int *sendcounts; const MPI_Aint *sdispls; const MPI_Datatype
+           *sendtypes; void *recvbuf; const int *recvcounts; const MPI_Aint *rdispls; const
+           MPI_Datatype *recvtypes;,
+           PMPI_Ineighbor_alltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
+           a->recvcounts, a->rdispls, a->recvtypes, comm, request),
+           sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)
+// clang-format on
