@@ -76,25 +76,6 @@ cmsplit_type:MPI-4.0 MPI_COMM_TYPE_HW_GUIDED
 pt2pt_large:MPI-4.0 large-count (_c) functions
 coll_large:MPI-4.0 large-count (_c) functions
 type_large:MPI-4.0 large-count (_c) functions
-p_bcast:MPI-4.0 persistent collectives
-p_bcast2:MPI-4.0 persistent collectives
-p_allred:MPI-4.0 persistent collectives
-p_red:MPI-4.0 persistent collectives
-p_alltoall:MPI-4.0 persistent collectives
-p_allgather:MPI-4.0 persistent collectives
-p_allgatherv:MPI-4.0 persistent collectives
-p_red_scat_block:MPI-4.0 persistent collectives
-p_redscat:MPI-4.0 persistent collectives
-p_scan:MPI-4.0 persistent collectives
-p_gather:MPI-4.0 persistent collectives
-p_gatherv:MPI-4.0 persistent collectives
-p_scatter:MPI-4.0 persistent collectives
-p_scatterv:MPI-4.0 persistent collectives
-p_alltoallv:MPI-4.0 persistent collectives
-p_alltoallw:MPI-4.0 persistent collectives
-p_exscan:MPI-4.0 persistent collectives
-p_barrier:MPI-4.0 persistent collectives
-p_order:MPI-4.0 persistent collectives
 keyval_double_free_win:one-sided (MPI_Win_create) not supported
 lbub_oldapi:MPI_LB/MPI_UB markers, removed in MPI 3.0
 struct_no_real_types:MPI_LB/MPI_UB markers, removed in MPI 3.0
