@@ -10,8 +10,6 @@
 # out at 2 ranks, because a call failing on one rank leaves the other waiting:
 #   test_spawn, test_util_pool   MPI_Comm_spawn
 #   test_dynproc                 MPI_Comm_accept/connect
-#   test_ulfm                    fault-tolerance extensions (MPIX_*); mpi4py's
-#                                fallback calls collectives in an order MPI forbids
 # One-sided (MPI_Win_*) and I/O (MPI_File_*) tests fail with
 # MPI_ERR_UNSUPPORTED_OPERATION; everything else is expected to pass.
 set -eu
@@ -36,7 +34,9 @@ mkdir -p "$dir"
 [ -x "$dir/venv/bin/python" ] || python3 -m venv "$dir/venv"
 py=$dir/venv/bin/python
 echo "mpi4py.sh: building mpi4py $version with $build/bin/mpicc (a few minutes)"
-MPICC=$build/bin/mpicc "$py" -m pip install -q --no-cache-dir --no-binary=mpi4py --force-reinstall "mpi4py==$version"
+# -O0 -g0: gcc needs over 20 GB of memory to compile mpi4py's generated MPI.c
+# at -O3 -g; the test suite does not need an optimized build.
+CFLAGS="-O0 -g0" MPICC=$build/bin/mpicc "$py" -m pip install -q --no-cache-dir --no-binary=mpi4py --force-reinstall "mpi4py==$version"
 "$py" -m pip download -q --no-deps --no-binary=:all: "mpi4py==$version" -d "$dir/src"
 tar xzf "$dir/src/mpi4py-$version.tar.gz" -C "$dir/src"
 cd "$dir/src/mpi4py-$version/test"
@@ -45,5 +45,5 @@ echo "mpi4py.sh: mpirun -n 1"
 "$build/bin/mpirun" --timeout 900 -n 1 "$py" main.py -e test_util_pool || status=1
 echo "mpi4py.sh: mpirun -n 2"
 "$build/bin/mpirun" --timeout 900 -n 2 "$py" main.py -e test_util_pool -e test_spawn \
-    -e test_dynproc -e test_ulfm || status=1
+    -e test_dynproc || status=1
 exit $status
