@@ -219,6 +219,9 @@ int weft__coll_check_counts(const int *counts, int n);
 int weft__coll_check_blocks(const weft_coll_blocks_t *b, int n);
 /* The root argument of a rooted collective on comm (intra or inter). */
 int weft__coll_check_root(MPI_Comm comm, int root);
+/* The number of in- and out-neighbours of this member on comm's topology
+ * (MPI_ERR_TOPOLOGY without one, *in and *out untouched). */
+int weft__coll_degrees(MPI_Comm comm, int *in, int *out);
 /* Send and receive buffers that are the same memory, where the standard asks
  * for MPI_IN_PLACE instead. */
 int weft__coll_check_alias(const void *sbuf, const void *rbuf, int count);

@@ -36,6 +36,27 @@ static int cart_rank(const weft_mpi_topo_t *t, const int *coords)
     return r;
 }
 
+int weft__coll_degrees(MPI_Comm comm, int *in, int *out)
+{
+    const weft_mpi_topo_t *t = comm->topo;
+    if (!t || comm->inter)
+        return MPI_ERR_TOPOLOGY;
+    switch (t->kind) {
+    case MPI_CART:
+        *in = *out = 2 * t->ndims;
+        return MPI_SUCCESS;
+    case MPI_GRAPH:
+        *in = *out = t->index[comm->rank] - (comm->rank ? t->index[comm->rank - 1] : 0);
+        return MPI_SUCCESS;
+    case MPI_DIST_GRAPH:
+        *in = t->indegree;
+        *out = t->outdegree;
+        return MPI_SUCCESS;
+    default:
+        return MPI_ERR_TOPOLOGY;
+    }
+}
+
 static int neighbours(weft__mpi_sched_t *s, MPI_Comm comm, nbrs_t *n)
 {
     const weft_mpi_topo_t *t = comm->topo;

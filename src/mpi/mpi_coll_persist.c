@@ -18,24 +18,134 @@
  * weft__coll_pin), so bad arguments fail at init, through the communicator's
  * error handler (under the non-blocking call's name). A start builds again:
  * an MPI_IN_PLACE snapshot is taken at the start, as the data is then.
+ *
+ * Buffers are kept by address (their contents are the point of each start),
+ * but the count, displacement and type arrays are copied at init, where they
+ * are significant, and every datatype and op named is referenced until the
+ * request is freed: a caller may free or reuse them once the init returns, as
+ * it may after MPI_Send_init (MPICH and Open MPI read them only at init too,
+ * and bindings such as mpi4py pass temporary arrays).
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_coll_int.h"
+#include "mpi/mpi_type_int.h"
 
 _Thread_local weft__coll_pin_t weft__coll_pin;
 
 /* Starts the non-blocking collective of args on comm into *request. */
 typedef int pcoll_start_fn(const void *args, MPI_Comm comm, MPI_Request *request);
 
+enum { PCOLL_MAX_ARRAYS = 6 };
+
 struct weft__mpi_pcoll {
     pcoll_start_fn *start;
     uint32_t seq, seq_local;
     MPI_Request inner; /* the run in progress, NULL while inactive */
+    /* What the arguments point at that the request owns: */
+    void *arrays[PCOLL_MAX_ARRAYS]; /* copies of the caller's arrays */
+    int narrays;
+    MPI_Datatype *types; /* one reference each */
+    int ntypes, types_cap;
+    MPI_Op op;  /* referenced, or NULL */
+    bool nomem; /* a copy or a reference failed for want of memory */
     _Alignas(max_align_t) unsigned char args[];
 };
+
+/* A copy of the n elements of size size at src, owned by pc; src itself when
+ * there is nothing to copy (n == 0, or NULL: not significant here). */
+static void *keep_array(struct weft__mpi_pcoll *pc, const void *src, int n, size_t size)
+{
+    if (!src || n <= 0)
+        return (void *)src;
+    void *copy = pc->narrays < PCOLL_MAX_ARRAYS ? malloc((size_t)n * size) : NULL;
+    if (!copy) {
+        pc->nomem = true;
+        return (void *)src;
+    }
+    memcpy(copy, src, (size_t)n * size);
+    pc->arrays[pc->narrays++] = copy;
+    return copy;
+}
+
+/* A reference to each valid type of types[0..n) (the others are not
+ * significant: the dry run accepted the arguments). */
+static void keep_types(struct weft__mpi_pcoll *pc, const MPI_Datatype *types, int n)
+{
+    for (int i = 0; types && i < n; i++) {
+        MPI_Datatype t = types[i];
+        if (!weft__mpi_type_valid(t) || t->predefined)
+            continue;
+        if (pc->ntypes == pc->types_cap) {
+            int cap = pc->types_cap ? 2 * pc->types_cap : 4;
+            MPI_Datatype *grown = realloc(pc->types, (size_t)cap * sizeof *grown);
+            if (!grown) {
+                pc->nomem = true;
+                return;
+            }
+            pc->types = grown;
+            pc->types_cap = cap;
+        }
+        weft__mpi_type_retain(t);
+        pc->types[pc->ntypes++] = t;
+    }
+}
+
+static void keep_type(struct weft__mpi_pcoll *pc, MPI_Datatype t)
+{
+    keep_types(pc, &t, 1);
+}
+
+static void keep_op(struct weft__mpi_pcoll *pc, MPI_Op op)
+{
+    if (weft__coll_check_op(op) == MPI_SUCCESS) {
+        weft__mpi_op_retain(op);
+        pc->op = op;
+    }
+}
+
+/* In a keep statement: copy the arrays of n entries a->f... into pc. */
+#define KEEP_ARRAY(f, n)          (a->f = keep_array(pc, a->f, (n), sizeof *a->f))
+#define KEEP_V(counts, displs, n) (KEEP_ARRAY(counts, n), KEEP_ARRAY(displs, n))
+#define KEEP_W(counts, displs, types, n)                                                           \
+    (KEEP_V(counts, displs, n), KEEP_ARRAY(types, n), keep_types(pc, a->types, (n)))
+#define KEEP_TYPES(t1, t2) (keep_type(pc, a->t1), keep_type(pc, a->t2))
+#define PEERS              weft__mpi_comm_peer_size(comm) /* the length of the arrays */
+
+static void pcoll_release(struct weft__mpi_pcoll *pc)
+{
+    for (int i = 0; i < pc->narrays; i++)
+        free(pc->arrays[i]);
+    for (int i = 0; i < pc->ntypes; i++)
+        weft__mpi_type_release(pc->types[i]);
+    free(pc->types);
+    if (pc->op)
+        weft__mpi_op_release(pc->op);
+    free(pc);
+}
+
+/* Whether this member is the root of a rooted collective. */
+static bool is_root(MPI_Comm comm, int root)
+{
+    return comm->inter ? root == MPI_ROOT : comm->rank == root;
+}
+
+/* This member's neighbour counts (0 without a topology: the dry run said). */
+static int indegree(MPI_Comm comm)
+{
+    int in = 0, out = 0;
+    weft__coll_degrees(comm, &in, &out);
+    return in;
+}
+
+static int outdegree(MPI_Comm comm)
+{
+    int in = 0, out = 0;
+    weft__coll_degrees(comm, &in, &out);
+    return out;
+}
 
 /* Build pc's collective with its own numbers: started into *out, or (dry)
  * checked and discarded. */
@@ -48,8 +158,11 @@ static int pcoll_run(struct weft__mpi_pcoll *pc, MPI_Comm comm, MPI_Request *out
     return rc;
 }
 
+/* Copies into pc what its arguments point at that the caller may free. */
+typedef void pcoll_keep_fn(void *args, MPI_Comm comm, struct weft__mpi_pcoll *pc);
+
 static int pcoll_init(MPI_Comm comm, MPI_Info info, MPI_Request *request, pcoll_start_fn *start,
-                      const void *args, size_t len, const char *name)
+                      pcoll_keep_fn *keep, const void *args, size_t len, const char *name)
 {
     int rc = weft__mpi_check_comm(comm);
     if (rc)
@@ -58,11 +171,10 @@ static int pcoll_init(MPI_Comm comm, MPI_Info info, MPI_Request *request, pcoll_
         return weft__mpi_err(comm, MPI_ERR_INFO, name);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_REQUEST, name);
-    struct weft__mpi_pcoll *pc = malloc(sizeof *pc + len);
+    struct weft__mpi_pcoll *pc = calloc(1, sizeof *pc + len);
     if (!pc)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, name);
     pc->start = start;
-    pc->inner = NULL;
     if (len)
         memcpy(pc->args, args, len);
     pc->seq = weft__coll_next_seq(comm, true);
@@ -73,9 +185,11 @@ static int pcoll_init(MPI_Comm comm, MPI_Info info, MPI_Request *request, pcoll_
         free(pc);
         return rc; /* reported by the build */
     }
-    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_PCOLL, comm);
+    if (keep)
+        keep(pc->args, comm, pc);
+    MPI_Request r = pc->nomem ? NULL : weft__mpi_req_alloc(WEFT_MPI_REQ_PCOLL, comm);
     if (!r) {
-        free(pc);
+        pcoll_release(pc);
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, name);
     }
     r->persistent = true;
@@ -118,16 +232,16 @@ void weft__pcoll_free(MPI_Request r)
         return;
     if (r->pcoll->inner)
         weft__mpi_req_free(r->pcoll->inner);
-    free(r->pcoll);
+    pcoll_release(r->pcoll);
     r->pcoll = NULL;
 }
 
 /* ---------------------------------------------------------------- the calls
- * Each keeps its non-blocking collective's arguments (arrays by address: the
- * caller keeps them unchanged while the request lives, §6.13).
+ * Each keeps its non-blocking collective's arguments.
  * PCOLL_INIT(Name, name, (parameters), fields of the kept arguments;, the
- * non-blocking call on `a`, the arguments to keep...) defines MPI_Name_init. */
-#define PCOLL_INIT(Name, name, PARAMS, FIELDS, CALL, ...)                                          \
+ * non-blocking call on `a`, what to copy and reference (statements on `a`,
+ * `comm` and `pc`), the arguments to keep...) defines MPI_Name_init. */
+#define PCOLL_INIT(Name, name, PARAMS, FIELDS, CALL, KEEP, ...)                                    \
     typedef struct {                                                                               \
         FIELDS                                                                                     \
     } name##_args_t;                                                                               \
@@ -136,10 +250,17 @@ void weft__pcoll_free(MPI_Request r)
         const name##_args_t *a = p;                                                                \
         return CALL;                                                                               \
     }                                                                                              \
+    static void name##_keep(void *p, MPI_Comm comm, struct weft__mpi_pcoll *pc)                    \
+    {                                                                                              \
+        name##_args_t *a = p;                                                                      \
+        (void)comm;                                                                                \
+        KEEP                                                                                       \
+    }                                                                                              \
     int PMPI_##Name##_init PARAMS                                                                  \
     {                                                                                              \
         name##_args_t a = {__VA_ARGS__};                                                           \
-        return pcoll_init(comm, info, request, name##_start, &a, sizeof a, "MPI_" #Name "_init");  \
+        return pcoll_init(comm, info, request, name##_start, name##_keep, &a, sizeof a,            \
+                          "MPI_" #Name "_init");                                                   \
     }                                                                                              \
     WEFT_MPI_ALIAS(Name##_init)
 
@@ -150,7 +271,7 @@ static int barrier_start(const void *p, MPI_Comm comm, MPI_Request *request)
 }
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return pcoll_init(comm, info, request, barrier_start, NULL, 0, "MPI_Barrier_init");
+    return pcoll_init(comm, info, request, barrier_start, NULL, NULL, 0, "MPI_Barrier_init");
 }
 WEFT_MPI_ALIAS(Barrier_init)
 
@@ -161,6 +282,7 @@ PCOLL_INIT(Bcast, bcast,
            MPI_Request *request),
            void *buffer; int count; MPI_Datatype datatype; int root;,
            PMPI_Ibcast(a->buffer, a->count, a->datatype, a->root, comm, request),
+           keep_type(pc, a->datatype);,
            buffer, count, datatype, root)
 
 PCOLL_INIT(Gather, gather,
@@ -170,6 +292,7 @@ PCOLL_INIT(Gather, gather,
            MPI_Datatype recvtype; int root;,
            PMPI_Igather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
            a->recvtype, a->root, comm, request),
+           KEEP_TYPES(sendtype, recvtype);,
            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)
 
 PCOLL_INIT(Gatherv, gatherv,
@@ -180,6 +303,8 @@ PCOLL_INIT(Gatherv, gatherv,
            *recvcounts; const int *displs; MPI_Datatype recvtype; int root;,
            PMPI_Igatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
            a->displs, a->recvtype, a->root, comm, request),
+           KEEP_TYPES(sendtype, recvtype); if (is_root(comm, a->root)) KEEP_V(recvcounts, displs,
+           PEERS);,
            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root)
 
 PCOLL_INIT(Scatter, scatter,
@@ -189,6 +314,7 @@ PCOLL_INIT(Scatter, scatter,
            MPI_Datatype recvtype; int root;,
            PMPI_Iscatter(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
            a->recvtype, a->root, comm, request),
+           KEEP_TYPES(sendtype, recvtype);,
            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root)
 
 PCOLL_INIT(Scatterv, scatterv,
@@ -199,6 +325,8 @@ PCOLL_INIT(Scatterv, scatterv,
            void *recvbuf; int recvcount; MPI_Datatype recvtype; int root;,
            PMPI_Iscatterv(a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
            a->recvcount, a->recvtype, a->root, comm, request),
+           KEEP_TYPES(sendtype, recvtype); if (is_root(comm, a->root)) KEEP_V(sendcounts, displs,
+           PEERS);,
            sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root)
 
 PCOLL_INIT(Allgather, allgather,
@@ -208,6 +336,7 @@ PCOLL_INIT(Allgather, allgather,
            MPI_Datatype recvtype;,
            PMPI_Iallgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
            a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype);,
            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
 PCOLL_INIT(Allgatherv, allgatherv,
@@ -218,6 +347,7 @@ PCOLL_INIT(Allgatherv, allgatherv,
            *recvcounts; const int *displs; MPI_Datatype recvtype;,
            PMPI_Iallgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
            a->displs, a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype); KEEP_V(recvcounts, displs, PEERS);,
            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)
 
 PCOLL_INIT(Alltoall, alltoall,
@@ -227,6 +357,7 @@ PCOLL_INIT(Alltoall, alltoall,
            MPI_Datatype recvtype;,
            PMPI_Ialltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
            a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype);,
            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
 PCOLL_INIT(Alltoallv, alltoallv,
@@ -237,6 +368,8 @@ PCOLL_INIT(Alltoallv, alltoallv,
            void *recvbuf; const int *recvcounts; const int *rdispls; MPI_Datatype recvtype;,
            PMPI_Ialltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
            a->recvcounts, a->rdispls, a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype); if (a->sendbuf != MPI_IN_PLACE) KEEP_V(sendcounts,
+           sdispls, PEERS); KEEP_V(recvcounts, rdispls, PEERS);,
            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)
 
 PCOLL_INIT(Alltoallw, alltoallw,
@@ -248,6 +381,8 @@ PCOLL_INIT(Alltoallw, alltoallw,
            *recvtypes;,
            PMPI_Ialltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
            a->recvcounts, a->rdispls, a->recvtypes, comm, request),
+           if (a->sendbuf != MPI_IN_PLACE) KEEP_W(sendcounts, sdispls, sendtypes, PEERS);
+           KEEP_W(recvcounts, rdispls, recvtypes, PEERS);,
            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)
 
 PCOLL_INIT(Reduce, reduce,
@@ -257,6 +392,7 @@ PCOLL_INIT(Reduce, reduce,
            root;,
            PMPI_Ireduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->root, comm,
            request),
+           keep_type(pc, a->datatype); keep_op(pc, a->op);,
            sendbuf, recvbuf, count, datatype, op, root)
 
 PCOLL_INIT(Allreduce, allreduce,
@@ -264,6 +400,7 @@ PCOLL_INIT(Allreduce, allreduce,
            MPI_Comm comm, MPI_Info info, MPI_Request *request),
            const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op;,
            PMPI_Iallreduce(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request),
+           keep_type(pc, a->datatype); keep_op(pc, a->op);,
            sendbuf, recvbuf, count, datatype, op)
 
 PCOLL_INIT(Reduce_scatter_block, reduce_scatter_block,
@@ -272,6 +409,7 @@ PCOLL_INIT(Reduce_scatter_block, reduce_scatter_block,
            const void *sendbuf; void *recvbuf; int recvcount; MPI_Datatype datatype; MPI_Op op;,
            PMPI_Ireduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, a->datatype, a->op,
            comm, request),
+           keep_type(pc, a->datatype); keep_op(pc, a->op);,
            sendbuf, recvbuf, recvcount, datatype, op)
 
 PCOLL_INIT(Reduce_scatter, reduce_scatter,
@@ -281,6 +419,7 @@ PCOLL_INIT(Reduce_scatter, reduce_scatter,
            op;,
            PMPI_Ireduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op, comm,
            request),
+           keep_type(pc, a->datatype); keep_op(pc, a->op); KEEP_ARRAY(recvcounts, comm->size);,
            sendbuf, recvbuf, recvcounts, datatype, op)
 
 PCOLL_INIT(Scan, scan,
@@ -288,6 +427,7 @@ PCOLL_INIT(Scan, scan,
            MPI_Comm comm, MPI_Info info, MPI_Request *request),
            const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op;,
            PMPI_Iscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request),
+           keep_type(pc, a->datatype); keep_op(pc, a->op);,
            sendbuf, recvbuf, count, datatype, op)
 
 PCOLL_INIT(Exscan, exscan,
@@ -295,6 +435,7 @@ PCOLL_INIT(Exscan, exscan,
            MPI_Comm comm, MPI_Info info, MPI_Request *request),
            const void *sendbuf; void *recvbuf; int count; MPI_Datatype datatype; MPI_Op op;,
            PMPI_Iexscan(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, comm, request),
+           keep_type(pc, a->datatype); keep_op(pc, a->op);,
            sendbuf, recvbuf, count, datatype, op)
 
 PCOLL_INIT(Neighbor_allgather, neighbor_allgather,
@@ -304,6 +445,7 @@ PCOLL_INIT(Neighbor_allgather, neighbor_allgather,
            MPI_Datatype recvtype;,
            PMPI_Ineighbor_allgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
            a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype);,
            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
 PCOLL_INIT(Neighbor_allgatherv, neighbor_allgatherv,
@@ -314,6 +456,7 @@ PCOLL_INIT(Neighbor_allgatherv, neighbor_allgatherv,
            *recvcounts; const int *displs; MPI_Datatype recvtype;,
            PMPI_Ineighbor_allgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf,
            a->recvcounts, a->displs, a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype); KEEP_V(recvcounts, displs, indegree(comm));,
            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype)
 
 PCOLL_INIT(Neighbor_alltoall, neighbor_alltoall,
@@ -323,6 +466,7 @@ PCOLL_INIT(Neighbor_alltoall, neighbor_alltoall,
            MPI_Datatype recvtype;,
            PMPI_Ineighbor_alltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
            a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype);,
            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)
 
 PCOLL_INIT(Neighbor_alltoallv, neighbor_alltoallv,
@@ -333,6 +477,8 @@ PCOLL_INIT(Neighbor_alltoallv, neighbor_alltoallv,
            void *recvbuf; const int *recvcounts; const int *rdispls; MPI_Datatype recvtype;,
            PMPI_Ineighbor_alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
            a->recvcounts, a->rdispls, a->recvtype, comm, request),
+           KEEP_TYPES(sendtype, recvtype); KEEP_V(sendcounts, sdispls, outdegree(comm));
+           KEEP_V(recvcounts, rdispls, indegree(comm));,
            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype)
 
 PCOLL_INIT(Neighbor_alltoallw, neighbor_alltoallw,
@@ -345,5 +491,6 @@ PCOLL_INIT(Neighbor_alltoallw, neighbor_alltoallw,
            MPI_Datatype *recvtypes;,
            PMPI_Ineighbor_alltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
            a->recvcounts, a->rdispls, a->recvtypes, comm, request),
-           sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes)
-// clang-format on
+           KEEP_W(sendcounts, sdispls, sendtypes, outdegree(comm)); KEEP_W(recvcounts, rdispls,
+           recvtypes, indegree(comm));, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+           recvcounts, rdispls, recvtypes) // clang-format on

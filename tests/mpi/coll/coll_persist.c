@@ -4,7 +4,8 @@
  * allows it); with MPI_Startall; mixed with blocking and non-blocking
  * collectives; MPI_IN_PLACE data taken at each start; an intercommunicator;
  * neighbourhood collectives on a ring; MPI_Request_free while inactive and
- * while active; bad arguments refused at init. */
+ * while active; bad arguments refused at init; count, displacement and type
+ * arrays, datatypes and ops freed and overwritten right after init. */
 #include "coll_test.h"
 
 #define RUNS 3
@@ -308,6 +309,180 @@ static void neighbours(void)
     MPI_Comm_free(&ring);
 }
 
+/* Arrays of n ints, each filled by fill(k). */
+static int *ints(int n, int (*fill)(int))
+{
+    int *a = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int k = 0; k < n; k++)
+        a[k] = fill(k);
+    return a;
+}
+
+static int one_more(int k)
+{
+    return k + 1;
+}
+
+static int tri(int k) /* 0, 1, 3, 6...: where block k + 1 long starts */
+{
+    return k * (k + 1) / 2;
+}
+
+static void scribble_free(int *a, int n)
+{
+    for (int k = 0; k < n; k++)
+        a[k] = -777;
+    free(a);
+}
+
+/* User op: elementwise sum. */
+static void add(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+/* The caller frees its arrays, datatypes and op right after init (bindings
+ * such as mpi4py pass temporary arrays): the requests keep their own. Rank k
+ * contributes blocks k + 1 long (gatherv, scatterv, allgatherv) and sends
+ * block j of j + 1 ints to rank j (alltoallv, alltoallw through a derived
+ * type, neighbourhood alltoallw on a ring); reduce_scatter with a user op. */
+static void kept_arguments(void)
+{
+    int total = tri(p), *mine = calloc((size_t)p, sizeof(int));
+    int *gath = malloc(sizeof(int) * (size_t)total), *all = malloc(sizeof(int) * (size_t)total);
+    int *a2s = malloc(sizeof(int) * (size_t)total), *a2d = malloc(sizeof(int) * (size_t)p * p);
+    int *counts = ints(p, one_more), *displs = ints(p, tri);
+    MPI_Datatype vint; /* an int, but derived */
+    MUSTMPI(MPI_Type_contiguous(1, MPI_INT, &vint));
+    MUSTMPI(MPI_Type_commit(&vint));
+    MPI_Request q[7];
+    MUSTMPI(MPI_Gatherv_init(mine, me + 1, vint, gath, counts, displs, vint, 0, MPI_COMM_WORLD,
+                             MPI_INFO_NULL, &q[0]));
+    MUSTMPI(MPI_Scatterv_init(all, counts, displs, vint, mine, me + 1, vint, p - 1, MPI_COMM_WORLD,
+                              MPI_INFO_NULL, &q[1]));
+    MUSTMPI(MPI_Allgatherv_init(mine, me + 1, MPI_INT, gath, counts, displs, vint, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &q[2]));
+    /* alltoall(v, w): block j (j + 1 ints) to rank j, from rank k at k * p. */
+    int *rcounts = malloc(sizeof(int) * (size_t)p), *rdispls = malloc(sizeof(int) * (size_t)p);
+    int *bs = malloc(sizeof(int) * (size_t)p), *br = malloc(sizeof(int) * (size_t)p);
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)p);
+    for (int k = 0; k < p; k++) {
+        rcounts[k] = me + 1;
+        rdispls[k] = k * p;
+        bs[k] = displs[k] * (int)sizeof(int);
+        br[k] = rdispls[k] * (int)sizeof(int);
+        types[k] = vint;
+    }
+    MUSTMPI(MPI_Alltoallv_init(a2s, counts, displs, vint, a2d, rcounts, rdispls, MPI_INT,
+                               MPI_COMM_WORLD, MPI_INFO_NULL, &q[3]));
+    MUSTMPI(MPI_Alltoallw_init(a2s, counts, bs, types, a2d, rcounts, br, types, MPI_COMM_WORLD,
+                               MPI_INFO_NULL, &q[4]));
+    MPI_Op op;
+    MUSTMPI(MPI_Op_create(add, 1, &op));
+    int rs[N], *rsin = malloc(sizeof(int) * (size_t)total);
+    MUSTMPI(
+        MPI_Reduce_scatter_init(rsin, rs, counts, vint, op, MPI_COMM_WORLD, MPI_INFO_NULL, &q[5]));
+    MPI_Comm ring;
+    int dims[1] = {p}, periods[1] = {1}, ns[2], nd[2];
+    MUSTMPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    int *nones = malloc(2 * sizeof(int));
+    MPI_Aint *ndisp = malloc(2 * sizeof(MPI_Aint));
+    MPI_Datatype *ntypes = malloc(2 * sizeof(MPI_Datatype));
+    for (int i = 0; i < 2; i++) {
+        nones[i] = 1;
+        ndisp[i] = i * (MPI_Aint)sizeof(int);
+        ntypes[i] = vint;
+    }
+    MUSTMPI(MPI_Neighbor_alltoallw_init(ns, nones, ndisp, ntypes, nd, nones, ndisp, ntypes, ring,
+                                        MPI_INFO_NULL, &q[6]));
+
+    /* Everything the requests must have kept, gone. */
+    MUSTMPI(MPI_Op_free(&op));
+    MUSTMPI(MPI_Type_free(&vint));
+    scribble_free(counts, p);
+    scribble_free(displs, p);
+    scribble_free(rcounts, p);
+    scribble_free(rdispls, p);
+    scribble_free(bs, p);
+    scribble_free(br, p);
+    free(types);
+    scribble_free(nones, 2);
+    free(ndisp);
+    free(ntypes);
+    int *reuse = ints(8 * p, tri); /* likely where the arrays were */
+
+    int left = (me + p - 1) % p, right = (me + 1) % p;
+    for (int r = 0; r < RUNS; r++) {
+        for (int i = 0; i <= me; i++)
+            mine[i] = val(me, r, i);
+        memset(gath, 0xff, sizeof(int) * (size_t)total);
+        run(&q[0]);
+        int ok = 1;
+        if (me == 0)
+            for (int k = 0; k < p; k++)
+                for (int i = 0; i <= k; i++)
+                    ok &= gath[tri(k) + i] == val(k, r, i);
+        CHECK(ok);
+        if (me == p - 1)
+            for (int k = 0; k < p; k++)
+                for (int i = 0; i <= k; i++)
+                    all[tri(k) + i] = val(k, r + 3, i);
+        run(&q[1]);
+        ok = 1;
+        for (int i = 0; i <= me; i++)
+            ok &= mine[i] == val(me, r + 3, i);
+        CHECK(ok);
+        memset(gath, 0xff, sizeof(int) * (size_t)total);
+        run(&q[2]);
+        ok = 1;
+        for (int k = 0; k < p; k++)
+            for (int i = 0; i <= k; i++)
+                ok &= gath[tri(k) + i] == val(k, r + 3, i);
+        CHECK(ok);
+        for (int v = 3; v <= 4; v++) {
+            for (int j = 0; j < p; j++)
+                for (int i = 0; i <= j; i++)
+                    a2s[tri(j) + i] = val(me, r * 2 + v, j * 10 + i);
+            memset(a2d, 0xff, sizeof(int) * (size_t)p * p);
+            run(&q[v]);
+            ok = 1;
+            for (int k = 0; k < p; k++)
+                for (int i = 0; i <= me; i++)
+                    ok &= a2d[k * p + i] == val(k, r * 2 + v, me * 10 + i);
+            CHECK(ok);
+        }
+        for (int j = 0; j < total; j++)
+            rsin[j] = val(me, r, j);
+        memset(rs, 0xff, sizeof rs);
+        run(&q[5]);
+        ok = 1;
+        for (int i = 0; i <= me; i++) {
+            int want = 0;
+            for (int k = 0; k < p; k++)
+                want += val(k, r, tri(me) + i);
+            ok &= rs[i] == want;
+        }
+        CHECK(ok);
+        ns[0] = val(me, r, 1); /* to the left */
+        ns[1] = val(me, r, 2); /* to the right */
+        nd[0] = nd[1] = -1;
+        run(&q[6]);
+        CHECK(nd[0] == val(left, r, 2) && nd[1] == val(right, r, 1));
+    }
+    for (int v = 0; v < 7; v++)
+        done(&q[v]);
+    MPI_Comm_free(&ring);
+    free(reuse);
+    free(mine);
+    free(gath);
+    free(all);
+    free(a2s);
+    free(a2d);
+    free(rsin);
+}
+
 /* Two persistent allreduces started in opposite orders on even and odd
  * ranks, then with MPI_Startall, and one in flight across blocking and
  * non-blocking collectives. */
@@ -439,6 +614,7 @@ int main(int argc, char **argv)
     exchanges();
     reductions();
     neighbours();
+    kept_arguments();
     orders();
     inter();
     free_active();
