@@ -498,6 +498,26 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 }
 WEFT_MPI_ALIAS(Sendrecv)
 
+/* The send of a _replace call: its data packed first, so the receive may land
+ * in buf, into a copy of *len bytes (NULL: no memory), sent as bytes by
+ * replace_send (more than INT_MAX of them is fine there, where a count of
+ * MPI_BYTE would not be). */
+static void *replace_copy(const void *buf, int count, MPI_Datatype datatype, size_t *len)
+{
+    *len = datatype->size * (size_t)count;
+    void *copy = malloc(*len ? *len : 1);
+    if (copy)
+        weft__mpi_type_pack(datatype, buf, (size_t)count, 0, *len, copy);
+    return copy;
+}
+
+static int replace_send(const void *copy, size_t len, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *r, const char *fn)
+{
+    return dest == MPI_PROC_NULL ? proc_null_request(comm, r, fn)
+                                 : send_bytes(copy, len, dest, tag, comm, r, fn);
+}
+
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -505,22 +525,14 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     int rc = check_p2p(buf, count, datatype, dest, sendtag, comm, false);
     if (rc)
         return weft__mpi_err(comm, rc, fn);
-    /* The outgoing data is packed first, so the receive may land in buf, and
-     * sent as len bytes: more than INT_MAX of them is fine here, where a
-     * count of MPI_BYTE would not be. */
-    size_t len = datatype->size * (size_t)count;
-    void *copy = malloc(len ? len : 1);
+    size_t len;
+    void *copy = replace_copy(buf, count, datatype, &len);
     if (!copy)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-    weft__mpi_type_pack(datatype, buf, (size_t)count, 0, len, copy);
     MPI_Request r[2];
     rc = start_op(buf, count, datatype, source, recvtag, comm, WEFT_MPI_MODE_RECV, &r[0], fn);
     if (!rc)
-        rc = sendrecv_finish(r,
-                             dest == MPI_PROC_NULL
-                                 ? proc_null_request(comm, &r[1], fn)
-                                 : send_bytes(copy, len, dest, sendtag, comm, &r[1], fn),
-                             status);
+        rc = sendrecv_finish(r, replace_send(copy, len, dest, sendtag, comm, &r[1], fn), status);
     free(copy);
     return rc;
 }
@@ -589,12 +601,10 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
         return weft__mpi_err(comm, rc, fn);
     if (!request)
         return weft__mpi_err(comm, MPI_ERR_REQUEST, fn);
-    /* As MPI_Sendrecv_replace: the outgoing data is packed first. */
-    size_t len = datatype->size * (size_t)count;
-    void *copy = malloc(len ? len : 1);
+    size_t len;
+    void *copy = replace_copy(buf, count, datatype, &len);
     if (!copy)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
-    weft__mpi_type_pack(datatype, buf, (size_t)count, 0, len, copy);
     MPI_Request p = pair_new(comm, copy);
     if (!p)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
@@ -603,8 +613,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
         weft__mpi_req_free(p);
         return rc;
     }
-    rc = dest == MPI_PROC_NULL ? proc_null_request(comm, &p->part[1], fn)
-                               : send_bytes(copy, len, dest, sendtag, comm, &p->part[1], fn);
+    rc = replace_send(copy, len, dest, sendtag, comm, &p->part[1], fn);
     if (rc)
         return pair_undo(p, rc);
     *request = p;
