@@ -16,7 +16,7 @@
  *
  * The init builds the schedule once and discards it (a dry run: see
  * weft__coll_pin), so bad arguments fail at init, through the communicator's
- * error handler (under the non-blocking call's name). A start builds again:
+ * error handler (under the init's name: weft__mpi_err_as). A start builds again:
  * an MPI_IN_PLACE snapshot is taken at the start, as the data is then.
  *
  * Buffers are kept by address (their contents are the point of each start),
@@ -148,12 +148,15 @@ static int outdegree(MPI_Comm comm)
 }
 
 /* Build pc's collective with its own numbers: started into *out, or (dry)
- * checked and discarded. */
-static int pcoll_run(struct weft__mpi_pcoll *pc, MPI_Comm comm, MPI_Request *out, bool dry)
+ * checked and discarded; errors are reported under name. */
+static int pcoll_run(struct weft__mpi_pcoll *pc, MPI_Comm comm, MPI_Request *out, bool dry,
+                     const char *name)
 {
     weft__coll_pin =
         (weft__coll_pin_t){.on = true, .dry = dry, .seq = pc->seq, .seq_local = pc->seq_local};
+    weft__mpi_err_as = name;
     int rc = pc->start(pc->args, comm, out);
+    weft__mpi_err_as = NULL;
     weft__coll_pin = (weft__coll_pin_t){0};
     return rc;
 }
@@ -181,7 +184,7 @@ static int pcoll_init(MPI_Comm comm, MPI_Info info, MPI_Request *request, pcoll_
     pc->seq_local =
         comm->inter && comm->local_comm ? weft__coll_next_seq(comm->local_comm, true) : 0;
     MPI_Request none = MPI_REQUEST_NULL;
-    if ((rc = pcoll_run(pc, comm, &none, true))) {
+    if ((rc = pcoll_run(pc, comm, &none, true, name))) {
         free(pc);
         return rc; /* reported by the build */
     }
@@ -204,7 +207,7 @@ int weft__pcoll_start(MPI_Request r)
     r->complete = false;
     r->active = true;
     weft__mpi_status_empty(&r->status);
-    int rc = pcoll_run(r->pcoll, r->comm, &r->pcoll->inner, false);
+    int rc = pcoll_run(r->pcoll, r->comm, &r->pcoll->inner, false, "MPI_Start");
     if (rc) {
         r->pcoll->inner = NULL;
         r->active = false;

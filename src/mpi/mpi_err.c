@@ -168,10 +168,14 @@ static void fatal(const char *what, const char *name, int err, const char *fn)
     weft_abort(weft__mpi.ctx, err == MPI_SUCCESS ? 1 : (err & 0x7f ? err & 0x7f : 1), msg);
 }
 
+_Thread_local const char *weft__mpi_err_as;
+
 int weft__mpi_err(MPI_Comm comm, int err, const char *fn)
 {
     if (err == MPI_SUCCESS)
         return err;
+    if (weft__mpi_err_as)
+        fn = weft__mpi_err_as;
     if (!comm || comm->magic != WEFT_MPI_MAGIC_COMM || comm == MPI_COMM_NULL)
         comm = atomic_load(&weft__mpi.initialized) == 1 ? MPI_COMM_WORLD : MPI_COMM_SELF;
     MPI_Errhandler e = comm->errhandler;

@@ -473,6 +473,10 @@ void weft__mpi_progress(void);
  * before init) through its error handler; returns err for `return
  * weft__mpi_err(...)`. fn names the MPI function for the fatal message. */
 int weft__mpi_err(MPI_Comm comm, int err, const char *fn);
+/* While set (per thread), weft__mpi_err reports under this name instead of
+ * fn: a call that does its work through another MPI call (a persistent
+ * collective's init and start, through the non-blocking collective). */
+extern _Thread_local const char *weft__mpi_err_as;
 int weft__mpi_err_win(MPI_Win win, int err, const char *fn);
 int weft__mpi_err_file(MPI_File file, int err, const char *fn);
 /* The MPI error class for a weft status. */

@@ -1,7 +1,9 @@
 /* Fault programs, run by tests that check mpirun's exit status and message:
  *   abort  the last rank calls MPI_Abort(MPI_COMM_WORLD, 7) while the others wait
  *          in a receive that never completes: the whole job must end, exit 7
- *   fatal  the last rank makes an invalid call under MPI_ERRORS_ARE_FATAL */
+ *   fatal  the last rank makes an invalid call under MPI_ERRORS_ARE_FATAL
+ *   pcoll  the same with a persistent collective's init (a bad root): the
+ *          message names MPI_Bcast_init, not the call it works through */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,11 @@ int main(int argc, char **argv)
     if (rank == size - 1) {
         if (!strcmp(mode, "abort"))
             MPI_Abort(MPI_COMM_WORLD, 7);
+        if (!strcmp(mode, "pcoll")) {
+            MPI_Request r;
+            MPI_Bcast_init(&x, 1, MPI_INT, size + 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+            printf("not reached\n");
+        }
         MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
         printf("not reached\n");
     } else {
