@@ -45,6 +45,7 @@ typedef struct weft_mpi_info *MPI_Info;
 typedef struct weft_mpi_win *MPI_Win;
 typedef struct weft_mpi_file *MPI_File;
 typedef struct weft_mpi_message *MPI_Message;
+typedef struct weft_mpi_session *MPI_Session;
 
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
@@ -82,6 +83,7 @@ WEFT_MPI_OBJ(weft_mpi_group, weft_mpi_group_null)
 WEFT_MPI_OBJ(weft_mpi_request, weft_mpi_request_null)
 WEFT_MPI_OBJ(weft_mpi_errhandler, weft_mpi_errors_are_fatal)
 WEFT_MPI_OBJ(weft_mpi_errhandler, weft_mpi_errors_return)
+WEFT_MPI_OBJ(weft_mpi_errhandler, weft_mpi_errors_abort)
 WEFT_MPI_OBJ(weft_mpi_errhandler, weft_mpi_errhandler_null)
 WEFT_MPI_OBJ(weft_mpi_info, weft_mpi_info_null)
 WEFT_MPI_OBJ(weft_mpi_info, weft_mpi_info_env)
@@ -91,6 +93,7 @@ WEFT_MPI_OBJ(weft_mpi_message, weft_mpi_message_null)
 WEFT_MPI_OBJ(weft_mpi_message, weft_mpi_message_no_proc)
 WEFT_MPI_OBJ(weft_mpi_datatype, weft_mpi_datatype_null)
 WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_null)
+WEFT_MPI_OBJ(weft_mpi_session, weft_mpi_session_null)
 
 #define MPI_COMM_WORLD       (&weft_mpi_comm_world)
 #define MPI_COMM_SELF        (&weft_mpi_comm_self)
@@ -100,6 +103,7 @@ WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_null)
 #define MPI_REQUEST_NULL     (&weft_mpi_request_null)
 #define MPI_ERRORS_ARE_FATAL (&weft_mpi_errors_are_fatal)
 #define MPI_ERRORS_RETURN    (&weft_mpi_errors_return)
+#define MPI_ERRORS_ABORT     (&weft_mpi_errors_abort)
 #define MPI_ERRHANDLER_NULL  (&weft_mpi_errhandler_null)
 #define MPI_INFO_NULL        (&weft_mpi_info_null)
 #define MPI_INFO_ENV         (&weft_mpi_info_env)
@@ -108,6 +112,7 @@ WEFT_MPI_OBJ(weft_mpi_op, weft_mpi_op_null)
 #define MPI_MESSAGE_NULL     (&weft_mpi_message_null)
 #define MPI_MESSAGE_NO_PROC  (&weft_mpi_message_no_proc)
 #define MPI_DATATYPE_NULL    (&weft_mpi_datatype_null)
+#define MPI_SESSION_NULL     (&weft_mpi_session_null)
 #define MPI_OP_NULL          (&weft_mpi_op_null)
 
 /* Predefined datatypes: X(MPI name, object name). The library defines each object
@@ -337,6 +342,8 @@ extern WEFT_MPI_API int weft_mpi_unweighted_obj, weft_mpi_weights_empty_obj;
 #define MPI_MAX_OBJECT_NAME            128
 #define MPI_MAX_INFO_KEY               255
 #define MPI_MAX_INFO_VAL               1024
+#define MPI_MAX_PSET_NAME_LEN          256
+#define MPI_MAX_STRINGTAG_LEN          256
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_PORT_NAME              1024
 #define MPI_MAX_DATAREP_STRING         128
@@ -502,6 +509,9 @@ enum {
     MPI_T_ERR_PVAR_NO_ATOMIC,
     MPI_T_ERR_INVALID_NAME,
     MPI_T_ERR_INVALID,
+    MPI_ERR_SESSION,         /* MPI 4.0: an invalid session */
+    MPI_ERR_PROC_ABORTED,    /* MPI 4.0: a peer was aborted */
+    MPI_ERR_VALUE_TOO_LARGE, /* MPI 4.0: a value does not fit its output argument */
     /* The fault-tolerance extension's class (as in Open MPI's and MPICH's
      * ULFM): a process the operation involves died or lost its connection,
      * or, in a collective, a member stopped on such an error and the
@@ -532,6 +542,7 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 typedef void MPI_File_errhandler_function(MPI_File *file, int *error_code, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 /* MPI-1's name, for MPI_Errhandler_create (removed in MPI 3.0, kept for old programs). */
 typedef MPI_Comm_errhandler_function MPI_Handler_function;

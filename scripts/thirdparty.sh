@@ -68,10 +68,6 @@ line() {
 # outside weft's scope, or relies on one implementation's choices, or on
 # more than this machine gives. "test:reason", one per line.
 known='
-session:MPI-4.0 sessions
-session_mult_init:MPI-4.0 sessions
-session_psets:MPI-4.0 sessions
-session_self:MPI-4.0 sessions
 cmsplit_type:MPI-4.0 MPI_COMM_TYPE_HW_GUIDED
 pt2pt_large:MPI-4.0 large-count (_c) functions
 coll_large:MPI-4.0 large-count (_c) functions

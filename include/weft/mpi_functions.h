@@ -711,6 +711,31 @@ WEFT_MPI_FN(int, File_write,
             (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
 WEFT_MPI_FN(int, File_sync, (MPI_File fh))
 
+/* Sessions (MPI 4.0 §11.3): process sets mpi://WORLD and mpi://SELF, groups
+ * from them, communicators from groups. */
+WEFT_MPI_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+WEFT_MPI_FN(int, Session_finalize, (MPI_Session * session))
+WEFT_MPI_FN(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+WEFT_MPI_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+WEFT_MPI_FN(int, Session_get_nth_pset,
+            (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+WEFT_MPI_FN(int, Session_get_pset_info,
+            (MPI_Session session, const char *pset_name, MPI_Info *info))
+WEFT_MPI_FN(int, Group_from_session_pset,
+            (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+WEFT_MPI_FN(int, Comm_create_from_group,
+            (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+             MPI_Comm *newcomm))
+WEFT_MPI_FN(int, Intercomm_create_from_groups,
+            (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+             const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+             MPI_Comm *newintercomm))
+WEFT_MPI_FN(int, Session_create_errhandler,
+            (MPI_Session_errhandler_function * session_errhandler_fn, MPI_Errhandler *errhandler))
+WEFT_MPI_FN(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+WEFT_MPI_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+WEFT_MPI_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+
 /* Handle conversion */
 WEFT_MPI_FN(MPI_Fint, Comm_c2f, (MPI_Comm comm))
 WEFT_MPI_FN(MPI_Comm, Comm_f2c, (MPI_Fint comm))
@@ -726,6 +751,8 @@ WEFT_MPI_FN(MPI_Fint, Info_c2f, (MPI_Info info))
 WEFT_MPI_FN(MPI_Info, Info_f2c, (MPI_Fint info))
 WEFT_MPI_FN(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 WEFT_MPI_FN(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+WEFT_MPI_FN(MPI_Fint, Session_c2f, (MPI_Session session))
+WEFT_MPI_FN(MPI_Session, Session_f2c, (MPI_Fint session))
 WEFT_MPI_FN(MPI_Fint, Win_c2f, (MPI_Win win))
 WEFT_MPI_FN(MPI_Win, Win_f2c, (MPI_Fint win))
 WEFT_MPI_FN(MPI_Fint, File_c2f, (MPI_File file))

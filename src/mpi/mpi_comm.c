@@ -24,6 +24,9 @@ struct weft_mpi_comm weft_mpi_comm_null = {
     .magic = WEFT_MPI_MAGIC_COMM, .predefined = true, .name = "MPI_COMM_NULL"};
 
 #define AUX_TAG (1ull << 40) /* above any user tag of MPI_Comm_create_group */
+/* MPI_Comm_create_from_group's agreements on the world, apart from
+ * MPI_Comm_create_group's (user tags) and MPI_Intercomm_create's (1 << 41). */
+#define FROM_GROUP_TAG (1ull << 42)
 
 int weft__mpi_check_comm(MPI_Comm comm)
 {
@@ -602,6 +605,26 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 }
 WEFT_MPI_ALIAS(Comm_create)
 
+/* MPI_Comm_create_group's work, once comm and group are checked: the
+ * agreement runs among the group's members only, named by tag (§6.4.2). */
+static int create_group(MPI_Comm comm, MPI_Group group, uint64_t tag, MPI_Comm *newcomm)
+{
+    if (group->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int rc;
+    int k = agree(aux_id(comm), tag, group->ranks, group->size, group->rank, NULL, 0, NULL, &rc);
+    if (k < 0)
+        return rc;
+    MPI_Comm c = comm_new(group, NULL, (unsigned)k);
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    weft__mpi_comm_inherit_errh(c, comm);
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     int rc = weft__mpi_check_comm(comm);
@@ -615,24 +638,27 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return weft__mpi_err(comm, MPI_ERR_TAG, "MPI_Comm_create_group");
     if (!newcomm)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_create_group");
-    if (group->rank == MPI_UNDEFINED) {
-        *newcomm = MPI_COMM_NULL;
-        return MPI_SUCCESS;
-    }
-    /* Only the group's members take part: the agreement runs among them, named
-     * by the user's tag (§6.4.2). */
-    int k = agree(aux_id(comm), (uint64_t)tag, group->ranks, group->size, group->rank, NULL, 0,
-                  NULL, &rc);
-    if (k < 0)
-        return weft__mpi_err(comm, rc, "MPI_Comm_create_group");
-    MPI_Comm c = comm_new(group, NULL, (unsigned)k);
-    if (!c)
-        return weft__mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_create_group");
-    weft__mpi_comm_inherit_errh(c, comm);
-    *newcomm = c;
-    return MPI_SUCCESS;
+    rc = create_group(comm, group, (uint64_t)tag, newcomm);
+    return rc ? weft__mpi_err(comm, rc, "MPI_Comm_create_group") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_create_group)
+
+/* A string tag's number: FNV-1a, 31 bits. */
+uint32_t weft__mpi_stringtag_hash(const char *stringtag)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)stringtag; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    return h & 0x7fffffffu;
+}
+
+int weft__mpi_comm_from_group(MPI_Group group, const char *stringtag, MPI_Comm *newcomm)
+{
+    if (!valid_group(group) || group->rank == MPI_UNDEFINED) /* only members call it */
+        return MPI_ERR_GROUP;
+    return create_group(MPI_COMM_WORLD, group, FROM_GROUP_TAG | weft__mpi_stringtag_hash(stringtag),
+                        newcomm);
+}
 
 typedef struct split_entry {
     int color, key, rank, world;

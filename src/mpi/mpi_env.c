@@ -1,9 +1,13 @@
 /* Init, finalize and the environment (MPI 3.1 §8, §12.4).
  *
- * MPI_Init joins the job through weft_init (weftrun, PMIx or singleton), sets up
- * the predefined objects and MPI_COMM_WORLD / MPI_COMM_SELF. The thread level
- * asked for is given (MPI_THREAD_MULTIPLE included): the engine picks its lock
- * kinds from it at run time.
+ * The MPI instance joins the job through weft_init (weftrun, PMIx or
+ * singleton), sets up the predefined objects and MPI_COMM_WORLD /
+ * MPI_COMM_SELF. The first of MPI_Init and MPI_Session_init starts it, with
+ * the thread level that call asks for (MPI_THREAD_MULTIPLE included: the
+ * engine picks its lock kinds from it at run time); the last of MPI_Finalize
+ * and MPI_Session_finalize ends it (the world model counts as one user, each
+ * session as one). It starts once per process: once ended, it cannot start
+ * again (MPI 4.0 allows that; weft's bootstrap joins the job once).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,13 +26,21 @@ int weft__mpi_check_init(void)
                                                                                    : MPI_ERR_OTHER;
 }
 
-static int init_common(int required, int *provided, const char *fn)
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
+static int instance_users;
+
+/* The level MPI_Init and a session without a thread_level hint ask for. */
+int weft__mpi_default_level(void)
 {
-    int state = atomic_load(&weft__mpi.initialized);
-    if (state != 0) {
-        fprintf(stderr, "weft MPI: %s called %s\n", fn,
-                state == 1 ? "twice" : "after MPI_Finalize");
-        return weft__mpi_err(NULL, MPI_ERR_OTHER, fn);
+    const char *level = getenv("WEFT_MPI_THREAD_LEVEL");
+    return level && !strcmp(level, "multiple") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+}
+
+static int instance_start(int required, const char *fn)
+{
+    if (atomic_load(&weft__mpi.initialized) == 2) {
+        fprintf(stderr, "weft MPI: %s: MPI was finalized and cannot start again\n", fn);
+        return MPI_ERR_OTHER;
     }
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         required = MPI_THREAD_MULTIPLE < required ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
@@ -54,39 +66,12 @@ static int init_common(int required, int *provided, const char *fn)
     }
     weft__mpi_t_engine(weft__mpi.ctx);
     atomic_store_explicit(&weft__mpi.initialized, 1, memory_order_release);
-    if (provided)
-        *provided = weft__mpi.thread_level;
     return MPI_SUCCESS;
 }
 
-int PMPI_Init(int *argc, char ***argv)
+static int instance_end(void)
 {
-    const char *level = getenv("WEFT_MPI_THREAD_LEVEL");
-    int required = MPI_THREAD_SINGLE;
-    if (level && !strcmp(level, "multiple"))
-        required = MPI_THREAD_MULTIPLE;
-    return init_common(required, NULL, "MPI_Init");
-}
-WEFT_MPI_ALIAS(Init)
-
-int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    if (!provided)
-        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Init_thread");
-    return init_common(required, provided, "MPI_Init_thread");
-}
-WEFT_MPI_ALIAS(Init_thread)
-
-int PMPI_Finalize(void)
-{
-    int rc = weft__mpi_check_init();
-    if (rc)
-        return weft__mpi_err(NULL, rc, "MPI_Finalize");
-    /* Attributes on MPI_COMM_SELF are deleted first, so libraries can run their
-     * cleanup while MPI still works (MPI 3.1 §8.7.1): their delete callbacks
-     * may communicate, buffered sends included. */
-    weft__mpi_attrs_delete_all(MPI_COMM_SELF);
-    /* Then buffered messages leave, as if by MPI_Buffer_detach (MPI 3.1
+    /* Buffered messages leave first, as if by MPI_Buffer_detach (MPI 3.1
      * §8.7): the engine below would close with their sends unfinished, and a
      * rendezvous that only the sender moves (tcp) would leave the receiver
      * waiting for ever. */
@@ -105,13 +90,75 @@ int PMPI_Finalize(void)
     atomic_store(&weft__mpi.initialized, 2);
     return wrc == WEFT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
+
+int weft__mpi_instance_up(int required, const char *fn)
+{
+    pthread_mutex_lock(&instance_lock);
+    int rc = instance_users ? MPI_SUCCESS : instance_start(required, fn);
+    if (!rc)
+        instance_users++;
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
+}
+
+int weft__mpi_instance_down(void)
+{
+    pthread_mutex_lock(&instance_lock);
+    int rc = --instance_users ? MPI_SUCCESS : instance_end();
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
+}
+
+static int init_common(int required, int *provided, const char *fn)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&weft__mpi.world, &expected, 1)) {
+        fprintf(stderr, "weft MPI: %s called %s\n", fn,
+                expected == 1 ? "twice" : "after MPI_Finalize");
+        return weft__mpi_err(NULL, MPI_ERR_OTHER, fn);
+    }
+    int rc = weft__mpi_instance_up(required, fn);
+    if (rc) {
+        atomic_store(&weft__mpi.world, 0);
+        return rc;
+    }
+    if (provided)
+        *provided = weft__mpi.thread_level;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    return init_common(weft__mpi_default_level(), NULL, "MPI_Init");
+}
+WEFT_MPI_ALIAS(Init)
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!provided)
+        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Init_thread");
+    return init_common(required, provided, "MPI_Init_thread");
+}
+WEFT_MPI_ALIAS(Init_thread)
+
+int PMPI_Finalize(void)
+{
+    if (atomic_load(&weft__mpi.world) != 1)
+        return weft__mpi_err(NULL, MPI_ERR_OTHER, "MPI_Finalize");
+    /* Attributes on MPI_COMM_SELF are deleted first, so libraries can run their
+     * cleanup while MPI still works (MPI 3.1 §8.7.1): their delete callbacks
+     * may communicate, buffered sends included. */
+    weft__mpi_attrs_delete_all(MPI_COMM_SELF);
+    atomic_store(&weft__mpi.world, 2);
+    return weft__mpi_instance_down();
+}
 WEFT_MPI_ALIAS(Finalize)
 
 int PMPI_Initialized(int *flag)
 {
     if (!flag)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Initialized");
-    *flag = atomic_load(&weft__mpi.initialized) != 0;
+    *flag = atomic_load(&weft__mpi.world) != 0;
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Initialized)
@@ -120,7 +167,7 @@ int PMPI_Finalized(int *flag)
 {
     if (!flag)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Finalized");
-    *flag = atomic_load(&weft__mpi.initialized) == 2;
+    *flag = atomic_load(&weft__mpi.world) == 2;
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Finalized)

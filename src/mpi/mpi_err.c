@@ -17,6 +17,8 @@ struct weft_mpi_errhandler weft_mpi_errors_are_fatal = {
     .magic = WEFT_MPI_MAGIC_ERRH, .predefined = true, .kind = WEFT_MPI_ERRH_FATAL};
 struct weft_mpi_errhandler weft_mpi_errors_return = {
     .magic = WEFT_MPI_MAGIC_ERRH, .predefined = true, .kind = WEFT_MPI_ERRH_RETURN};
+struct weft_mpi_errhandler weft_mpi_errors_abort = {
+    .magic = WEFT_MPI_MAGIC_ERRH, .predefined = true, .kind = WEFT_MPI_ERRH_ABORT};
 struct weft_mpi_errhandler weft_mpi_errhandler_null = {.magic = WEFT_MPI_MAGIC_ERRH,
                                                        .predefined = true};
 
@@ -82,6 +84,9 @@ static const char *const class_strings[MPI_ERR_LASTCODE] = {
     [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: data representation already defined",
     [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: conversion function failed",
     [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
+    [MPI_ERR_SESSION] = "MPI_ERR_SESSION: invalid session",
+    [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: a process involved was aborted",
+    [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large for its argument",
     [MPIX_ERR_PROC_FAILED] = "MPIX_ERR_PROC_FAILED: a process involved died or lost its "
                              "connection (in a collective: a member failed, or stopped on "
                              "such an error)",
@@ -156,36 +161,68 @@ static bool valid_errh(MPI_Errhandler e)
     return e && e->magic == WEFT_MPI_MAGIC_ERRH && e != MPI_ERRHANDLER_NULL;
 }
 
-static void fatal(const char *what, const char *name, int err, const char *fn)
+static void fatal(const char *what, const char *name, int err, const char *fn, const char *handler)
 {
     char s[MPI_MAX_ERROR_STRING];
     int len;
     PMPI_Error_string(err, s, &len);
     char msg[MPI_MAX_ERROR_STRING + 256];
-    snprintf(msg, sizeof msg, "%s failed on %s %s: %s (MPI_ERRORS_ARE_FATAL)", fn ? fn : "MPI",
-             what, name, s);
+    snprintf(msg, sizeof msg, "%s failed on %s %s: %s (%s)", fn ? fn : "MPI", what, name, s,
+             handler);
     fprintf(stderr, "[weft MPI rank %d] %s\n", weft__mpi.world_rank, msg);
     weft_abort(weft__mpi.ctx, err == MPI_SUCCESS ? 1 : (err & 0x7f ? err & 0x7f : 1), msg);
 }
 
 _Thread_local const char *weft__mpi_err_as;
 
+/* Hand err, raised by fn on the object at obj (a handle's address, what it
+ * is and its name for the message), to handler e; returns err. */
+static int dispatch(MPI_Errhandler e, void *obj, const char *what, const char *name, int err,
+                    const char *fn)
+{
+    if (weft__mpi_err_as)
+        fn = weft__mpi_err_as;
+    if (!valid_errh(e) || e->kind == WEFT_MPI_ERRH_FATAL || e->kind == WEFT_MPI_ERRH_ABORT)
+        fatal(what, name, err, fn,
+              valid_errh(e) && e->kind == WEFT_MPI_ERRH_ABORT ? "MPI_ERRORS_ABORT"
+                                                              : "MPI_ERRORS_ARE_FATAL");
+    int code = err;
+    if (e->kind == WEFT_MPI_ERRH_COMM && e->comm_fn)
+        e->comm_fn(obj, &code, fn);
+    else if (e->kind == WEFT_MPI_ERRH_FILE && e->file_fn)
+        e->file_fn(obj, &code, fn);
+    else if (e->kind == WEFT_MPI_ERRH_SESSION && e->session_fn)
+        e->session_fn(obj, &code, fn);
+    return err;
+}
+
 int weft__mpi_err(MPI_Comm comm, int err, const char *fn)
 {
     if (err == MPI_SUCCESS)
         return err;
-    if (weft__mpi_err_as)
-        fn = weft__mpi_err_as;
     if (!comm || comm->magic != WEFT_MPI_MAGIC_COMM || comm == MPI_COMM_NULL)
         comm = atomic_load(&weft__mpi.initialized) == 1 ? MPI_COMM_WORLD : MPI_COMM_SELF;
-    MPI_Errhandler e = comm->errhandler;
-    if (!valid_errh(e) || e->kind == WEFT_MPI_ERRH_FATAL)
-        fatal("communicator", comm->name[0] ? comm->name : "(unnamed)", err, fn);
-    if (e->kind == WEFT_MPI_ERRH_COMM && e->comm_fn) {
-        int code = err;
-        e->comm_fn(&comm, &code, fn);
-    }
-    return err;
+    return dispatch(comm->errhandler, &comm, "communicator",
+                    comm->name[0] ? comm->name : "(unnamed)", err, fn);
+}
+
+int weft__mpi_err_handler(MPI_Errhandler e, int err, const char *fn)
+{
+    if (err == MPI_SUCCESS)
+        return err;
+    if (!valid_errh(e))
+        return weft__mpi_err(NULL, err, fn);
+    MPI_Comm none = MPI_COMM_NULL;
+    return dispatch(e, &none, "communicator", "MPI_COMM_NULL", err, fn);
+}
+
+int weft__mpi_err_session(MPI_Session session, int err, const char *fn)
+{
+    if (err == MPI_SUCCESS)
+        return err;
+    if (!session || session->magic != WEFT_MPI_MAGIC_SESSION)
+        return weft__mpi_err(NULL, err, fn);
+    return dispatch(session->errhandler, &session, "a", "session", err, fn);
 }
 
 int weft__mpi_err_win(MPI_Win win, int err, const char *fn)
@@ -205,15 +242,7 @@ int weft__mpi_err_file(MPI_File file, int err, const char *fn)
 {
     if (err == MPI_SUCCESS)
         return err;
-    MPI_Errhandler e = file_null_errh;
-    if (e->kind == WEFT_MPI_ERRH_FATAL)
-        fatal("file", "MPI_FILE_NULL", err, fn);
-    if (e->kind == WEFT_MPI_ERRH_FILE && e->file_fn) {
-        MPI_File f = file;
-        int code = err;
-        e->file_fn(&f, &code, fn);
-    }
-    return err;
+    return dispatch(file_null_errh, &file, "file", "MPI_FILE_NULL", err, fn);
 }
 
 /* ---- public functions ---- */
@@ -235,6 +264,9 @@ static int create_errh(weft_mpi_errh_kind_t kind, void *fn, MPI_Errhandler *out,
     case WEFT_MPI_ERRH_WIN:
         e->win_fn = (MPI_Win_errhandler_function *)fn;
         break;
+    case WEFT_MPI_ERRH_SESSION:
+        e->session_fn = (MPI_Session_errhandler_function *)fn;
+        break;
     default:
         e->file_fn = (MPI_File_errhandler_function *)fn;
         break;
@@ -249,6 +281,13 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 }
 WEFT_MPI_ALIAS(Comm_create_errhandler)
 
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create_errh(WEFT_MPI_ERRH_SESSION, (void *)fn, errhandler,
+                       "MPI_Session_create_errhandler");
+}
+WEFT_MPI_ALIAS(Session_create_errhandler)
+
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     return create_errh(WEFT_MPI_ERRH_WIN, (void *)fn, errhandler, "MPI_Win_create_errhandler");
@@ -261,10 +300,15 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler
 }
 WEFT_MPI_ALIAS(File_create_errhandler)
 
-static void errh_retain(MPI_Errhandler e)
+void weft__mpi_errh_retain(MPI_Errhandler e)
 {
     if (!e->predefined)
         atomic_fetch_add(&e->refs, 1);
+}
+
+bool weft__mpi_errh_fits(MPI_Errhandler e, weft_mpi_errh_kind_t kind)
+{
+    return valid_errh(e) && (e->predefined || e->kind == kind);
 }
 
 void weft__mpi_errh_release(MPI_Errhandler e)
@@ -280,10 +324,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     int rc = weft__mpi_check_comm(comm);
     if (rc)
         return weft__mpi_err(NULL, rc, "MPI_Comm_set_errhandler");
-    if (!valid_errh(errhandler) || errhandler->kind == WEFT_MPI_ERRH_WIN ||
-        errhandler->kind == WEFT_MPI_ERRH_FILE)
+    if (!weft__mpi_errh_fits(errhandler, WEFT_MPI_ERRH_COMM))
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
-    errh_retain(errhandler);
+    weft__mpi_errh_retain(errhandler);
     MPI_Errhandler old = comm->errhandler;
     comm->errhandler = errhandler;
     weft__mpi_errh_release(old);
@@ -298,7 +341,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
         return weft__mpi_err(NULL, rc, "MPI_Comm_get_errhandler");
     if (!errhandler)
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
-    errh_retain(comm->errhandler);
+    weft__mpi_errh_retain(comm->errhandler);
     *errhandler = comm->errhandler;
     return MPI_SUCCESS;
 }
@@ -336,10 +379,9 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     if (file != MPI_FILE_NULL)
         return weft__mpi_err_file(file, MPI_ERR_FILE, "MPI_File_set_errhandler");
-    if (!valid_errh(errhandler) || errhandler->kind == WEFT_MPI_ERRH_COMM ||
-        errhandler->kind == WEFT_MPI_ERRH_WIN)
+    if (!weft__mpi_errh_fits(errhandler, WEFT_MPI_ERRH_FILE))
         return weft__mpi_err_file(file, MPI_ERR_ARG, "MPI_File_set_errhandler");
-    errh_retain(errhandler);
+    weft__mpi_errh_retain(errhandler);
     MPI_Errhandler old = file_null_errh;
     file_null_errh = errhandler;
     weft__mpi_errh_release(old);
@@ -353,7 +395,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
         return weft__mpi_err_file(file, MPI_ERR_FILE, "MPI_File_get_errhandler");
     if (!errhandler)
         return weft__mpi_err_file(file, MPI_ERR_ARG, "MPI_File_get_errhandler");
-    errh_retain(file_null_errh);
+    weft__mpi_errh_retain(file_null_errh);
     *errhandler = file_null_errh;
     return MPI_SUCCESS;
 }

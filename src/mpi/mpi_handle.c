@@ -10,10 +10,11 @@
  *   datatypes       MPI_DATATYPE_NULL 0, then the predefined types in the order
  *                   of WEFT_MPI_PREDEFINED_TYPES (mpi.h) from 1
  *   operations      MPI_OP_NULL 0, then WEFT_MPI_PREDEFINED_OPS from 1
- *   error handlers  MPI_ERRHANDLER_NULL 0, MPI_ERRORS_ARE_FATAL 1, MPI_ERRORS_RETURN 2
+ *   error handlers  MPI_ERRHANDLER_NULL 0, MPI_ERRORS_ARE_FATAL 1, MPI_ERRORS_RETURN 2,
+ *                   MPI_ERRORS_ABORT 3
  *   infos           MPI_INFO_NULL 0, MPI_INFO_ENV 1
  *   messages        MPI_MESSAGE_NULL 0, MPI_MESSAGE_NO_PROC 1
- *   requests, windows, files: the null handle 0
+ *   requests, windows, files, sessions: the null handle 0
  *
  * Any other handle gets the next index the first time it is converted and
  * keeps it. f2c of an index never handed out gives the null handle. The tables
@@ -49,12 +50,14 @@ static void *const type_pre[] = {MPI_DATATYPE_NULL, WEFT_MPI_PREDEFINED_TYPES(TY
 #define OP_ENTRY(mpi, obj) &weft_mpi_op_##obj,
 static void *const op_pre[] = {MPI_OP_NULL, WEFT_MPI_PREDEFINED_OPS(OP_ENTRY)};
 #undef OP_ENTRY
-static void *const errh_pre[] = {MPI_ERRHANDLER_NULL, MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN};
+static void *const errh_pre[] = {MPI_ERRHANDLER_NULL, MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN,
+                                 MPI_ERRORS_ABORT};
 static void *const info_pre[] = {MPI_INFO_NULL, MPI_INFO_ENV};
 static void *const msg_pre[] = {MPI_MESSAGE_NULL, MPI_MESSAGE_NO_PROC};
 static void *const req_pre[] = {MPI_REQUEST_NULL};
 static void *const win_pre[] = {MPI_WIN_NULL};
 static void *const file_pre[] = {MPI_FILE_NULL};
+static void *const session_pre[] = {MPI_SESSION_NULL};
 
 #define TABLE(pre, null_handle)                                                                    \
     {                                                                                              \
@@ -70,6 +73,7 @@ static handle_table_t msg_table = TABLE(msg_pre, MPI_MESSAGE_NULL);
 static handle_table_t req_table = TABLE(req_pre, MPI_REQUEST_NULL);
 static handle_table_t win_table = TABLE(win_pre, MPI_WIN_NULL);
 static handle_table_t file_table = TABLE(file_pre, MPI_FILE_NULL);
+static handle_table_t session_table = TABLE(session_pre, MPI_SESSION_NULL);
 #undef TABLE
 
 static size_t hash_ptr(const void *p)
@@ -249,6 +253,18 @@ MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
     return f2c(&errh_table, errhandler);
 }
 WEFT_MPI_ALIAS(Errhandler_f2c)
+
+MPI_Fint PMPI_Session_c2f(MPI_Session session)
+{
+    return c2f(&session_table, session);
+}
+WEFT_MPI_ALIAS(Session_c2f)
+
+MPI_Session PMPI_Session_f2c(MPI_Fint session)
+{
+    return f2c(&session_table, session);
+}
+WEFT_MPI_ALIAS(Session_f2c)
 
 MPI_Fint PMPI_Win_c2f(MPI_Win win)
 {

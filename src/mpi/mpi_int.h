@@ -57,6 +57,7 @@ enum {
     WEFT_MPI_MAGIC_WIN = 0x57696e5f,
     WEFT_MPI_MAGIC_FILE = 0x46696c65,
     WEFT_MPI_MAGIC_MSG = 0x4d736721,
+    WEFT_MPI_MAGIC_SESSION = 0x53657373,
     WEFT_MPI_MAGIC_DEAD = 0x44656164, /* set when an object is freed */
 };
 
@@ -87,6 +88,10 @@ typedef enum weft_mpi_errh_kind {
     WEFT_MPI_ERRH_COMM, /* user function for communicators */
     WEFT_MPI_ERRH_WIN,
     WEFT_MPI_ERRH_FILE,
+    WEFT_MPI_ERRH_SESSION,
+    /* MPI_ERRORS_ABORT: abort the processes of the communicator, which here
+     * is the job, as MPI_Abort does. */
+    WEFT_MPI_ERRH_ABORT,
 } weft_mpi_errh_kind_t;
 
 struct weft_mpi_errhandler {
@@ -98,6 +103,7 @@ struct weft_mpi_errhandler {
         MPI_Comm_errhandler_function *comm_fn;
         MPI_Win_errhandler_function *win_fn;
         MPI_File_errhandler_function *file_fn;
+        MPI_Session_errhandler_function *session_fn;
     };
 };
 
@@ -273,6 +279,15 @@ void weft__mpi_op_release(MPI_Op op);
 
 /* ---------------------------------------------------------------- info */
 
+/* A session (MPI 4.0 §11.3): a handle on the MPI instance, which the first
+ * of MPI_Init and MPI_Session_init starts and the last of MPI_Finalize and
+ * MPI_Session_finalize ends (mpi_env.c). */
+struct weft_mpi_session {
+    uint32_t magic;
+    MPI_Errhandler errhandler;
+    MPI_Info info; /* the hints given, and thread_level as provided */
+};
+
 struct weft_mpi_info {
     uint32_t magic;
     bool predefined;
@@ -431,7 +446,9 @@ void weft__mpi_sched_fini(void);
 
 typedef struct weft__mpi_state {
     weft_ctx_t *ctx;
-    atomic_int initialized; /* 0 before Init, 1 after, 2 after Finalize */
+    /* The instance (mpi_env.c): 0 before it starts, 1 up, 2 ended. */
+    atomic_int initialized;
+    atomic_int world; /* the world model: 0 before MPI_Init, 1 after, 2 after MPI_Finalize */
     int thread_level;
     unsigned long main_thread;
     int world_rank, world_size;
@@ -457,6 +474,13 @@ typedef struct weft__mpi_state {
 
 extern weft__mpi_state_t weft__mpi;
 
+/* Start the instance, or join it if up (MPI_Init, MPI_Session_init); end it
+ * with its last user. Both return an MPI error class, not reported. */
+int weft__mpi_instance_up(int required, const char *fn);
+int weft__mpi_instance_down(void);
+/* WEFT_MPI_THREAD_LEVEL: the level MPI_Init asks for. */
+int weft__mpi_default_level(void);
+
 /* Is any non-blocking collective in flight? A hint read without the lock (the
  * list changes under it, with atomic stores), so waits can skip the walk. */
 static inline bool weft__mpi_scheds_active(void)
@@ -477,6 +501,11 @@ int weft__mpi_err(MPI_Comm comm, int err, const char *fn);
  * fn: a call that does its work through another MPI call (a persistent
  * collective's init and start, through the non-blocking collective). */
 extern _Thread_local const char *weft__mpi_err_as;
+/* The same with handler e where no communicator exists yet (the calls that
+ * make one from groups; MPI_ERRHANDLER_NULL: as weft__mpi_err(NULL, ...)). */
+int weft__mpi_err_handler(MPI_Errhandler e, int err, const char *fn);
+/* The same on a session (an invalid one: on the world, or self before init). */
+int weft__mpi_err_session(MPI_Session session, int err, const char *fn);
 int weft__mpi_err_win(MPI_Win win, int err, const char *fn);
 int weft__mpi_err_file(MPI_File file, int err, const char *fn);
 /* The MPI error class for a weft status. */
@@ -519,6 +548,12 @@ static inline void weft__mpi_status_proc_null(MPI_Status *st)
  * on by the members of parent: collective over parent. *out is MPI_COMM_NULL on
  * members of parent outside group. */
 int weft__mpi_comm_create_from(MPI_Comm parent, MPI_Group group, MPI_Comm *out);
+/* MPI_Comm_create_from_group's work (MPI 4.0 §7.4.2): MPI_Comm_create_group
+ * over the world, collective over group's members, the agreement named by
+ * stringtag's hash (weft__mpi_stringtag_hash) in a tag space of its own.
+ * Returns an MPI error class, not reported. */
+int weft__mpi_comm_from_group(MPI_Group group, const char *stringtag, MPI_Comm *newcomm);
+uint32_t weft__mpi_stringtag_hash(const char *stringtag);
 /* MPI_Comm_split's work, reporting errors as fn. */
 int weft__mpi_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
 /* Lower-level pieces for intercommunicators: agree on a context id k among
@@ -579,7 +614,11 @@ int weft__mpi_intercomm_create_sub(MPI_Comm comm, MPI_Group group, MPI_Comm *out
 MPI_Group weft__mpi_group_new(int size, const int *world_ranks); /* refs = 1 */
 void weft__mpi_group_retain(MPI_Group g);
 void weft__mpi_group_release(MPI_Group g);
+void weft__mpi_errh_retain(MPI_Errhandler e);
 void weft__mpi_errh_release(MPI_Errhandler e);
+/* Whether an object of kind (COMM, FILE, SESSION) may take error handler e:
+ * a predefined one but MPI_ERRHANDLER_NULL, or a user function for kind. */
+bool weft__mpi_errh_fits(MPI_Errhandler e, weft_mpi_errh_kind_t kind);
 int weft__mpi_err_lastused(void);
 void weft__mpi_err_fini(void);
 /* Attributes (mpi_attr.c): copy through the copy callbacks (Comm_dup), delete

@@ -3,7 +3,9 @@
  *          in a receive that never completes: the whole job must end, exit 7
  *   fatal  the last rank makes an invalid call under MPI_ERRORS_ARE_FATAL
  *   pcoll  the same with a persistent collective's init (a bad root): the
- *          message names MPI_Bcast_init, not the call it works through */
+ *          message names MPI_Bcast_init, not the call it works through
+ *   errabort  the invalid call under MPI_ERRORS_ABORT (MPI 4.0), set on
+ *          MPI_COMM_WORLD: the job ends, and the message names the handler */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,8 @@ int main(int argc, char **argv)
     if (rank == size - 1) {
         if (!strcmp(mode, "abort"))
             MPI_Abort(MPI_COMM_WORLD, 7);
+        if (!strcmp(mode, "errabort"))
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ABORT);
         if (!strcmp(mode, "pcoll")) {
             MPI_Request r;
             MPI_Bcast_init(&x, 1, MPI_INT, size + 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
