@@ -140,6 +140,18 @@ WEFT_MPI_FN(int, Isendrecv_replace,
             (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
              int recvtag, MPI_Comm comm, MPI_Request *request))
 
+/* Partitioned communication (MPI 4.0 §4) */
+WEFT_MPI_FN(int, Psend_init,
+            (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest,
+             int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Precv_init,
+            (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+WEFT_MPI_FN(int, Pready, (int partition, MPI_Request request))
+WEFT_MPI_FN(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+WEFT_MPI_FN(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+WEFT_MPI_FN(int, Parrived, (MPI_Request request, int partition, int *flag))
+
 /* Generalized requests and status helpers (chapter 12) */
 WEFT_MPI_FN(int, Grequest_start,
             (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,

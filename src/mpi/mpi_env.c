@@ -81,6 +81,7 @@ static int instance_end(void)
     weft__mpi_req_drain();
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();
+    weft__mpi_part_fini();
     weft__mpi_t_engine(NULL);
     int wrc = weft_finalize(weft__mpi.ctx);
     weft__mpi.ctx = NULL;

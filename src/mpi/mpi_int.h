@@ -326,6 +326,7 @@ typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_COLL,  /* non-blocking collective schedule */
     WEFT_MPI_REQ_PAIR,  /* MPI_Isendrecv(_replace): a receive and a send */
     WEFT_MPI_REQ_PCOLL, /* persistent collective (MPI_Bcast_init...) */
+    WEFT_MPI_REQ_PART,  /* partitioned (MPI_Psend_init, MPI_Precv_init) */
 } weft_mpi_req_kind_t;
 
 typedef struct weft__mpi_sched weft__mpi_sched_t;
@@ -376,6 +377,8 @@ struct weft_mpi_request {
     void *part_copy;
     /* Persistent collectives (mpi_coll_persist.c). */
     struct weft__mpi_pcoll *pcoll;
+    /* Partitioned communication (mpi_part.c). */
+    struct weft__mpi_part *prt;
 };
 
 _Static_assert(offsetof(struct weft_mpi_request, tag) + sizeof(int) <= 128,
@@ -400,6 +403,12 @@ void weft__mpi_req_free_pair(MPI_Request r);
 int weft__pcoll_start(MPI_Request r);
 void weft__pcoll_poll(MPI_Request r);
 void weft__pcoll_free(MPI_Request r);
+/* Partitioned requests (mpi_part.c): the same three, and the teardown of
+ * their channel serials at the instance's end. */
+int weft__mpi_part_start(MPI_Request r);
+void weft__mpi_part_poll(MPI_Request r);
+void weft__mpi_part_free(MPI_Request r);
+void weft__mpi_part_fini(void);
 /* Record how to start r (again): what send_start, recv_start and MPI_Start read. */
 static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int count,
                                         MPI_Datatype type, int peer, int tag, int mode)

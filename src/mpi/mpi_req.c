@@ -179,6 +179,9 @@ int weft__mpi_req_poll(MPI_Request r)
     case WEFT_MPI_REQ_PCOLL:
         weft__pcoll_poll(r);
         return MPI_SUCCESS;
+    case WEFT_MPI_REQ_PART:
+        weft__mpi_part_poll(r);
+        return MPI_SUCCESS;
     case WEFT_MPI_REQ_DONE:
         r->complete = true;
         return MPI_SUCCESS;
@@ -800,6 +803,8 @@ int PMPI_Start(MPI_Request *request)
     MPI_Request r = *request;
     if (r->kind == WEFT_MPI_REQ_PCOLL)
         return weft__pcoll_start(r);
+    if (r->kind == WEFT_MPI_REQ_PART)
+        return weft__mpi_part_start(r);
     r->complete = false;
     r->active = true;
     weft__mpi_status_empty(&r->status);

@@ -157,6 +157,8 @@ void weft__mpi_req_free(MPI_Request r)
         weft__mpi_req_free_pair(r);
     if (r->kind == WEFT_MPI_REQ_PCOLL)
         weft__pcoll_free(r);
+    if (r->kind == WEFT_MPI_REQ_PART)
+        weft__mpi_part_free(r);
     if (r->sched) {
         weft__mpi_sched_free(r->sched);
         r->sched = NULL;
