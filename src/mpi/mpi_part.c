@@ -104,6 +104,17 @@ void weft__mpi_part_fini(void)
     }
 }
 
+/* Free p and what it owns (not its type's reference). */
+static void part_destroy(struct weft__mpi_part *p)
+{
+    free(p->ready);
+    free(p->reqs);
+    free(p->done);
+    free(p->staging);
+    weft_lock_destroy(&p->lock);
+    free(p);
+}
+
 static uint64_t part_tag(const struct weft__mpi_part *p, unsigned index)
 {
     return p->chan | index;
@@ -161,19 +172,10 @@ static int init(const void *buf, int partitions, MPI_Count count, MPI_Datatype t
         p->reqs = calloc((size_t)partitions, sizeof *p->reqs);
         p->done = calloc((size_t)partitions, sizeof *p->done);
     }
-    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_PART, comm);
-    if (!r || (send && (!p->ready || !p->reqs || !p->done))) {
-        if (r)
-            weft__mpi_req_free(r);
-        r = NULL;
-    }
-    if (!r) {
-        free(p->ready);
-        free(p->reqs);
-        free(p->done);
-        free(p->staging);
-        weft_lock_destroy(&p->lock);
-        free(p);
+    MPI_Request r = NULL;
+    if ((send && (!p->ready || !p->reqs || !p->done)) ||
+        !(r = weft__mpi_req_alloc(WEFT_MPI_REQ_PART, comm))) {
+        part_destroy(p);
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, fn);
     }
     weft__mpi_type_retain(type);
@@ -361,12 +363,7 @@ void weft__mpi_part_free(MPI_Request r)
         weft_sr_wait(weft__mpi.ctx, p->hello, NULL);
     }
     weft__mpi_type_release(p->type);
-    free(p->ready);
-    free(p->reqs);
-    free(p->done);
-    free(p->staging);
-    weft_lock_destroy(&p->lock);
-    free(p);
+    part_destroy(p);
     r->prt = NULL;
 }
 

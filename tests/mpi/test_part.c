@@ -34,14 +34,44 @@ typedef struct job {
     int run;
 } job_t;
 
-static void fill(job_t *j)
+/* The requests of a message of n ints, sparts partitions sent, rparts
+ * received, and its buffers. */
+static void job_init(job_t *j, int sparts, int rparts, int n, int tag)
+{
+    *j = (job_t){.n = n, .rparts = rparts};
+    j->sbuf = calloc((size_t)n, sizeof(int));
+    j->rbuf = calloc((size_t)n, sizeof(int));
+    if (sender)
+        MPI_MUST(MPI_Psend_init(j->sbuf, sparts, n / sparts, MPI_INT, peer, tag, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &j->s));
+    if (receiver)
+        MPI_MUST(MPI_Precv_init(j->rbuf, rparts, n / rparts, MPI_INT, sender ? me : peer, tag,
+                                MPI_COMM_WORLD, MPI_INFO_NULL, &j->r));
+}
+
+static void job_free(job_t *j)
+{
+    if (sender)
+        MPI_MUST(MPI_Request_free(&j->s));
+    if (receiver)
+        MPI_MUST(MPI_Request_free(&j->r));
+    free(j->sbuf);
+    free(j->rbuf);
+}
+
+/* A run: new data, then both requests started. */
+static void job_start(job_t *j)
 {
     if (sender)
         for (int i = 0; i < j->n; i++)
             j->sbuf[i] = val(j->run, i);
-    if (receiver)
+    if (receiver) {
         for (int i = 0; i < j->n; i++)
             j->rbuf[i] = -1;
+        MPI_MUST(MPI_Start(&j->r));
+    }
+    if (sender)
+        MPI_MUST(MPI_Start(&j->s));
 }
 
 /* Poll MPI_Parrived over every receive partition until all are in; each is
@@ -78,21 +108,11 @@ static void check_all(job_t *j)
 
 static void simple(int sparts, int rparts, int n, int tag)
 {
-    job_t j = {.n = n, .rparts = rparts};
-    j.sbuf = calloc((size_t)n, sizeof(int));
-    j.rbuf = calloc((size_t)n, sizeof(int));
-    if (sender)
-        MPI_MUST(MPI_Psend_init(j.sbuf, sparts, n / sparts, MPI_INT, peer, tag, MPI_COMM_WORLD,
-                                MPI_INFO_NULL, &j.s));
-    if (receiver)
-        MPI_MUST(MPI_Precv_init(j.rbuf, rparts, n / rparts, MPI_INT, sender ? me : peer, tag,
-                                MPI_COMM_WORLD, MPI_INFO_NULL, &j.r));
+    job_t j;
+    job_init(&j, sparts, rparts, n, tag);
     for (j.run = 0; j.run < RUNS; j.run++) {
-        fill(&j);
-        if (receiver)
-            MPI_MUST(MPI_Start(&j.r));
+        job_start(&j);
         if (sender) {
-            MPI_MUST(MPI_Start(&j.s));
             for (int p = sparts - 1; p >= 0; p--)
                 MPI_MUST(MPI_Pready(p, j.s));
         }
@@ -108,12 +128,7 @@ static void simple(int sparts, int rparts, int n, int tag)
         if (sender)
             MPI_MUST(MPI_Wait(&j.s, MPI_STATUS_IGNORE));
     }
-    if (sender)
-        MPI_MUST(MPI_Request_free(&j.s));
-    if (receiver)
-        MPI_MUST(MPI_Request_free(&j.r));
-    free(j.sbuf);
-    free(j.rbuf);
+    job_free(&j);
 }
 
 typedef struct marker {
@@ -137,21 +152,11 @@ static void threads(void)
     if (provided != MPI_THREAD_MULTIPLE)
         return;
     enum { PARTS = 32, PER = 257, T = 4 };
-    job_t j = {.n = PARTS * PER, .rparts = PARTS};
-    j.sbuf = calloc((size_t)j.n, sizeof(int));
-    j.rbuf = calloc((size_t)j.n, sizeof(int));
-    if (sender)
-        MPI_MUST(MPI_Psend_init(j.sbuf, PARTS, PER, MPI_INT, peer, 30, MPI_COMM_WORLD,
-                                MPI_INFO_NULL, &j.s));
-    if (receiver)
-        MPI_MUST(MPI_Precv_init(j.rbuf, PARTS, PER, MPI_INT, sender ? me : peer, 30, MPI_COMM_WORLD,
-                                MPI_INFO_NULL, &j.r));
+    job_t j;
+    job_init(&j, PARTS, PARTS, PARTS * PER, 30);
     for (j.run = 0; j.run < RUNS; j.run++) {
-        fill(&j);
-        if (receiver)
-            MPI_MUST(MPI_Start(&j.r));
+        job_start(&j);
         if (sender) {
-            MPI_MUST(MPI_Start(&j.s));
             pthread_t th[T];
             marker_t m[T];
             for (int t = 0; t < T; t++) {
@@ -169,12 +174,7 @@ static void threads(void)
             check_all(&j);
         }
     }
-    if (sender)
-        MPI_Request_free(&j.s);
-    if (receiver)
-        MPI_Request_free(&j.r);
-    free(j.sbuf);
-    free(j.rbuf);
+    job_free(&j);
 }
 
 /* A strided type (every other int) on one side: 4 partitions of 50. */

@@ -7,40 +7,9 @@
  * inits and finalizes: both models share one instance.
  *
  * Plain MPI 4.0: builds against any MPI with sessions. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "mpitest.h"
 
 static int me = -1, np;
-static long passed, failed;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__, #cond); \
-        }                                                                                          \
-    } while (0)
-
-#define MUST(call)                                                                                 \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            fprintf(stderr, "[rank %d] %s:%d: %s failed (%d)\n", me, __FILE__, __LINE__, #call,    \
-                    rc_);                                                                          \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static int class_of(int rc)
-{
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
 
 static int handler_calls, handler_code;
 
@@ -56,27 +25,27 @@ static int info_int(MPI_Info info, const char *key)
 {
     char v[64];
     int len = sizeof v, flag = 0;
-    MUST(MPI_Info_get_string(info, key, &len, v, &flag));
+    MPI_MUST(MPI_Info_get_string(info, key, &len, v, &flag));
     return flag ? atoi(v) : -1;
 }
 
 static void psets(MPI_Session s)
 {
     int n = 0;
-    MUST(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n));
+    MPI_MUST(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n));
     CHECK(n >= 2);
     int seen_world = 0, seen_self = 0;
     for (int i = 0; i < n; i++) {
         int len = 0;
-        MUST(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, NULL));
+        MPI_MUST(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, NULL));
         CHECK(len > 1 && len <= MPI_MAX_PSET_NAME_LEN);
         char *name = malloc((size_t)len);
-        MUST(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, name));
+        MPI_MUST(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, name));
         CHECK(strlen(name) == (size_t)len - 1);
         seen_world += !strcmp(name, "mpi://WORLD");
         seen_self += !strcmp(name, "mpi://SELF");
         MPI_Info info;
-        MUST(MPI_Session_get_pset_info(s, name, &info));
+        MPI_MUST(MPI_Session_get_pset_info(s, name, &info));
         int size = info_int(info, "mpi_size");
         if (!strcmp(name, "mpi://SELF"))
             CHECK(size == 1);
@@ -86,7 +55,7 @@ static void psets(MPI_Session s)
         /* A buffer too small: the name cut, terminated. */
         char small[4] = "xyz";
         int four = 4;
-        MUST(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &four, small));
+        MPI_MUST(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &four, small));
         CHECK(small[3] == '\0' && !strncmp(small, "mpi", 3));
         free(name);
     }
@@ -98,23 +67,24 @@ static void psets(MPI_Session s)
 static void use(MPI_Comm c)
 {
     int r, n;
-    MUST(MPI_Comm_rank(c, &r));
-    MUST(MPI_Comm_size(c, &n));
+    MPI_MUST(MPI_Comm_rank(c, &r));
+    MPI_MUST(MPI_Comm_size(c, &n));
     int right = (r + 1) % n, left = (r + n - 1) % n, got = -1;
-    MUST(MPI_Sendrecv(&r, 1, MPI_INT, right, 5, &got, 1, MPI_INT, left, 5, c, MPI_STATUS_IGNORE));
+    MPI_MUST(
+        MPI_Sendrecv(&r, 1, MPI_INT, right, 5, &got, 1, MPI_INT, left, 5, c, MPI_STATUS_IGNORE));
     CHECK(got == left);
     int sum = 0;
-    MUST(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, c));
+    MPI_MUST(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, c));
     CHECK(sum == n * (n - 1) / 2);
-    MUST(MPI_Barrier(c));
+    MPI_MUST(MPI_Barrier(c));
 }
 
 static MPI_Comm from_pset(MPI_Session s, const char *pset, const char *tag)
 {
     MPI_Group g;
-    MUST(MPI_Group_from_session_pset(s, pset, &g));
+    MPI_MUST(MPI_Group_from_session_pset(s, pset, &g));
     MPI_Comm c;
-    MUST(MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    MPI_MUST(MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
     MPI_Group_free(&g);
     return c;
 }
@@ -122,27 +92,28 @@ static MPI_Comm from_pset(MPI_Session s, const char *pset, const char *tag)
 static void communicators(MPI_Session s)
 {
     MPI_Comm world = from_pset(s, "mpi://WORLD", "org.weft.test.world");
-    MUST(MPI_Comm_rank(world, &me));
+    MPI_MUST(MPI_Comm_rank(world, &me));
+    mt_rank = me;
     int n;
-    MUST(MPI_Comm_size(world, &n));
+    MPI_MUST(MPI_Comm_size(world, &n));
     CHECK(n == np);
     use(world);
     /* The error handler given is the communicator's. */
     MPI_Errhandler e;
-    MUST(MPI_Comm_get_errhandler(world, &e));
+    MPI_MUST(MPI_Comm_get_errhandler(world, &e));
     CHECK(e == MPI_ERRORS_RETURN);
     MPI_Errhandler_free(&e);
     int x = 0;
-    CHECK(class_of(MPI_Send(&x, 1, MPI_INT, np + 3, 0, world)) == MPI_ERR_RANK);
+    CHECK(mt_class(MPI_Send(&x, 1, MPI_INT, np + 3, 0, world)) == MPI_ERR_RANK);
 
     MPI_Comm self = from_pset(s, "mpi://self", "org.weft.test.self"); /* case aside */
-    MUST(MPI_Comm_size(self, &n));
+    MPI_MUST(MPI_Comm_size(self, &n));
     CHECK(n == 1);
     use(self);
 
     /* Even and odd ranks, each half its own tag, at once. */
     MPI_Group wg, half, other;
-    MUST(MPI_Comm_group(world, &wg));
+    MPI_MUST(MPI_Comm_group(world, &wg));
     int nh = (np + 1) / 2, no = np / 2;
     int *evens = malloc(sizeof(int) * (size_t)nh), *odds = malloc(sizeof(int) * (size_t)np);
     for (int i = 0; i < nh; i++)
@@ -150,29 +121,29 @@ static void communicators(MPI_Session s)
     for (int i = 0; i < no; i++)
         odds[i] = 2 * i + 1;
     int even = me % 2 == 0;
-    MUST(MPI_Group_incl(wg, even ? nh : no, even ? evens : odds, &half));
-    MUST(MPI_Group_incl(wg, even ? no : nh, even ? odds : evens, &other));
+    MPI_MUST(MPI_Group_incl(wg, even ? nh : no, even ? evens : odds, &half));
+    MPI_MUST(MPI_Group_incl(wg, even ? no : nh, even ? odds : evens, &other));
     MPI_Comm hc;
-    MUST(MPI_Comm_create_from_group(half, even ? "org.weft.test.even" : "org.weft.test.odd",
-                                    MPI_INFO_NULL, MPI_ERRORS_RETURN, &hc));
-    MUST(MPI_Comm_size(hc, &n));
+    MPI_MUST(MPI_Comm_create_from_group(half, even ? "org.weft.test.even" : "org.weft.test.odd",
+                                        MPI_INFO_NULL, MPI_ERRORS_RETURN, &hc));
+    MPI_MUST(MPI_Comm_size(hc, &n));
     CHECK(n == (even ? nh : no));
     use(hc);
 
     /* The halves joined: leaders are each half's first member. */
     if (no > 0) {
         MPI_Comm inter;
-        MUST(MPI_Intercomm_create_from_groups(half, 0, other, 0, "org.weft.test.inter",
-                                              MPI_INFO_NULL, MPI_ERRORS_RETURN, &inter));
+        MPI_MUST(MPI_Intercomm_create_from_groups(half, 0, other, 0, "org.weft.test.inter",
+                                                  MPI_INFO_NULL, MPI_ERRORS_RETURN, &inter));
         int flag = 0, rsize = 0;
-        MUST(MPI_Comm_test_inter(inter, &flag));
-        MUST(MPI_Comm_remote_size(inter, &rsize));
+        MPI_MUST(MPI_Comm_test_inter(inter, &flag));
+        MPI_MUST(MPI_Comm_remote_size(inter, &rsize));
         CHECK(flag && rsize == (even ? no : nh));
         /* Sum of the other half's world ranks. */
         int sum = -1, want = 0;
         for (int i = 0; i < (even ? no : nh); i++)
             want += even ? odds[i] : evens[i];
-        MUST(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter));
+        MPI_MUST(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter));
         CHECK(sum == want);
         MPI_Comm_free(&inter);
     }
@@ -189,28 +160,28 @@ static void communicators(MPI_Session s)
 static void errors(MPI_Session s)
 {
     MPI_Group g;
-    CHECK(class_of(MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g)) == MPI_ERR_ARG);
+    CHECK(mt_class(MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g)) == MPI_ERR_ARG);
     int len = 0;
-    CHECK(class_of(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, NULL)) == MPI_ERR_ARG);
+    CHECK(mt_class(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, NULL)) == MPI_ERR_ARG);
     MPI_Info info;
-    CHECK(class_of(MPI_Session_get_pset_info(s, "nope", &info)) == MPI_ERR_ARG);
+    CHECK(mt_class(MPI_Session_get_pset_info(s, "nope", &info)) == MPI_ERR_ARG);
     /* A handler of the session's own. */
     MPI_Errhandler e, got;
-    MUST(MPI_Session_create_errhandler(session_handler, &e));
-    MUST(MPI_Session_set_errhandler(s, e));
-    MUST(MPI_Session_get_errhandler(s, &got));
+    MPI_MUST(MPI_Session_create_errhandler(session_handler, &e));
+    MPI_MUST(MPI_Session_set_errhandler(s, e));
+    MPI_MUST(MPI_Session_get_errhandler(s, &got));
     CHECK(got == e);
     MPI_Errhandler_free(&got);
-    MUST(MPI_Session_call_errhandler(s, MPI_ERR_OTHER));
+    MPI_MUST(MPI_Session_call_errhandler(s, MPI_ERR_OTHER));
     CHECK(handler_calls == 1 && handler_code == MPI_ERR_OTHER);
-    CHECK(class_of(MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g)) == MPI_ERR_ARG);
+    CHECK(mt_class(MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g)) == MPI_ERR_ARG);
     CHECK(handler_calls == 2 && handler_code == MPI_ERR_ARG);
     /* A communicator's handler does not fit a session. */
     MPI_Errhandler ce;
-    MUST(MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)session_handler, &ce));
-    CHECK(class_of(MPI_Session_set_errhandler(s, ce)) == MPI_ERR_ARG);
+    MPI_MUST(MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)session_handler, &ce));
+    CHECK(mt_class(MPI_Session_set_errhandler(s, ce)) == MPI_ERR_ARG);
     MPI_Errhandler_free(&ce);
-    MUST(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
+    MPI_MUST(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
     MPI_Errhandler_free(&e);
     /* The predefined handles convert. */
     CHECK(MPI_Session_f2c(MPI_Session_c2f(MPI_SESSION_NULL)) == MPI_SESSION_NULL);
@@ -223,24 +194,24 @@ int main(int argc, char **argv)
     int mixed = argc > 1 && !strcmp(argv[1], "mixed");
     int flag = 1;
     MPI_Info hints;
-    MUST(MPI_Info_create(&hints));
-    MUST(MPI_Info_set(hints, "thread_level", "MPI_THREAD_MULTIPLE"));
+    MPI_MUST(MPI_Info_create(&hints));
+    MPI_MUST(MPI_Info_set(hints, "thread_level", "MPI_THREAD_MULTIPLE"));
     MPI_Session s1, s2;
-    MUST(MPI_Session_init(hints, MPI_ERRORS_RETURN, &s1));
+    MPI_MUST(MPI_Session_init(hints, MPI_ERRORS_RETURN, &s1));
     MPI_Info_free(&hints);
-    MUST(MPI_Initialized(&flag));
+    MPI_MUST(MPI_Initialized(&flag));
     CHECK(!flag); /* the world model is not */
     MPI_Info used;
-    MUST(MPI_Session_get_info(s1, &used));
+    MPI_MUST(MPI_Session_get_info(s1, &used));
     char level[64];
     int len = sizeof level;
-    MUST(MPI_Info_get_string(used, "thread_level", &len, level, &flag));
+    MPI_MUST(MPI_Info_get_string(used, "thread_level", &len, level, &flag));
     CHECK(flag && !strncmp(level, "MPI_THREAD_", 11));
     MPI_Info_free(&used);
 
     if (mixed) {
-        MUST(MPI_Init(&argc, &argv));
-        MUST(MPI_Initialized(&flag));
+        MPI_MUST(MPI_Init(&argc, &argv));
+        MPI_MUST(MPI_Initialized(&flag));
         CHECK(flag);
     }
     psets(s1);
@@ -248,30 +219,30 @@ int main(int argc, char **argv)
     errors(s1);
 
     /* A second session beside the first; the first ends; the second goes on. */
-    MUST(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2));
+    MPI_MUST(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2));
     MPI_Comm w2 = from_pset(s2, "mpi://WORLD", "org.weft.test.second");
-    MUST(MPI_Session_finalize(&s1));
+    MPI_MUST(MPI_Session_finalize(&s1));
     CHECK(s1 == MPI_SESSION_NULL);
     use(w2);
     if (mixed) {
         int r = -1;
-        MUST(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+        MPI_MUST(MPI_Comm_rank(MPI_COMM_WORLD, &r));
         CHECK(r == me);
         use(MPI_COMM_WORLD);
     }
 
     /* Everyone's counts, over the second session's world. */
-    long mine[2] = {passed, failed}, all[2] = {0, 0};
-    MUST(MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, w2));
+    long mine[2] = {mt_passed, mt_failed}, all[2] = {0, 0};
+    MPI_MUST(MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, w2));
     if (me == 0)
         printf("test_session%s: %d ranks, %ld passed, %ld failed\n", mixed ? " (mixed)" : "", np,
                all[0], all[1]);
     MPI_Comm_free(&w2);
     if (mixed) {
-        MUST(MPI_Finalize());
-        MUST(MPI_Finalized(&flag));
+        MPI_MUST(MPI_Finalize());
+        MPI_MUST(MPI_Finalized(&flag));
         CHECK(flag);
     }
-    MUST(MPI_Session_finalize(&s2));
-    return all[1] || failed ? 1 : 0;
+    MPI_MUST(MPI_Session_finalize(&s2));
+    return all[1] || mt_failed ? 1 : 0;
 }
