@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "mpi/mpi_coll_int.h"
+#include "mpi/mpi_type_int.h"
 
 /* Up to this many pieces a non-contiguous buffer goes to the engine as an iovec;
  * beyond, it is packed into a staging buffer. */
@@ -46,7 +47,10 @@ typedef struct step {
     char scratch;             /* a 0-byte receive's room for a poison */
     void *staging;            /* packed data of a non-contiguous buffer */
     weft__coll_call_fn *call; /* STEP_CALL, with dst as its argument */
+    uint8_t held;             /* HELD_*: the references step_hold took */
 } step_t;
+
+enum { HELD_STYPE = 1, HELD_DTYPE = 2, HELD_OP = 4 };
 
 struct weft__mpi_sched {
     weft__mpi_sched_t *next; /* on weft__mpi.scheds */
@@ -148,6 +152,35 @@ static step_t *step_add(weft__mpi_sched_t *s, step_kind_t kind)
     return st;
 }
 
+/* A step holds a reference on its datatypes and op: the application may free
+ * them while a non-blocking collective is in flight (MPI 3.1 §4.1.9, §5.9.5),
+ * and they go with the schedule. */
+static void step_hold(step_t *st)
+{
+    if (weft__mpi_type_valid(st->stype)) {
+        weft__mpi_type_retain(st->stype);
+        st->held |= HELD_STYPE;
+    }
+    if (weft__mpi_type_valid(st->dtype)) {
+        weft__mpi_type_retain(st->dtype);
+        st->held |= HELD_DTYPE;
+    }
+    if (st->op && weft__coll_check_op(st->op) == MPI_SUCCESS) {
+        weft__mpi_op_retain(st->op);
+        st->held |= HELD_OP;
+    }
+}
+
+static void step_release(step_t *st)
+{
+    if (st->held & HELD_STYPE)
+        weft__mpi_type_release(st->stype);
+    if (st->held & HELD_DTYPE)
+        weft__mpi_type_release(st->dtype);
+    if (st->held & HELD_OP)
+        weft__mpi_op_release(st->op);
+}
+
 static step_t *comm_step(weft__mpi_sched_t *s, step_kind_t kind, MPI_Comm c, int peer, int k)
 {
     step_t *st = step_add(s, kind);
@@ -169,6 +202,7 @@ int weft__coll_send(weft__mpi_sched_t *s, MPI_Comm c, int peer, const void *buf,
     st->src = buf;
     st->scount = count;
     st->stype = t;
+    step_hold(st);
     return MPI_SUCCESS;
 }
 
@@ -181,6 +215,7 @@ int weft__coll_recv(weft__mpi_sched_t *s, MPI_Comm c, int peer, void *buf, size_
     st->dst = buf;
     st->dcount = count;
     st->dtype = t;
+    step_hold(st);
     return MPI_SUCCESS;
 }
 
@@ -196,6 +231,7 @@ int weft__coll_copy(weft__mpi_sched_t *s, const void *src, size_t scount, MPI_Da
     st->dst = dst;
     st->dcount = dcount;
     st->dtype = dtype;
+    step_hold(st);
     return MPI_SUCCESS;
 }
 
@@ -210,6 +246,7 @@ int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t 
     st->scount = st->dcount = count;
     st->stype = st->dtype = t;
     st->op = op;
+    step_hold(st);
     return MPI_SUCCESS;
 }
 
@@ -449,8 +486,10 @@ static void sched_unref(weft__mpi_sched_t *s)
 {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
         return;
-    for (int i = 0; i < s->nsteps; i++)
+    for (int i = 0; i < s->nsteps; i++) {
         free(s->steps[i].staging);
+        step_release(&s->steps[i]);
+    }
     for (int i = 0; i < s->ntmps; i++)
         free(s->tmps[i]);
     free(s->tmps);

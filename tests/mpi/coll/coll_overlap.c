@@ -4,7 +4,8 @@
  * and tag values; a blocking collective while others are in flight; progress
  * of a collective while the application waits on a receive only; blocking
  * and non-blocking collectives started in different orders on different
- * ranks. */
+ * ranks; user ops and derived datatypes freed while their collectives are in
+ * flight (MPI 3.1 §4.1.9, §5.9.5: those complete normally). */
 #include "coll_test.h"
 
 static int P, R;
@@ -146,6 +147,59 @@ static void crossing_orders(void)
     }
 }
 
+static void add_ints(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+/* Ireduce and Iallreduce with a user op, Iallreduce and Ibcast through a
+ * derived type (a strided one for the bcast), each op and type freed right
+ * after the start and its memory handed to new allocations before the
+ * wait. */
+static void freed_while_pending(void)
+{
+    enum { N = 10 };
+    int in[N], red[N], all[N], typed[N], wide[2 * N];
+    MPI_Op op;
+    MPI_Datatype one, strided;
+    MUSTMPI(MPI_Op_create(add_ints, 1, &op));
+    MUSTMPI(MPI_Type_contiguous(1, MPI_INT, &one));
+    MUSTMPI(MPI_Type_commit(&one));
+    MUSTMPI(MPI_Type_vector(N, 1, 2, MPI_INT, &strided));
+    MUSTMPI(MPI_Type_commit(&strided));
+    for (int i = 0; i < N; i++) {
+        in[i] = R + i;
+        red[i] = all[i] = typed[i] = -1;
+        wide[2 * i] = R == 0 ? 7 * i : -1;
+        wide[2 * i + 1] = -3;
+    }
+    MPI_Request rq[4];
+    MUSTMPI(MPI_Ireduce(in, red, N, MPI_INT, op, 0, MPI_COMM_WORLD, &rq[0]));
+    MUSTMPI(MPI_Iallreduce(in, all, N, MPI_INT, op, MPI_COMM_WORLD, &rq[1]));
+    MUSTMPI(MPI_Iallreduce(in, typed, N, one, MPI_SUM, MPI_COMM_WORLD, &rq[2]));
+    MUSTMPI(MPI_Ibcast(wide, 1, strided, 0, MPI_COMM_WORLD, &rq[3]));
+    MUSTMPI(MPI_Op_free(&op));
+    MUSTMPI(MPI_Type_free(&one));
+    MUSTMPI(MPI_Type_free(&strided));
+    char *junk[64];
+    for (int k = 0; k < 64; k++) {
+        junk[k] = malloc(256);
+        memset(junk[k], 0x5a, 256);
+    }
+    MUSTMPI(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < 64; k++)
+        free(junk[k]);
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+        int want = P * (P - 1) / 2 + P * i;
+        ok &= all[i] == want && typed[i] == want && (R != 0 || red[i] == want);
+        ok &= wide[2 * i] == 7 * i && wide[2 * i + 1] == -3;
+    }
+    CHECK(ok);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -156,6 +210,7 @@ int main(int argc, char **argv)
         testall_and_waitany();
         with_p2p();
         crossing_orders();
+        freed_while_pending();
     }
     return t_finish("coll_overlap");
 }
