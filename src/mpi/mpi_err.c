@@ -220,7 +220,7 @@ int weft__mpi_err_session(MPI_Session session, int err, const char *fn)
 {
     if (err == MPI_SUCCESS)
         return err;
-    if (!session || session->magic != WEFT_MPI_MAGIC_SESSION)
+    if (!session || session == MPI_SESSION_NULL || session->magic != WEFT_MPI_MAGIC_SESSION)
         return weft__mpi_err(NULL, err, fn);
     return dispatch(session->errhandler, &session, "a", "session", err, fn);
 }

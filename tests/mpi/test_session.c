@@ -213,6 +213,15 @@ int main(int argc, char **argv)
         MPI_MUST(MPI_Init(&argc, &argv));
         MPI_MUST(MPI_Initialized(&flag));
         CHECK(flag);
+        /* Errors on no session go to the world's handler. */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Group g;
+        CHECK(mt_class(MPI_Group_from_session_pset(MPI_SESSION_NULL, "mpi://WORLD", &g)) ==
+              MPI_ERR_SESSION);
+        int n;
+        CHECK(mt_class(MPI_Session_get_num_psets(MPI_SESSION_NULL, MPI_INFO_NULL, &n)) ==
+              MPI_ERR_SESSION);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
     psets(s1);
     communicators(s1);
