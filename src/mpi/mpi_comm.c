@@ -120,6 +120,7 @@ void weft__mpi_comm_destroy(MPI_Comm c)
     weft__mpi_errh_release(c->errhandler);
     weft__mpi_info_release(c->info);
     weft__mpi_topo_free(c->topo);
+    weft__mpi_part_comm_fini(c);
     free(c->world_to_rank);
     c->magic = WEFT_MPI_MAGIC_DEAD;
     free(c);

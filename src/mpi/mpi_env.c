@@ -79,9 +79,9 @@ static int instance_end(void)
     int bsend_size;
     PMPI_Buffer_detach(&bsend_buf, &bsend_size);
     weft__mpi_req_drain();
+    weft__mpi_part_fini();
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();
-    weft__mpi_part_fini();
     weft__mpi_t_engine(NULL);
     int wrc = weft_finalize(weft__mpi.ctx);
     weft__mpi.ctx = NULL;

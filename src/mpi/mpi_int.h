@@ -143,6 +143,9 @@ struct weft_mpi_comm {
     weft_mpi_attr_t *attrs;
     MPI_Info info;
     weft_mpi_topo_t *topo;
+    /* Partitioned channels' init counters (mpi_part.c), under weft__mpi.lock:
+     * a communicator's own, so a new one on a reused id starts from 0. */
+    struct weft__mpi_part_serial *part_serials;
     /* Sequences of the blocking and of the non-blocking collectives started
      * on this communicator (weft__coll_next_seq): each call gets its own tag
      * space, so a non-blocking collective never matches another's traffic. */
@@ -409,6 +412,7 @@ int weft__mpi_part_start(MPI_Request r);
 void weft__mpi_part_poll(MPI_Request r);
 void weft__mpi_part_free(MPI_Request r);
 void weft__mpi_part_fini(void);
+void weft__mpi_part_comm_fini(MPI_Comm c);
 /* Record how to start r (again): what send_start, recv_start and MPI_Start read. */
 static inline void weft__mpi_req_record(MPI_Request r, const void *buf, int count,
                                         MPI_Datatype type, int peer, int tag, int mode)

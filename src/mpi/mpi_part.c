@@ -12,7 +12,9 @@
  * a channel, named in the engine tag by the user's tag and a serial: the n-th
  * MPI_Psend_init to (dest, tag) on a communicator pairs with the n-th
  * MPI_Precv_init from (source, tag) there, in the order of the init calls
- * (§4.2.2). The low bits carry the sender's partition index, or HELLO:
+ * (§4.2.2). The counters live in the communicator object, so one made later
+ * on a reused id starts again from 0 at every member. The low bits carry the sender's partition
+ * index, or HELLO:
  *
  *   engine tag = tag << 32 | (serial mod 4096) << 20 | index
  *
@@ -65,27 +67,26 @@ struct weft__mpi_part {
     size_t spbytes;
 };
 
-/* The next serial of (comm, peer, tag) for this side: one counter per key,
- * in a list (inits are rare). */
-typedef struct serial_entry {
-    uint32_t id;
+/* The next serial of (peer, tag) for this side on comm: one counter per key,
+ * in a list on the communicator (inits are rare). */
+struct weft__mpi_part_serial {
     int peer, tag;
     bool send;
     uint32_t next;
-    struct serial_entry *link;
-} serial_entry_t;
-static serial_entry_t *serials;
+    struct weft__mpi_part_serial *link;
+};
 
-static int next_serial(uint32_t id, int peer, int tag, bool send, uint32_t *out)
+static int next_serial(MPI_Comm comm, int peer, int tag, bool send, uint32_t *out)
 {
     int rc = MPI_SUCCESS;
     weft_lock_acquire(&weft__mpi.lock);
-    serial_entry_t *e = serials;
-    while (e && !(e->id == id && e->peer == peer && e->tag == tag && e->send == send))
+    struct weft__mpi_part_serial *e = comm->part_serials;
+    while (e && !(e->peer == peer && e->tag == tag && e->send == send))
         e = e->link;
     if (!e && (e = calloc(1, sizeof *e))) {
-        *e = (serial_entry_t){.id = id, .peer = peer, .tag = tag, .send = send, .link = serials};
-        serials = e;
+        *e = (struct weft__mpi_part_serial){
+            .peer = peer, .tag = tag, .send = send, .link = comm->part_serials};
+        comm->part_serials = e;
     }
     if (e)
         *out = e->next++ % PART_SERIALS;
@@ -95,13 +96,19 @@ static int next_serial(uint32_t id, int peer, int tag, bool send, uint32_t *out)
     return rc;
 }
 
-void weft__mpi_part_fini(void)
+void weft__mpi_part_comm_fini(MPI_Comm c)
 {
-    while (serials) {
-        serial_entry_t *e = serials;
-        serials = e->link;
+    while (c->part_serials) {
+        struct weft__mpi_part_serial *e = c->part_serials;
+        c->part_serials = e->link;
         free(e);
     }
+}
+
+void weft__mpi_part_fini(void)
+{
+    weft__mpi_part_comm_fini(MPI_COMM_WORLD);
+    weft__mpi_part_comm_fini(MPI_COMM_SELF);
 }
 
 /* Free p and what it owns (not its type's reference). */
@@ -159,7 +166,7 @@ static int init(const void *buf, int partitions, MPI_Count count, MPI_Datatype t
     p->buf = (char *)buf + type->true_lb;
     uint32_t serial = 0;
     size_t total = p->pbytes * (size_t)partitions;
-    if ((rc = next_serial(comm->id_p2p, peer, tag, send, &serial)) ||
+    if ((rc = next_serial(comm, peer, tag, send, &serial)) ||
         (!type->contig && !(p->staging = malloc(total ? total : 1)))) {
         free(p);
         return weft__mpi_err(comm, rc ? rc : MPI_ERR_NO_MEM, fn);

@@ -10,6 +10,8 @@
  *   - MPI_Pready_range and MPI_Pready_list; 1 MiB partitions;
  *   - two channels with one tag, paired in init order though marked in the
  *     other order;
+ *   - a channel on a communicator that took the context id of a freed one
+ *     where only some ranks had used partitioned requests;
  *   - bad arguments refused. */
 #include <pthread.h>
 
@@ -36,17 +38,22 @@ typedef struct job {
 
 /* The requests of a message of n ints, sparts partitions sent, rparts
  * received, and its buffers. */
-static void job_init(job_t *j, int sparts, int rparts, int n, int tag)
+static void job_init_on(job_t *j, int sparts, int rparts, int n, int tag, MPI_Comm comm)
 {
     *j = (job_t){.n = n, .rparts = rparts};
     j->sbuf = calloc((size_t)n, sizeof(int));
     j->rbuf = calloc((size_t)n, sizeof(int));
     if (sender)
-        MPI_MUST(MPI_Psend_init(j->sbuf, sparts, n / sparts, MPI_INT, peer, tag, MPI_COMM_WORLD,
+        MPI_MUST(MPI_Psend_init(j->sbuf, sparts, n / sparts, MPI_INT, peer, tag, comm,
                                 MPI_INFO_NULL, &j->s));
     if (receiver)
-        MPI_MUST(MPI_Precv_init(j->rbuf, rparts, n / rparts, MPI_INT, sender ? me : peer, tag,
-                                MPI_COMM_WORLD, MPI_INFO_NULL, &j->r));
+        MPI_MUST(MPI_Precv_init(j->rbuf, rparts, n / rparts, MPI_INT, sender ? me : peer, tag, comm,
+                                MPI_INFO_NULL, &j->r));
+}
+
+static void job_init(job_t *j, int sparts, int rparts, int n, int tag)
+{
+    job_init_on(j, sparts, rparts, n, tag, MPI_COMM_WORLD);
 }
 
 static void job_free(job_t *j)
@@ -282,6 +289,45 @@ static void two_channels(void)
     }
 }
 
+/* Each rank uses a partitioned channel on a duplicate of MPI_COMM_SELF and
+ * frees it; a duplicate of MPI_COMM_WORLD then likely takes the same context
+ * id, and its channels must pair from scratch. */
+static void reused_ids(void)
+{
+    MPI_Comm self, world;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_SELF, &self));
+    int x[2] = {me, me}, y[2] = {-1, -1};
+    MPI_Request s, r;
+    MPI_MUST(MPI_Psend_init(x, 2, 1, MPI_INT, 0, 0, self, MPI_INFO_NULL, &s));
+    MPI_MUST(MPI_Precv_init(y, 1, 2, MPI_INT, 0, 0, self, MPI_INFO_NULL, &r));
+    MPI_MUST(MPI_Start(&r));
+    MPI_MUST(MPI_Start(&s));
+    MPI_MUST(MPI_Pready_range(0, 1, s));
+    MPI_MUST(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    MPI_MUST(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(y[0] == me && y[1] == me);
+    MPI_Request_free(&s);
+    MPI_Request_free(&r);
+    MPI_MUST(MPI_Comm_free(&self));
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &world));
+    job_t j;
+    job_init_on(&j, 2, 2, 8, 0, world);
+    for (j.run = 0; j.run < RUNS; j.run++) {
+        job_start(&j);
+        if (sender)
+            MPI_MUST(MPI_Pready_range(0, 1, j.s));
+        if (receiver) {
+            watch(&j);
+            MPI_MUST(MPI_Wait(&j.r, MPI_STATUS_IGNORE));
+            check_all(&j);
+        }
+        if (sender)
+            MPI_MUST(MPI_Wait(&j.s, MPI_STATUS_IGNORE));
+    }
+    job_free(&j);
+    MPI_MUST(MPI_Comm_free(&world));
+}
+
 static void bad_arguments(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -348,6 +394,7 @@ int main(int argc, char **argv)
     strided(1);
     strided(0);
     two_channels();
+    reused_ids();
     bad_arguments();
     return mt_finish("test_part");
 }
