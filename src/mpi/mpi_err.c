@@ -306,6 +306,14 @@ void weft__mpi_errh_retain(MPI_Errhandler e)
         atomic_fetch_add(&e->refs, 1);
 }
 
+void weft__mpi_errh_replace(MPI_Errhandler *slot, MPI_Errhandler e)
+{
+    weft__mpi_errh_retain(e);
+    MPI_Errhandler old = *slot;
+    *slot = e;
+    weft__mpi_errh_release(old);
+}
+
 bool weft__mpi_errh_fits(MPI_Errhandler e, weft_mpi_errh_kind_t kind)
 {
     return valid_errh(e) && (e->predefined || e->kind == kind);
@@ -326,10 +334,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return weft__mpi_err(NULL, rc, "MPI_Comm_set_errhandler");
     if (!weft__mpi_errh_fits(errhandler, WEFT_MPI_ERRH_COMM))
         return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
-    weft__mpi_errh_retain(errhandler);
-    MPI_Errhandler old = comm->errhandler;
-    comm->errhandler = errhandler;
-    weft__mpi_errh_release(old);
+    weft__mpi_errh_replace(&comm->errhandler, errhandler);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_set_errhandler)
@@ -381,10 +386,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
         return weft__mpi_err_file(file, MPI_ERR_FILE, "MPI_File_set_errhandler");
     if (!weft__mpi_errh_fits(errhandler, WEFT_MPI_ERRH_FILE))
         return weft__mpi_err_file(file, MPI_ERR_ARG, "MPI_File_set_errhandler");
-    weft__mpi_errh_retain(errhandler);
-    MPI_Errhandler old = file_null_errh;
-    file_null_errh = errhandler;
-    weft__mpi_errh_release(old);
+    weft__mpi_errh_replace(&file_null_errh, errhandler);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(File_set_errhandler)

@@ -629,6 +629,8 @@ void weft__mpi_group_retain(MPI_Group g);
 void weft__mpi_group_release(MPI_Group g);
 void weft__mpi_errh_retain(MPI_Errhandler e);
 void weft__mpi_errh_release(MPI_Errhandler e);
+/* Put e in *slot (an object's handler) with a reference, releasing the old. */
+void weft__mpi_errh_replace(MPI_Errhandler *slot, MPI_Errhandler e);
 /* Whether an object of kind (COMM, FILE, SESSION) may take error handler e:
  * a predefined one but MPI_ERRHANDLER_NULL, or a user function for kind. */
 bool weft__mpi_errh_fits(MPI_Errhandler e, weft_mpi_errh_kind_t kind);

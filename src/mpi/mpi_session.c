@@ -278,10 +278,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         rc = MPI_ERR_ARG;
     if (rc)
         return weft__mpi_err_session(session, rc, fn);
-    weft__mpi_errh_retain(errhandler);
-    MPI_Errhandler old = session->errhandler;
-    session->errhandler = errhandler;
-    weft__mpi_errh_release(old);
+    weft__mpi_errh_replace(&session->errhandler, errhandler);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Session_set_errhandler)
