@@ -697,12 +697,15 @@ WEFT_MPI_FN(int, Win_flush_local, (int rank, MPI_Win win))
 WEFT_MPI_FN(int, Win_flush_local_all, (MPI_Win win))
 WEFT_MPI_FN(int, Win_sync, (MPI_Win win))
 
-/* I/O (chapter 13): unsupported, see README */
+/* I/O (chapter 13), mpi_file.c: POSIX files under views, individual and
+ * shared file pointers; the non-blocking and split collective calls complete
+ * at once. */
 WEFT_MPI_FN(int, File_open,
             (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
 WEFT_MPI_FN(int, File_close, (MPI_File * fh))
 WEFT_MPI_FN(int, File_delete, (const char *filename, MPI_Info info))
 WEFT_MPI_FN(int, File_set_size, (MPI_File fh, MPI_Offset size))
+WEFT_MPI_FN(int, File_preallocate, (MPI_File fh, MPI_Offset size))
 WEFT_MPI_FN(int, File_get_size, (MPI_File fh, MPI_Offset *size))
 WEFT_MPI_FN(int, File_get_group, (MPI_File fh, MPI_Group *group))
 WEFT_MPI_FN(int, File_get_amode, (MPI_File fh, int *amode))
@@ -711,16 +714,78 @@ WEFT_MPI_FN(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
 WEFT_MPI_FN(int, File_set_view,
             (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
              const char *datarep, MPI_Info info))
-WEFT_MPI_FN(int, File_read_at,
-            (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-             MPI_Status *status))
-WEFT_MPI_FN(int, File_write_at,
-            (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-             MPI_Status *status))
-WEFT_MPI_FN(int, File_read,
-            (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
-WEFT_MPI_FN(int, File_write,
-            (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+WEFT_MPI_FN(int, File_get_view,
+            (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+             char *datarep))
+#define WEFT_MPI_FILE_AT(name, buf_t)                                                              \
+    WEFT_MPI_FN(int, name,                                                                         \
+                (MPI_File fh, MPI_Offset offset, buf_t buf, int count, MPI_Datatype datatype,      \
+                 MPI_Status *status))
+#define WEFT_MPI_FILE_IAT(name, buf_t)                                                             \
+    WEFT_MPI_FN(int, name,                                                                         \
+                (MPI_File fh, MPI_Offset offset, buf_t buf, int count, MPI_Datatype datatype,      \
+                 MPI_Request *request))
+#define WEFT_MPI_FILE_FP(name, buf_t)                                                              \
+    WEFT_MPI_FN(int, name,                                                                         \
+                (MPI_File fh, buf_t buf, int count, MPI_Datatype datatype, MPI_Status *status))
+#define WEFT_MPI_FILE_IFP(name, buf_t)                                                             \
+    WEFT_MPI_FN(int, name,                                                                         \
+                (MPI_File fh, buf_t buf, int count, MPI_Datatype datatype, MPI_Request *request))
+WEFT_MPI_FILE_AT(File_read_at, void *)
+WEFT_MPI_FILE_AT(File_read_at_all, void *)
+WEFT_MPI_FILE_AT(File_write_at, const void *)
+WEFT_MPI_FILE_AT(File_write_at_all, const void *)
+WEFT_MPI_FILE_IAT(File_iread_at, void *)
+WEFT_MPI_FILE_IAT(File_iread_at_all, void *)
+WEFT_MPI_FILE_IAT(File_iwrite_at, const void *)
+WEFT_MPI_FILE_IAT(File_iwrite_at_all, const void *)
+WEFT_MPI_FILE_FP(File_read, void *)
+WEFT_MPI_FILE_FP(File_read_all, void *)
+WEFT_MPI_FILE_FP(File_write, const void *)
+WEFT_MPI_FILE_FP(File_write_all, const void *)
+WEFT_MPI_FILE_IFP(File_iread, void *)
+WEFT_MPI_FILE_IFP(File_iread_all, void *)
+WEFT_MPI_FILE_IFP(File_iwrite, const void *)
+WEFT_MPI_FILE_IFP(File_iwrite_all, const void *)
+WEFT_MPI_FILE_FP(File_read_shared, void *)
+WEFT_MPI_FILE_FP(File_write_shared, const void *)
+WEFT_MPI_FILE_IFP(File_iread_shared, void *)
+WEFT_MPI_FILE_IFP(File_iwrite_shared, const void *)
+WEFT_MPI_FILE_FP(File_read_ordered, void *)
+WEFT_MPI_FILE_FP(File_write_ordered, const void *)
+#undef WEFT_MPI_FILE_AT
+#undef WEFT_MPI_FILE_IAT
+#undef WEFT_MPI_FILE_FP
+#undef WEFT_MPI_FILE_IFP
+WEFT_MPI_FN(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+WEFT_MPI_FN(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+WEFT_MPI_FN(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+WEFT_MPI_FN(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+WEFT_MPI_FN(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+WEFT_MPI_FN(int, File_read_at_all_begin,
+            (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype))
+WEFT_MPI_FN(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+WEFT_MPI_FN(int, File_write_at_all_begin,
+            (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype))
+WEFT_MPI_FN(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+WEFT_MPI_FN(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+WEFT_MPI_FN(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+WEFT_MPI_FN(int, File_write_all_begin,
+            (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+WEFT_MPI_FN(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+WEFT_MPI_FN(int, File_read_ordered_begin,
+            (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+WEFT_MPI_FN(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+WEFT_MPI_FN(int, File_write_ordered_begin,
+            (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+WEFT_MPI_FN(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+WEFT_MPI_FN(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+WEFT_MPI_FN(int, Register_datarep,
+            (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+             MPI_Datarep_conversion_function *write_conversion_fn,
+             MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+WEFT_MPI_FN(int, File_set_atomicity, (MPI_File fh, int flag))
+WEFT_MPI_FN(int, File_get_atomicity, (MPI_File fh, int *flag))
 WEFT_MPI_FN(int, File_sync, (MPI_File fh))
 
 /* Sessions (MPI 4.0 §11.3): process sets mpi://WORLD and mpi://SELF, groups

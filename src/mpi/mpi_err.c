@@ -235,14 +235,29 @@ int weft__mpi_err_win(MPI_Win win, int err, const char *fn)
 }
 
 /* Files: the default handler is the one attached to MPI_FILE_NULL (§13.7),
- * MPI_ERRORS_RETURN unless the application changed it. */
+ * MPI_ERRORS_RETURN unless the application changed it; a file takes the one
+ * MPI_FILE_NULL has when it is opened. */
 static MPI_Errhandler file_null_errh = &weft_mpi_errors_return;
+
+static bool open_file(MPI_File f)
+{
+    return f && f != MPI_FILE_NULL && f->magic == WEFT_MPI_MAGIC_FILE;
+}
+
+MPI_Errhandler weft__mpi_file_default_errh(void)
+{
+    weft__mpi_errh_retain(file_null_errh);
+    return file_null_errh;
+}
 
 int weft__mpi_err_file(MPI_File file, int err, const char *fn)
 {
     if (err == MPI_SUCCESS)
         return err;
-    return dispatch(file_null_errh, &file, "file", "MPI_FILE_NULL", err, fn);
+    if (open_file(file))
+        return dispatch(file->errhandler, &file, "file", file->name, err, fn);
+    MPI_File null = MPI_FILE_NULL;
+    return dispatch(file_null_errh, &null, "file", "MPI_FILE_NULL", err, fn);
 }
 
 /* ---- public functions ---- */
@@ -382,31 +397,32 @@ WEFT_MPI_ALIAS(Win_call_errhandler)
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    if (file != MPI_FILE_NULL)
-        return weft__mpi_err_file(file, MPI_ERR_FILE, "MPI_File_set_errhandler");
+    if (file != MPI_FILE_NULL && !open_file(file))
+        return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_FILE, "MPI_File_set_errhandler");
     if (!weft__mpi_errh_fits(errhandler, WEFT_MPI_ERRH_FILE))
         return weft__mpi_err_file(file, MPI_ERR_ARG, "MPI_File_set_errhandler");
-    weft__mpi_errh_replace(&file_null_errh, errhandler);
+    weft__mpi_errh_replace(file == MPI_FILE_NULL ? &file_null_errh : &file->errhandler, errhandler);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(File_set_errhandler)
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    if (file != MPI_FILE_NULL)
-        return weft__mpi_err_file(file, MPI_ERR_FILE, "MPI_File_get_errhandler");
+    if (file != MPI_FILE_NULL && !open_file(file))
+        return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_FILE, "MPI_File_get_errhandler");
     if (!errhandler)
         return weft__mpi_err_file(file, MPI_ERR_ARG, "MPI_File_get_errhandler");
-    weft__mpi_errh_retain(file_null_errh);
-    *errhandler = file_null_errh;
+    MPI_Errhandler e = file == MPI_FILE_NULL ? file_null_errh : file->errhandler;
+    weft__mpi_errh_retain(e);
+    *errhandler = e;
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(File_get_errhandler)
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    if (fh != MPI_FILE_NULL)
-        return weft__mpi_err_file(fh, MPI_ERR_FILE, "MPI_File_call_errhandler");
+    if (fh != MPI_FILE_NULL && !open_file(fh))
+        return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_FILE, "MPI_File_call_errhandler");
     weft__mpi_err_file(fh, errorcode, "MPI_File_call_errhandler");
     return MPI_SUCCESS;
 }

@@ -30,6 +30,7 @@
 #define WEFT_MPI_INT_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -300,14 +301,43 @@ struct weft_mpi_info {
 
 /* ---------------------------------------------------------------- windows, files, messages */
 
-/* Windows and files exist only as their null handles until the RMA and I/O
- * layers; the structs carry the magic so that handle checks work. */
+/* Windows exist only as their null handle until the RMA layer; the struct
+ * carries the magic so that handle checks work. */
 struct weft_mpi_win {
     uint32_t magic;
 };
+
+/* An open file (mpi_file.c). The view maps the stream of data bytes the
+ * program sees onto file offsets: the filetype's segments, tiled from disp
+ * every extent bytes; pos[i] is where segment i starts in one tile's data. */
 struct weft_mpi_file {
     uint32_t magic;
+    int fd;
+    int amode;
+    bool atomic;
+    MPI_Comm comm; /* a private duplicate: the file's collectives stay apart */
+    MPI_Info info; /* the hints given, as given */
+    MPI_Errhandler errhandler;
+    char *name;
+    /* The view. */
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype;
+    size_t esize, fsize; /* bytes of data in one etype, in one filetype */
+    MPI_Aint fextent;
+    bool dense;    /* the tiles make one range from disp + true_lb */
+    size_t *pos;   /* filetype->nsegs + 1 prefix sums of the segment lengths */
+    MPI_Offset fp; /* the individual file pointer, in etypes */
+    /* The shared file pointer: 8 bytes in a side file next to the data file,
+     * opened at its first use, moved under an fcntl lock. */
+    char *sp_name;
+    int sp_fd;
+    /* A split collective begun (…_begin) and not yet ended: its status. */
+    bool split;
+    MPI_Status split_status;
+    pthread_mutex_t lock; /* the individual pointer and the side file's descriptor */
 };
+/* The handler a newly opened file starts with: MPI_FILE_NULL's, retained. */
+MPI_Errhandler weft__mpi_file_default_errh(void);
 
 /* A message taken out of matching by MPI_Mprobe/Improbe, received later by
  * MPI_Mrecv/Imrecv. */

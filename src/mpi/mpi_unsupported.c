@@ -1,16 +1,15 @@
-/* What weft's MPI does not do yet (MPI 3.1 chapters 10, 11, 13): process
- * creation and ports, one-sided communication, I/O. Each function checks only
+/* What weft's MPI does not do yet (MPI 3.1 chapters 10 and 11): process
+ * creation and ports, one-sided communication. Each function checks only
  * what it needs to pick the error class, sets its output handles to the null
  * handle first (so a caller that goes on with MPI_ERRORS_RETURN holds no
  * garbage), and reports MPI_ERR_UNSUPPORTED_OPERATION through the handler the
  * standard names: windows through weft__mpi_err_win (window creation on the
- * communicator, which is where §11.2 raises its errors), files through
- * weft__mpi_err_file (the handler of MPI_FILE_NULL, MPI_ERRORS_RETURN by
- * default, §13.7), the rest on the communicator given or MPI_COMM_WORLD.
+ * communicator, which is where §11.2 raises its errors), the rest on the
+ * communicator given or MPI_COMM_WORLD.
  *
- * No window or file can exist, so an operation on MPI_WIN_NULL / MPI_FILE_NULL
- * reports MPI_ERR_WIN / MPI_ERR_FILE (a null handle is never valid there), any
- * other handle MPI_ERR_UNSUPPORTED_OPERATION.
+ * No window can exist, so an operation on MPI_WIN_NULL reports MPI_ERR_WIN (a
+ * null handle is never valid there), any other handle
+ * MPI_ERR_UNSUPPORTED_OPERATION.
  */
 #include "mpi/mpi_int.h"
 
@@ -19,11 +18,6 @@
 static int win_class(MPI_Win win)
 {
     return win == MPI_WIN_NULL ? MPI_ERR_WIN : UNSUPPORTED;
-}
-
-static int file_class(MPI_File fh)
-{
-    return fh == MPI_FILE_NULL ? MPI_ERR_FILE : UNSUPPORTED;
 }
 
 /* ---- Process creation and ports (chapter 10) ---- */
@@ -379,106 +373,3 @@ int PMPI_Win_sync(MPI_Win win)
     return weft__mpi_err_win(win, win_class(win), "MPI_Win_sync");
 }
 WEFT_MPI_ALIAS(Win_sync)
-
-/* ---- I/O (chapter 13) ---- */
-
-int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
-{
-    if (fh)
-        *fh = MPI_FILE_NULL;
-    return weft__mpi_err_file(MPI_FILE_NULL, UNSUPPORTED, "MPI_File_open");
-}
-WEFT_MPI_ALIAS(File_open)
-
-int PMPI_File_close(MPI_File *fh)
-{
-    MPI_File f = fh ? *fh : MPI_FILE_NULL;
-    return weft__mpi_err_file(f, file_class(f), "MPI_File_close");
-}
-WEFT_MPI_ALIAS(File_close)
-
-int PMPI_File_delete(const char *filename, MPI_Info info)
-{
-    return weft__mpi_err_file(MPI_FILE_NULL, UNSUPPORTED, "MPI_File_delete");
-}
-WEFT_MPI_ALIAS(File_delete)
-
-int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_set_size");
-}
-WEFT_MPI_ALIAS(File_set_size)
-
-int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_get_size");
-}
-WEFT_MPI_ALIAS(File_get_size)
-
-int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
-{
-    if (group)
-        *group = MPI_GROUP_NULL;
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_get_group");
-}
-WEFT_MPI_ALIAS(File_get_group)
-
-int PMPI_File_get_amode(MPI_File fh, int *amode)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_get_amode");
-}
-WEFT_MPI_ALIAS(File_get_amode)
-
-int PMPI_File_set_info(MPI_File fh, MPI_Info info)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_set_info");
-}
-WEFT_MPI_ALIAS(File_set_info)
-
-int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
-{
-    if (info_used)
-        *info_used = MPI_INFO_NULL;
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_get_info");
-}
-WEFT_MPI_ALIAS(File_get_info)
-
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                       const char *datarep, MPI_Info info)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_set_view");
-}
-WEFT_MPI_ALIAS(File_set_view)
-
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                      MPI_Status *status)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_read_at");
-}
-WEFT_MPI_ALIAS(File_read_at)
-
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                       MPI_Datatype datatype, MPI_Status *status)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_write_at");
-}
-WEFT_MPI_ALIAS(File_write_at)
-
-int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_read");
-}
-WEFT_MPI_ALIAS(File_read)
-
-int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                    MPI_Status *status)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_write");
-}
-WEFT_MPI_ALIAS(File_write)
-
-int PMPI_File_sync(MPI_File fh)
-{
-    return weft__mpi_err_file(fh, file_class(fh), "MPI_File_sync");
-}
-WEFT_MPI_ALIAS(File_sync)
