@@ -10,8 +10,8 @@
 # out at 2 ranks, because a call failing on one rank leaves the other waiting:
 #   test_spawn, test_util_pool   MPI_Comm_spawn
 #   test_dynproc                 MPI_Comm_accept/connect
-# One-sided (MPI_Win_*) and I/O (MPI_File_*) tests fail with
-# MPI_ERR_UNSUPPORTED_OPERATION; everything else is expected to pass.
+# One-sided (MPI_Win_*) tests fail with MPI_ERR_UNSUPPORTED_OPERATION;
+# everything else is expected to pass.
 set -eu
 version=4.1.2
 dir=${TMPDIR:-/tmp}/weft-mpi4py
