@@ -570,12 +570,13 @@ WEFT_MPI_ALIAS(File_delete)
 
 /* ---------------------------------------------------------------- size, info, group, mode */
 
-/* Rank 0 changes the file for everyone, then all wait for it; every process
- * gets rank 0's outcome. */
+/* Rank 0 changes the file for everyone, then all wait for it; a process
+ * returns its own error, else rank 0's. */
 static int by_rank0(MPI_File fh, int err)
 {
-    PMPI_Bcast(&err, 1, MPI_INT, 0, fh->comm);
-    return err;
+    int first = err;
+    PMPI_Bcast(&first, 1, MPI_INT, 0, fh->comm);
+    return err ? err : first;
 }
 
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
