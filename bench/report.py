@@ -127,6 +127,15 @@ SECTIONS = [
      "message size (bytes)",
      [("allreduce_np4", "latency_us", "MPI_Allreduce"), ("bcast_np4", "latency_us", "MPI_Bcast")],
      "log2", "log"),
+    ("Collective MPI I/O", "io",
+     "`mpi_io`, 2 ranks: each rank owns every other block of B bytes of one "
+     "file (a resized filetype), writes 8 MiB through that view with one "
+     "MPI_File_write_at_all and reads it back with MPI_File_read_at_all; "
+     "both ranks' bytes over the slowest rank's time. The file is in $TMPDIR "
+     "(/tmp), so this is the path into the page cache, not a disk.",
+     "block size B (bytes)",
+     [("io_write", "bandwidth_MBps", "collective write"),
+      ("io_read", "bandwidth_MBps", "collective read")], "log2", "log"),
     ("TCP over loopback", "tcp",
      "With `--tcp`: `mpi_pingpong` and `weft_pingpong` over weft's tcp driver "
      "(WEFT_DRIVERS=tcp) and Open MPI's tcp btl, against `raw_tcp`, a bare "
