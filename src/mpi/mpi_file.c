@@ -197,16 +197,89 @@ static int view_eof(MPI_File fh, MPI_Offset *out)
 
 /* ---------------------------------------------------------------- data access */
 
+/* pread all of [off, off + n) into mem, or up to the end of the file; the
+ * bytes read, or -1 with errno set. */
+static ssize_t read_full(int fd, char *mem, size_t n, MPI_Offset off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, mem + got, n - got, off + (MPI_Offset)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* Data sieving for reads: pieces of the view shorter than SIEVE_RUN are read
+ * in one pread of the file range that holds them (at most SIEVE bytes, gaps
+ * included), then copied out; where pieces are small, many system calls
+ * become one. Reads only: a write would have to read, merge and write back a
+ * range other processes may be writing. */
+#define SIEVE     ((size_t)1 << 20)
+#define SIEVE_RUN ((MPI_Offset)8192)
+
+/* Read data bytes [p + *done, p + len) of the view through the sieve, one
+ * window's worth; *eof set when the file ended inside it. */
+static int sieve_read(MPI_File fh, char *mem, MPI_Offset p, size_t len, size_t *done, char *sieve,
+                      bool *eof)
+{
+    MPI_Offset run, start = view_map(fh, p + (MPI_Offset)*done, &run), end = start;
+    /* The window: whole pieces while they fit in SIEVE bytes of file. */
+    for (size_t q = *done; q < len;) {
+        MPI_Offset o = view_map(fh, p + (MPI_Offset)q, &run);
+        MPI_Offset n = (MPI_Offset)(len - q) < run ? (MPI_Offset)(len - q) : run;
+        if (o + n - start > (MPI_Offset)SIEVE && q > *done)
+            break;
+        end = o + n;
+        q += (size_t)n;
+    }
+    ssize_t got = read_full(fh->fd, sieve, (size_t)(end - start), start);
+    if (got < 0)
+        return errno_class(errno);
+    *eof = got < end - start;
+    while (*done < len) {
+        MPI_Offset o = view_map(fh, p + (MPI_Offset)*done, &run);
+        MPI_Offset n = (MPI_Offset)(len - *done) < run ? (MPI_Offset)(len - *done) : run;
+        if (o + n > end)
+            break;                         /* the next window's */
+        MPI_Offset have = start + got - o; /* of this piece, before the end of the file */
+        if (have <= 0)
+            break;
+        if (have < n)
+            n = have;
+        memcpy(mem + *done, sieve + (o - start), (size_t)n);
+        *done += (size_t)n;
+    }
+    return MPI_SUCCESS;
+}
+
 /* Move len bytes between mem and the file at data bytes [p, p + len) of the
- * view, one system call per range the view keeps together. A read stops at
- * the end of the file; *done says how many bytes moved. */
+ * view, one system call per range the view keeps together (reads of small
+ * pieces go through the sieve). A read stops at the end of the file; *done
+ * says how many bytes moved. */
 static int move(MPI_File fh, bool write, char *mem, MPI_Offset p, size_t len, size_t *done)
 {
     *done = 0;
+    char *sieve = NULL;
     while (*done < len) {
         MPI_Offset run;
         MPI_Offset off = view_map(fh, p + (MPI_Offset)*done, &run);
         size_t n = len - *done;
+        if (!write && run < SIEVE_RUN && (MPI_Offset)n > run &&
+            (sieve || (sieve = malloc(SIEVE)))) {
+            bool eof = false;
+            int err = sieve_read(fh, mem, p, len, done, sieve, &eof);
+            if (err || eof) {
+                free(sieve);
+                return err;
+            }
+            continue;
+        }
         /* Grow the range while the next piece of the view follows on. */
         while ((MPI_Offset)n > run) {
             MPI_Offset more;
@@ -220,18 +293,18 @@ static int move(MPI_File fh, bool write, char *mem, MPI_Offset p, size_t len, si
         while (n > 0) {
             ssize_t r =
                 write ? pwrite(fh->fd, mem + *done, n, off) : pread(fh->fd, mem + *done, n, off);
-            if (r < 0) {
-                if (errno == EINTR)
-                    continue;
-                return errno_class(errno);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) { /* an error, or the end of the file (never on a write) */
+                free(sieve);
+                return r < 0 ? errno_class(errno) : MPI_SUCCESS;
             }
-            if (r == 0) /* end of file (a write of n > 0 bytes never gives 0) */
-                return MPI_SUCCESS;
             *done += (size_t)r;
             off += r;
             n -= (size_t)r;
         }
     }
+    free(sieve);
     return MPI_SUCCESS;
 }
 
