@@ -717,14 +717,19 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 }
 WEFT_MPI_ALIAS(File_get_group)
 
+/* A query that gives one int of an open file. */
+static int file_int(MPI_File fh, int *out, int value, const char *fn)
+{
+    FILE_CHECK(fh, fn);
+    if (!out)
+        return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
+    *out = value;
+    return MPI_SUCCESS;
+}
+
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
-    static const char fn[] = "MPI_File_get_amode";
-    FILE_CHECK(fh, fn);
-    if (!amode)
-        return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
-    *amode = fh->amode;
-    return MPI_SUCCESS;
+    return file_int(fh, amode, file_ok(fh) ? fh->amode : 0, "MPI_File_get_amode");
 }
 WEFT_MPI_ALIAS(File_get_amode)
 
@@ -776,12 +781,7 @@ WEFT_MPI_ALIAS(File_set_atomicity)
 
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    static const char fn[] = "MPI_File_get_atomicity";
-    FILE_CHECK(fh, fn);
-    if (!flag)
-        return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
-    *flag = fh->atomic;
-    return MPI_SUCCESS;
+    return file_int(fh, flag, file_ok(fh) && fh->atomic, "MPI_File_get_atomicity");
 }
 WEFT_MPI_ALIAS(File_get_atomicity)
 
@@ -1000,8 +1000,8 @@ WEFT_MPI_ALIAS(File_get_position_shared)
 
 /* ---------------------------------------------------------------- the data access calls */
 
-/* Where an access takes its position from. */
-enum where { AT, INDIVIDUAL, SHARED };
+/* Where an access takes its position from (ORDERED: the ordered calls). */
+enum where { AT, INDIVIDUAL, SHARED, ORDERED };
 
 /* One access: checks, position, data, pointer update, status. */
 static int file_access(MPI_File fh, enum where where, bool write, MPI_Offset offset,
@@ -1031,6 +1031,9 @@ static int file_access(MPI_File fh, enum where where, bool write, MPI_Offset off
         err = shared_fetch_add(fh, etypes, &offset);
         if (!err)
             err = data_access(fh, write, offset, (void *)buf, count, type, &moved);
+        break;
+    case ORDERED: /* file_ordered's */
+        err = MPI_ERR_INTERN;
         break;
     }
     if (err)
@@ -1094,12 +1097,20 @@ static int file_ordered(MPI_File fh, bool write, const void *buf, int count, MPI
 
 /* Split collectives: _begin does the access and keeps its status for _end
  * (one split collective at a time per file, §13.4.5). */
-static int split_begin(MPI_File fh, int err, MPI_Status *st, const char *fn)
+static int split_begin(MPI_File fh, enum where where, bool write, MPI_Offset offset,
+                       const void *buf, int count, MPI_Datatype type, const char *fn)
 {
+    FILE_CHECK(fh, fn);
+    if (fh->split)
+        return weft__mpi_err_file(fh, MPI_ERR_OTHER, fn);
+    MPI_Status st;
+    weft__mpi_status_empty(&st);
+    int err = where == ORDERED ? file_ordered(fh, write, buf, count, type, &st, fn)
+                               : file_access(fh, where, write, offset, buf, count, type, &st, fn);
     if (err)
         return err;
     fh->split = true;
-    fh->split_status = *st;
+    fh->split_status = st;
     return MPI_SUCCESS;
 }
 
@@ -1113,13 +1124,6 @@ static int split_end(MPI_File fh, MPI_Status *status, const char *fn)
         *status = fh->split_status;
     return MPI_SUCCESS;
 }
-
-#define SPLIT_CHECK(fh, fn)                                                                        \
-    do {                                                                                           \
-        FILE_CHECK(fh, fn);                                                                        \
-        if (fh->split)                                                                             \
-            return weft__mpi_err_file(fh, MPI_ERR_OTHER, fn);                                      \
-    } while (0)
 
 /* Each family of calls, written once: blocking (collective or not), then
  * non-blocking. */
@@ -1190,68 +1194,28 @@ WEFT_MPI_ALIAS(File_write_ordered)
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
                                 MPI_Datatype datatype)
 {
-    static const char fn[] = "MPI_File_read_at_all_begin";
-    SPLIT_CHECK(fh, fn);
-    MPI_Status st;
-    weft__mpi_status_empty(&st);
-    return split_begin(fh, file_access(fh, AT, false, offset, buf, count, datatype, &st, fn), &st,
-                       fn);
+    return split_begin(fh, AT, false, offset, buf, count, datatype, "MPI_File_read_at_all_begin");
 }
 WEFT_MPI_ALIAS(File_read_at_all_begin)
 
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                                  MPI_Datatype datatype)
 {
-    static const char fn[] = "MPI_File_write_at_all_begin";
-    SPLIT_CHECK(fh, fn);
-    MPI_Status st;
-    weft__mpi_status_empty(&st);
-    return split_begin(fh, file_access(fh, AT, true, offset, buf, count, datatype, &st, fn), &st,
-                       fn);
+    return split_begin(fh, AT, true, offset, buf, count, datatype, "MPI_File_write_at_all_begin");
 }
 WEFT_MPI_ALIAS(File_write_at_all_begin)
 
-int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
-{
-    static const char fn[] = "MPI_File_read_all_begin";
-    SPLIT_CHECK(fh, fn);
-    MPI_Status st;
-    weft__mpi_status_empty(&st);
-    return split_begin(fh, file_access(fh, INDIVIDUAL, false, 0, buf, count, datatype, &st, fn),
-                       &st, fn);
-}
-WEFT_MPI_ALIAS(File_read_all_begin)
+#define SPLIT_BEGIN(Name, fname, cbuf, write, where)                                               \
+    int PMPI_File_##Name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype datatype)            \
+    {                                                                                              \
+        return split_begin(fh, where, write, 0, buf, count, datatype, fname);                      \
+    }                                                                                              \
+    WEFT_MPI_ALIAS(File_##Name)
 
-int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
-{
-    static const char fn[] = "MPI_File_write_all_begin";
-    SPLIT_CHECK(fh, fn);
-    MPI_Status st;
-    weft__mpi_status_empty(&st);
-    return split_begin(fh, file_access(fh, INDIVIDUAL, true, 0, buf, count, datatype, &st, fn), &st,
-                       fn);
-}
-WEFT_MPI_ALIAS(File_write_all_begin)
-
-int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
-{
-    static const char fn[] = "MPI_File_read_ordered_begin";
-    SPLIT_CHECK(fh, fn);
-    MPI_Status st;
-    weft__mpi_status_empty(&st);
-    return split_begin(fh, file_ordered(fh, false, buf, count, datatype, &st, fn), &st, fn);
-}
-WEFT_MPI_ALIAS(File_read_ordered_begin)
-
-int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
-{
-    static const char fn[] = "MPI_File_write_ordered_begin";
-    SPLIT_CHECK(fh, fn);
-    MPI_Status st;
-    weft__mpi_status_empty(&st);
-    return split_begin(fh, file_ordered(fh, true, buf, count, datatype, &st, fn), &st, fn);
-}
-WEFT_MPI_ALIAS(File_write_ordered_begin)
+SPLIT_BEGIN(read_all_begin, "MPI_File_read_all_begin", , false, INDIVIDUAL)
+SPLIT_BEGIN(write_all_begin, "MPI_File_write_all_begin", const, true, INDIVIDUAL)
+SPLIT_BEGIN(read_ordered_begin, "MPI_File_read_ordered_begin", , false, ORDERED)
+SPLIT_BEGIN(write_ordered_begin, "MPI_File_write_ordered_begin", const, true, ORDERED)
 
 #define SPLIT_END(Name, fname, cbuf)                                                               \
     int PMPI_File_##Name(MPI_File fh, cbuf void *buf, MPI_Status *status)                          \
