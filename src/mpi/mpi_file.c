@@ -26,9 +26,12 @@
  * - Atomic mode (MPI_File_set_atomicity) holds an fcntl lock over the range
  *   an access spans while it runs, so concurrent accesses see each other
  *   whole.
- * - Data representations: "native" and "internal" (the same here);
- *   "external32" and user representations are refused with
- *   MPI_ERR_UNSUPPORTED_DATAREP.
+ * - Data representations: "native" and "internal" (the same here), and
+ *   "external32": on LP64 its sizes are the native ones, so the view's
+ *   geometry does not change; data goes through the staging buffer and is
+ *   converted there (big-endian, long double as binary128). Names given to
+ *   MPI_Register_datarep are recorded, but a view in one is refused with
+ *   MPI_ERR_UNSUPPORTED_DATAREP (no conversion through user functions).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -367,20 +370,30 @@ static int data_access(MPI_File fh, bool write, MPI_Offset at, void *buf, int co
     if (fh->atomic && (err = range_lock(fh, write ? F_WRLCK : F_RDLCK, p, (MPI_Offset)total)))
         return err;
     size_t done = 0;
-    if (type->contig) {
+    bool ext = fh->external32;
+    if (type->contig && !ext) {
         err = move(fh, write, weft__mpi_at(buf, type->true_lb), p, total, &done);
     } else {
+        /* external32 converts whole elements: steps hold whole elements. */
         size_t step = total < STAGE ? total : STAGE;
+        if (ext)
+            step = step / type->size ? step / type->size * type->size : type->size;
         char *stage = malloc(step);
         if (!stage)
             err = MPI_ERR_NO_MEM;
         while (!err && done < total) {
             size_t n = total - done < step ? total - done : step, got;
-            if (write)
+            if (write) {
                 weft__mpi_type_pack(type, buf, (size_t)count, done, n, stage);
+                if (ext)
+                    weft__mpi_type_external(type, n / type->size, stage, true);
+            }
             err = move(fh, write, stage, p + (MPI_Offset)done, n, &got);
-            if (!write)
+            if (!write) {
+                if (ext) /* a piece of an element at the end of the file stays as read */
+                    weft__mpi_type_external(type, got / type->size, stage, false);
                 weft__mpi_type_unpack(type, buf, (size_t)count, done, got, stage);
+            }
             done += got;
             if (got < n)
                 break; /* end of file */
@@ -803,20 +816,30 @@ static bool datarep_native(const char *datarep)
     return datarep && (!strcmp(datarep, "native") || !strcmp(datarep, "internal"));
 }
 
-/* A filetype's displacements must be non-negative and non-decreasing
- * (§13.3), and it must be made of whole etypes. */
-static int filetype_check(MPI_Datatype etype, MPI_Datatype filetype)
+/* The displacements of a view's type must be non-negative and non-decreasing,
+ * and on a file open for writing its regions must not overlap (§13.3). */
+static bool view_type_ok(MPI_Datatype t, bool writable)
+{
+    MPI_Aint at = 0, end = 0;
+    for (int i = 0; i < t->nsegs; i++) {
+        if (t->segs[i].off < at || (writable && t->segs[i].off < end))
+            return false;
+        at = t->segs[i].off;
+        end = at + (MPI_Aint)t->segs[i].len;
+    }
+    return true;
+}
+
+/* The etype and filetype of a view; the filetype is made of whole etypes. */
+static int filetype_check(MPI_File fh, MPI_Datatype etype, MPI_Datatype filetype)
 {
     if (etype->size == 0 || filetype->size == 0 || filetype->size % etype->size)
         return MPI_ERR_TYPE;
     if (weft__mpi_type_extent(filetype) <= 0)
         return MPI_ERR_TYPE;
-    MPI_Aint at = 0;
-    for (int i = 0; i < filetype->nsegs; i++) {
-        if (filetype->segs[i].off < at)
-            return MPI_ERR_TYPE;
-        at = filetype->segs[i].off;
-    }
+    bool writable = !(fh->amode & MPI_MODE_RDONLY);
+    if (!view_type_ok(etype, writable) || !view_type_ok(filetype, writable))
+        return MPI_ERR_TYPE;
     return MPI_SUCCESS;
 }
 
@@ -829,9 +852,10 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return weft__mpi_err_file(fh, MPI_ERR_TYPE, fn);
     if (!datarep)
         return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
-    if (!datarep_native(datarep))
+    bool ext = datarep && !strcmp(datarep, "external32");
+    if (!datarep_native(datarep) && !ext)
         return weft__mpi_err_file(fh, MPI_ERR_UNSUPPORTED_DATAREP, fn);
-    int err = filetype_check(etype, filetype);
+    int err = filetype_check(fh, etype, filetype);
     if (err)
         return weft__mpi_err_file(fh, err, fn);
     if (disp == MPI_DISPLACEMENT_CURRENT) {
@@ -852,6 +876,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     PMPI_Barrier(fh->comm);
     pthread_mutex_lock(&fh->lock);
     err = view_set(fh, disp, etype, filetype);
+    if (!err)
+        fh->external32 = ext;
     pthread_mutex_unlock(&fh->lock);
     if (fh->comm->rank == 0 && !err)
         err = shared_set(fh, 0);
@@ -883,7 +909,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
     if (err)
         return weft__mpi_err_file(fh, err, fn);
     *disp = fh->disp;
-    strcpy(datarep, "native");
+    strcpy(datarep, fh->external32 ? "external32" : "native");
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(File_get_view)
@@ -896,7 +922,8 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
         return weft__mpi_err_file(fh, MPI_ERR_TYPE, fn);
     if (!extent)
         return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
-    *extent = weft__mpi_type_extent(datatype); /* native: as in memory */
+    /* native, and external32 on LP64 (the same sizes): as in memory */
+    *extent = weft__mpi_type_extent(datatype);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(File_get_type_extent)
@@ -913,6 +940,13 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 }
 WEFT_MPI_ALIAS(File_get_byte_offset)
 
+/* The names of data representations registered by the program. */
+static struct datarep {
+    char *name;
+    struct datarep *next;
+} * datareps;
+static pthread_mutex_t datarep_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
                           MPI_Datarep_conversion_function *write_conversion_fn,
                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
@@ -920,9 +954,30 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
     static const char fn[] = "MPI_Register_datarep";
     if (!datarep || !dtype_file_extent_fn)
         return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_ARG, fn);
+    if (strlen(datarep) >= MPI_MAX_DATAREP_STRING)
+        return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_ARG, fn);
     if (datarep_native(datarep) || !strcmp(datarep, "external32"))
         return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_DUP_DATAREP, fn);
-    return weft__mpi_err_file(MPI_FILE_NULL, MPI_ERR_UNSUPPORTED_DATAREP, fn);
+    /* The name is taken (§13.5.3: a second registration is MPI_ERR_DUP_DATAREP);
+     * MPI_File_set_view still refuses it with MPI_ERR_UNSUPPORTED_DATAREP, as
+     * weft has no conversion through user functions. */
+    int err = MPI_SUCCESS;
+    pthread_mutex_lock(&datarep_lock);
+    for (struct datarep *d = datareps; d && !err; d = d->next)
+        if (!strcmp(d->name, datarep))
+            err = MPI_ERR_DUP_DATAREP;
+    if (!err) {
+        struct datarep *d = malloc(sizeof *d);
+        if (d && (d->name = strdup(datarep))) {
+            d->next = datareps;
+            datareps = d;
+        } else {
+            free(d);
+            err = MPI_ERR_NO_MEM;
+        }
+    }
+    pthread_mutex_unlock(&datarep_lock);
+    return weft__mpi_err_file(MPI_FILE_NULL, err, fn);
 }
 WEFT_MPI_ALIAS(Register_datarep)
 

@@ -248,6 +248,10 @@ void weft__mpi_type_pack(MPI_Datatype t, const void *buf, size_t count, size_t o
                          void *out);
 void weft__mpi_type_unpack(MPI_Datatype t, void *buf, size_t count, size_t offset, size_t len,
                            const void *in);
+/* Convert count elements of t packed at p between native and external32
+ * (MPI 3.1 §13.5.2), in place: on LP64 both have the same sizes, only byte
+ * order and long double's format differ. */
+void weft__mpi_type_external(MPI_Datatype t, size_t count, void *p, bool to_external);
 /* Basic elements in the first `bytes` bytes of a stream of elements of t. */
 MPI_Count weft__mpi_type_elements(MPI_Datatype t, MPI_Count bytes);
 /* Set up the predefined types; called once by MPI_Init. */
@@ -315,8 +319,9 @@ struct weft_mpi_file {
     int fd;
     int amode;
     bool atomic;
-    MPI_Comm comm; /* a private duplicate: the file's collectives stay apart */
-    MPI_Info info; /* the hints given, as given */
+    bool external32; /* the view's data representation (else native) */
+    MPI_Comm comm;   /* a private duplicate: the file's collectives stay apart */
+    MPI_Info info;   /* the hints given, as given */
     MPI_Errhandler errhandler;
     char *name;
     /* The view. */

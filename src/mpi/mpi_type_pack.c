@@ -250,6 +250,11 @@ static void convert_stream(MPI_Datatype t, size_t count, unsigned char *p, bool 
         }
 }
 
+void weft__mpi_type_external(MPI_Datatype t, size_t count, void *p, bool to_external)
+{
+    convert_stream(t, count, p, to_external);
+}
+
 static int check_datarep(const char *datarep)
 {
     return datarep && strcmp(datarep, "external32") == 0 ? MPI_SUCCESS

@@ -1068,6 +1068,85 @@ static void leftovers(void)
     CHECK(left == 0);
 }
 
+/* Data representations: external32 puts big-endian values in the file and
+ * reads them back; the view's geometry is the native one (LP64). A filetype
+ * with overlapping regions is refused on a file open for writing and taken
+ * on one open read-only (§13.3). A registered representation's name is
+ * taken once (§13.5.3). */
+static int dummy_extent(MPI_Datatype t, MPI_Aint *extent, void *state)
+{
+    MPI_Aint lb;
+    return MPI_Type_get_extent(t, &lb, extent);
+}
+
+static void datareps(void)
+{
+    char name[300];
+    new_name(name, sizeof name, "external32");
+    MPI_File fh;
+    MPI_MUST(
+        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset d;
+    MPI_Datatype et, ft;
+    MPI_MUST(MPI_File_get_view(fh, &d, &et, &ft, rep));
+    CHECK(!strcmp(rep, "external32"));
+    /* Each rank: 2 ints and 1 double at its own 16 bytes. */
+    int iv[2] = {0x01020304 + me, -2};
+    double dv = 1.5 + me;
+    MPI_Status st;
+    MPI_MUST(MPI_File_write_at(fh, (MPI_Offset)me * 16, iv, 2, MPI_INT, &st));
+    MPI_MUST(MPI_File_write_at(fh, (MPI_Offset)me * 16 + 8, &dv, 1, MPI_DOUBLE, &st));
+    CHECK(count_of(&st, MPI_DOUBLE) == 1);
+    settle(fh, MPI_COMM_WORLD);
+    int ib[2] = {0, 0};
+    double db = 0;
+    MPI_MUST(MPI_File_read_at(fh, (MPI_Offset)me * 16, ib, 2, MPI_INT, &st));
+    MPI_MUST(MPI_File_read_at(fh, (MPI_Offset)me * 16 + 8, &db, 1, MPI_DOUBLE, &st));
+    CHECK(ib[0] == iv[0] && ib[1] == iv[1] && db == dv);
+    /* The bytes in the file, through a native view: big-endian. */
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    unsigned char raw[16];
+    MPI_MUST(MPI_File_read_at(fh, (MPI_Offset)me * 16, raw, 16, MPI_BYTE, &st));
+    CHECK(raw[0] == 0x01 && raw[1] == 0x02 && raw[2] == 0x03 && raw[3] == 0x04 + me);
+    CHECK(raw[4] == 0xff && raw[7] == 0xfe);
+    unsigned char want[8];
+    memcpy(want, &dv, 8);
+    int big = 1;
+    for (int i = 0; i < 8; i++)
+        big &= raw[8 + i] == want[7 - i];
+    CHECK(big);
+
+    /* Overlapping regions: refused when writable, taken when read-only. */
+    int blens[2] = {2, 2};
+    MPI_Aint disps[2] = {0, ISZ};
+    MPI_Datatype ov;
+    MPI_MUST(MPI_Type_create_hindexed(2, blens, disps, MPI_INT, &ov));
+    MPI_MUST(MPI_Type_commit(&ov));
+    CHECK(MPI_File_set_view(fh, 0, MPI_INT, ov, "native", MPI_INFO_NULL) != MPI_SUCCESS);
+    MPI_MUST(MPI_File_close(&fh));
+    MPI_MUST(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_INT, ov, "native", MPI_INFO_NULL));
+    int four[4] = {0, 0, 0, 0};
+    MPI_MUST(MPI_File_read_at(fh, 0, four, 4, MPI_INT, &st));
+    CHECK(count_of(&st, MPI_INT) == 4);
+    /* Ints 0, 1, then 1, 2 of the file (rank 0's record, big-endian). */
+    CHECK(four[1] == four[2]);
+    MPI_MUST(MPI_File_close(&fh));
+    MPI_MUST(MPI_Type_free(&ov));
+    drop(name, MPI_COMM_WORLD);
+
+    /* A new representation's name, registered once. */
+    CHECK(MPI_Register_datarep("weft-test-datarep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                               dummy_extent, NULL) == MPI_SUCCESS);
+    CHECK(mt_class(MPI_Register_datarep("weft-test-datarep", MPI_CONVERSION_FN_NULL,
+                                        MPI_CONVERSION_FN_NULL, dummy_extent, NULL)) ==
+          MPI_ERR_DUP_DATAREP);
+    CHECK(mt_class(MPI_Register_datarep("native", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                        dummy_extent, NULL)) == MPI_ERR_DUP_DATAREP);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -1087,6 +1166,7 @@ int main(int argc, char **argv)
     comms();
     errors();
     modes();
+    datareps();
     leftovers();
     return mt_finish("test_file");
 }
