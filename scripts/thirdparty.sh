@@ -98,7 +98,7 @@ indexed_misc:builds a type from a freed datatype handle (erroneous)
 cartsuball:expects MPI_COMM_NULL where MPI 3.1 7.5.7 gives a 0-dim grid
 comm_info:expects unknown info keys dropped (MPI 3.1 6.4.4 allows either)
 typename:MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle here
-tst_fileview:expects ROMIO's MPI_ERR_IO for invalid view types (MPI 3.1 13.3 names no class; weft says MPI_ERR_TYPE)
+tst_fileview:expects the MPI_ERR_IO of ROMIO for invalid view types (MPI 3.1 13.3 names no class; weft says MPI_ERR_TYPE)
 dims5:42 of 75395 equally balanced grids chosen differently from MPICH
 '
 
