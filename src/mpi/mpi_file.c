@@ -16,8 +16,12 @@
  *   directory, made at its first use and removed at close, read and moved
  *   under an fcntl lock, so it works wherever the file system honours fcntl
  *   locks, as NFS does).
- * - Collective calls (..._all, ordered, set_view, set_size...) need no data
- *   exchange here: each process does its own part. The ordered calls agree
+ * - Collective writes of small interleaved pieces (write_all, write_at_all)
+ *   go through two-phase I/O (mpi_file_tp.c): the ranks exchange their
+ *   pieces so that each writes one part of the file in few large writes.
+ *   Other collective calls (..._all reads, ordered, set_view, set_size...)
+ *   need no data exchange: each process does its own part (reads of small
+ *   pieces go through the sieve). The ordered calls agree
  *   on their places with an exclusive scan, and the calls that change the
  *   file for everyone (set_size, preallocate, the shared pointer's moves) are
  *   done by rank 0 and followed by a barrier.
@@ -43,43 +47,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi/mpi_file_int.h"
 #include "mpi/mpi_int.h"
 #include "mpi/mpi_type_int.h"
 
 #define STAGE ((size_t)4 << 20) /* staging bytes per step for non-contiguous memory */
 
 /* ---------------------------------------------------------------- errors */
-
-/* The error class of a failed system call on a file. */
-static int errno_class(int e)
-{
-    switch (e) {
-    case ENOENT:
-        return MPI_ERR_NO_SUCH_FILE;
-    case EEXIST:
-        return MPI_ERR_FILE_EXISTS;
-    case EACCES:
-    case EPERM:
-        return MPI_ERR_ACCESS;
-    case EROFS:
-        return MPI_ERR_READ_ONLY;
-    case ENOSPC:
-        return MPI_ERR_NO_SPACE;
-    case EDQUOT:
-        return MPI_ERR_QUOTA;
-    case ENAMETOOLONG:
-    case ENOTDIR:
-    case EISDIR:
-    case ELOOP:
-        return MPI_ERR_BAD_FILE;
-    case ETXTBSY:
-        return MPI_ERR_FILE_IN_USE;
-    case ENOMEM:
-        return MPI_ERR_NO_MEM;
-    default:
-        return MPI_ERR_IO;
-    }
-}
 
 static bool file_ok(MPI_File fh)
 {
@@ -138,32 +112,6 @@ static int view_set(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dataty
     fh->pos = pos;
     fh->fp = 0;
     return MPI_SUCCESS;
-}
-
-/* The file offset of data byte p of the view, and how many data bytes follow
- * it there without a gap. */
-static MPI_Offset view_map(const struct weft_mpi_file *fh, MPI_Offset p, MPI_Offset *run)
-{
-    if (fh->dense) {
-        *run = INT64_MAX;
-        return fh->disp + fh->filetype->true_lb + p;
-    }
-    MPI_Offset tile = p / (MPI_Offset)fh->fsize;
-    size_t in = (size_t)(p - tile * (MPI_Offset)fh->fsize);
-    /* The last segment starting at or before `in` (segments of length 0 are
-     * passed over: pos does not grow across them). */
-    int lo = 0, hi = fh->filetype->nsegs - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (fh->pos[mid] <= in)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const weft_mpi_seg_t *s = &fh->filetype->segs[lo];
-    size_t into = in - fh->pos[lo];
-    *run = (MPI_Offset)(s->len - into);
-    return fh->disp + tile * fh->fextent + s->off + (MPI_Offset)into;
 }
 
 /* How many data bytes of the view lie before file offset `end` (the view's
@@ -534,6 +482,8 @@ static void file_free(MPI_File fh)
     if (fh->errhandler)
         weft__mpi_errh_release(fh->errhandler);
     pthread_mutex_destroy(&fh->lock);
+    free(fh->tp_buf[0]);
+    free(fh->tp_buf[1]);
     free(fh->name);
     free(fh->sp_name);
     fh->magic = WEFT_MPI_MAGIC_DEAD;
@@ -1097,6 +1047,31 @@ static int file_access(MPI_File fh, enum where where, bool write, MPI_Offset off
     return MPI_SUCCESS;
 }
 
+/* MPI_File_write_all and write_at_all: two-phase where it suits every rank's
+ * access, else each rank's own writes. */
+static int file_write_all(MPI_File fh, enum where where, MPI_Offset offset, const void *buf,
+                          int count, MPI_Datatype type, MPI_Status *status, const char *fn)
+{
+    FILE_CHECK(fh, fn);
+    int err = access_check(fh, true, buf, count, type);
+    if (!err && where == AT && offset < 0)
+        err = MPI_ERR_ARG;
+    if (where == INDIVIDUAL)
+        pthread_mutex_lock(&fh->lock);
+    MPI_Offset at = where == AT ? offset : fh->fp, moved = 0;
+    int rc = weft__mpi_file_tp_write(fh, at, buf, count, type, err, &moved);
+    if (rc == 1)
+        rc = err ? err : data_access(fh, true, at, (void *)buf, count, type, &moved);
+    if (where == INDIVIDUAL) {
+        fh->fp += moved / (MPI_Offset)fh->esize;
+        pthread_mutex_unlock(&fh->lock);
+    }
+    if (rc)
+        return weft__mpi_err_file(fh, rc, fn);
+    status_bytes(status, moved);
+    return MPI_SUCCESS;
+}
+
 /* A non-blocking access: done now, its status kept by an already complete
  * request. */
 static int file_iaccess(MPI_File fh, enum where where, bool write, MPI_Offset offset,
@@ -1214,7 +1189,6 @@ static int split_end(MPI_File fh, MPI_Status *status, const char *fn)
 FILE_AT(read_at, "MPI_File_read_at", , false)
 FILE_AT(read_at_all, "MPI_File_read_at_all", , false)
 FILE_AT(write_at, "MPI_File_write_at", const, true)
-FILE_AT(write_at_all, "MPI_File_write_at_all", const, true)
 FILE_IAT(iread_at, "MPI_File_iread_at", , false)
 FILE_IAT(iread_at_all, "MPI_File_iread_at_all", , false)
 FILE_IAT(iwrite_at, "MPI_File_iwrite_at", const, true)
@@ -1222,7 +1196,6 @@ FILE_IAT(iwrite_at_all, "MPI_File_iwrite_at_all", const, true)
 FILE_FP(read, "MPI_File_read", , false, INDIVIDUAL)
 FILE_FP(read_all, "MPI_File_read_all", , false, INDIVIDUAL)
 FILE_FP(write, "MPI_File_write", const, true, INDIVIDUAL)
-FILE_FP(write_all, "MPI_File_write_all", const, true, INDIVIDUAL)
 FILE_IFP(iread, "MPI_File_iread", , false, INDIVIDUAL)
 FILE_IFP(iread_all, "MPI_File_iread_all", , false, INDIVIDUAL)
 FILE_IFP(iwrite, "MPI_File_iwrite", const, true, INDIVIDUAL)
@@ -1231,6 +1204,20 @@ FILE_FP(read_shared, "MPI_File_read_shared", , false, SHARED)
 FILE_FP(write_shared, "MPI_File_write_shared", const, true, SHARED)
 FILE_IFP(iread_shared, "MPI_File_iread_shared", , false, SHARED)
 FILE_IFP(iwrite_shared, "MPI_File_iwrite_shared", const, true, SHARED)
+
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                           MPI_Datatype datatype, MPI_Status *status)
+{
+    return file_write_all(fh, AT, offset, buf, count, datatype, status, "MPI_File_write_at_all");
+}
+WEFT_MPI_ALIAS(File_write_at_all)
+
+int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                        MPI_Status *status)
+{
+    return file_write_all(fh, INDIVIDUAL, 0, buf, count, datatype, status, "MPI_File_write_all");
+}
+WEFT_MPI_ALIAS(File_write_all)
 
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                            MPI_Status *status)

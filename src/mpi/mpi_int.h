@@ -336,6 +336,10 @@ struct weft_mpi_file {
      * opened at its first use, moved under an fcntl lock. */
     char *sp_name;
     int sp_fd;
+    /* Two-phase writes' buffers, kept from one call to the next (fresh
+     * pages for every call would cost more than the data's copy). */
+    void *tp_buf[2];
+    size_t tp_len[2];
     /* A split collective begun (…_begin) and not yet ended: its status. */
     bool split;
     MPI_Status split_status;
