@@ -127,6 +127,8 @@ static int write_domain(MPI_File fh, piece_t *pc, size_t n, const char *data, MP
     if (!dom)
         return MPI_ERR_NO_MEM;
     for (size_t i = 0; i < n; i++) {
+        if (pc[i].off < ds || pc[i].len > ds + span - pc[i].off)
+            return MPI_ERR_INTERN; /* a sender cut its pieces wrong */
         memcpy(dom + (pc[i].off - ds), data, (size_t)pc[i].len);
         data += pc[i].len;
     }

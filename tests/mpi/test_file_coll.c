@@ -8,7 +8,9 @@
  *     must move by what was written), then once more at an explicit offset
  *     past them; the views change on one open file, so buffers kept from one
  *     call serve the next at other sizes;
- *   - uneven: rank r writes r * 50 blocks (rank 0 none, but takes part);
+ *   - uneven: rank r writes r * 51 blocks of 5 bytes (rank 0 none, but takes
+ *     part), a shape whose pieces straddle the edges between the ranks'
+ *     parts of the file at 2 and at 4 ranks;
  *   - noncontig: every other int of memory into an interleaved int view;
  *   - sparse: blocks far apart (the independent path's shape), and large
  *     blocks;
@@ -174,8 +176,9 @@ static void interleaved(void)
         MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
 }
 
-/* Rank r writes r * 50 blocks of 4 bytes: some ranks' pieces fall in other
- * ranks' parts of the file, and rank 0 sends nothing. */
+/* Rank r writes r * 51 blocks of 5 bytes: some ranks' pieces fall in other
+ * ranks' parts of the file, some straddle two parts, and rank 0 sends
+ * nothing. */
 static void uneven(void)
 {
     char name[300];
@@ -183,12 +186,12 @@ static void uneven(void)
     MPI_File fh;
     MPI_MUST(
         MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    const int blk = 4;
-    long tiles = 50L * (np - 1), len = HEADER + tiles * (np + 1) * blk;
+    const int blk = 5;
+    long tiles = 51L * (np - 1), len = HEADER + tiles * (np + 1) * blk;
     prefill(fh, MPI_COMM_WORLD, len);
     MPI_Datatype ft = tile_type(me, blk, MPI_BYTE, 1);
     MPI_MUST(MPI_File_set_view(fh, HEADER, MPI_BYTE, ft, "native", MPI_INFO_NULL));
-    long n = 50L * me * blk;
+    long n = 51L * me * blk;
     char *mine = malloc((size_t)n + 1);
     for (long i = 0; i < n; i++)
         mine[i] = val(me, i);
@@ -201,7 +204,7 @@ static void uneven(void)
     char *f = slurp(fh, len);
     long upto[64];
     for (int r = 0; r < np; r++)
-        upto[r] = 50L * r;
+        upto[r] = 51L * r;
     CHECK(check_tiles(f, blk, tiles, upto) == 0);
     free(f);
     free(mine);
