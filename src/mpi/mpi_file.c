@@ -1126,7 +1126,8 @@ static int file_ordered(MPI_File fh, bool write, const void *buf, int count, MPI
 }
 
 /* Split collectives: _begin does the access and keeps its status for _end
- * (one split collective at a time per file, §13.4.5). */
+ * (one split collective at a time per file, §13.4.5, which lets the begin
+ * call do the whole collective: writes go through file_write_all). */
 static int split_begin(MPI_File fh, enum where where, bool write, MPI_Offset offset,
                        const void *buf, int count, MPI_Datatype type, const char *fn)
 {
@@ -1135,8 +1136,13 @@ static int split_begin(MPI_File fh, enum where where, bool write, MPI_Offset off
         return weft__mpi_err_file(fh, MPI_ERR_OTHER, fn);
     MPI_Status st;
     weft__mpi_status_empty(&st);
-    int err = where == ORDERED ? file_ordered(fh, write, buf, count, type, &st, fn)
-                               : file_access(fh, where, write, offset, buf, count, type, &st, fn);
+    int err;
+    if (where == ORDERED)
+        err = file_ordered(fh, write, buf, count, type, &st, fn);
+    else if (write && where != SHARED) /* write_all_begin, write_at_all_begin */
+        err = file_write_all(fh, where, offset, buf, count, type, &st, fn);
+    else
+        err = file_access(fh, where, write, offset, buf, count, type, &st, fn);
     if (err)
         return err;
     fh->split = true;

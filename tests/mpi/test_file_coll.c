@@ -8,6 +8,8 @@
  *     must move by what was written), then once more at an explicit offset
  *     past them; the views change on one open file, so buffers kept from one
  *     call serve the next at other sizes;
+ *   - split: the split collective writes (write_all_begin/end and
+ *     write_at_all_begin/end) through the same kind of view;
  *   - uneven: rank r writes r * 51 blocks of 5 bytes (rank 0 none, but takes
  *     part), a shape whose pieces straddle the edges between the ranks'
  *     parts of the file at 2 and at 4 ranks;
@@ -170,6 +172,51 @@ static void interleaved(void)
     interleaved_one(fh, 64, 100);
     interleaved_one(fh, 8, 4097);
     interleaved_one(fh, 700, 10);
+    MPI_MUST(MPI_File_close(&fh));
+    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0)
+        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+}
+
+/* The split collective writes (begin/end) through the same interleaving,
+ * through the individual pointer and at an explicit offset. */
+static void split(void)
+{
+    char name[300];
+    new_name(name, sizeof name, "split");
+    MPI_File fh;
+    MPI_MUST(
+        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    const int blk = 3;
+    const long tiles = 700, n = tiles * blk, len = HEADER + 2 * tiles * (np + 1) * blk;
+    prefill(fh, MPI_COMM_WORLD, len);
+    MPI_Datatype ft = tile_type(me, blk, MPI_BYTE, 1);
+    MPI_MUST(MPI_File_set_view(fh, HEADER, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    char *mine = malloc((size_t)(2 * n));
+    for (long i = 0; i < 2 * n; i++)
+        mine[i] = val(me, i);
+    MPI_Status st;
+    int got = -1;
+    MPI_MUST(MPI_File_write_all_begin(fh, mine, (int)n, MPI_BYTE));
+    MPI_MUST(MPI_File_write_all_end(fh, mine, &st));
+    MPI_MUST(MPI_Get_count(&st, MPI_BYTE, &got));
+    CHECK(got == n);
+    MPI_Offset pos = -1;
+    MPI_MUST(MPI_File_get_position(fh, &pos));
+    CHECK(pos == n);
+    MPI_MUST(MPI_File_write_at_all_begin(fh, n, mine + n, (int)n, MPI_BYTE));
+    MPI_MUST(MPI_File_write_at_all_end(fh, mine + n, &st));
+    MPI_MUST(MPI_Get_count(&st, MPI_BYTE, &got));
+    CHECK(got == n);
+    settle(fh, MPI_COMM_WORLD);
+    char *f = slurp(fh, len);
+    long upto[64];
+    for (int r = 0; r < np; r++)
+        upto[r] = 2 * tiles;
+    CHECK(check_tiles(f, blk, 2 * tiles, upto) == 0);
+    free(f);
+    free(mine);
+    MPI_MUST(MPI_Type_free(&ft));
     MPI_MUST(MPI_File_close(&fh));
     MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0)
@@ -404,6 +451,7 @@ int main(int argc, char **argv)
     MPI_MUST(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
     snprintf(base, sizeof base, "/tmp/weft_test_file_coll_%d", pid);
     interleaved();
+    split();
     uneven();
     noncontig();
     sparse();
