@@ -123,6 +123,21 @@ WEFT_API int weft_size(const weft_ctx_t *ctx);
  * node ids match: host name and boot id, or WEFT_NODE_ID). Thread-safe. */
 WEFT_API int weft_node_leader(const weft_ctx_t *ctx);
 
+/* The instance of a hardware resource type that this process runs within,
+ * for placement decisions (MPI_COMM_TYPE_HW_GUIDED is built on it). type is
+ * a hwloc type name ("Machine", "Package", "NUMANode", "L3Cache", "L2Cache",
+ * "L1Cache", "Core", "PU"; any case, "hwloc://" in front allowed; also
+ * "socket", "hwthread", "numa", "l1" to "l3", "node"). On success *index is
+ * the instance's logical index on this node (hwloc's order), the one whose
+ * cpus hold every cpu this process may run on. WEFT_ENOTFOUND when the
+ * process may run on cpus of several instances (it is not bound within one)
+ * or the machine has none of that type, WEFT_EINVAL for an unknown name,
+ * WEFT_EUNSUPPORTED for a type weft cannot see without hwloc (built without
+ * it, weft knows "Machine" and "PU" only), WEFT_ESYS when the topology or
+ * the binding cannot be read. Needs no context; reads the topology at each
+ * call (milliseconds). Thread-safe. */
+WEFT_API int weft_hw_instance(const char *type, int *index);
+
 /* The thread level the context provides. Thread-safe. */
 WEFT_API int weft_thread_level(const weft_ctx_t *ctx);
 

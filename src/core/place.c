@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #ifdef WEFT_HAVE_HWLOC
@@ -158,4 +159,83 @@ bool weft__progress_place(const weft_ctx_t *ctx, cpu_set_t *out)
     bool placed = place_auto(ctx, &mine, cores, out);
     free(cores);
     return placed;
+}
+
+/* ---- Hardware resource instances (weft_hw_instance) ---- */
+
+/* The names other libraries give some types, and hwloc's for them. */
+static const char *hw_alias(const char *name)
+{
+    static const char *const alias[][2] = {
+        {"socket", "Package"},  {"hwthread", "PU"},     {"numa", "NUMANode"},
+        {"l1", "L1Cache"},      {"l2", "L2Cache"},      {"l3", "L3Cache"},
+        {"node", "Machine"},    {"l1cache", "L1Cache"}, {"l2cache", "L2Cache"},
+        {"l3cache", "L3Cache"},
+    };
+    for (size_t i = 0; i < sizeof alias / sizeof *alias; i++)
+        if (!strcasecmp(name, alias[i][0]))
+            return alias[i][1];
+    return name;
+}
+
+int weft_hw_instance(const char *type, int *index)
+{
+    if (!type || !index)
+        return WEFT_EINVAL;
+    if (!strncasecmp(type, "hwloc://", 8))
+        type += 8;
+    type = hw_alias(type);
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        return WEFT_ESYS;
+#ifdef WEFT_HAVE_HWLOC
+    hwloc_obj_type_t kind;
+    union hwloc_obj_attr_u attr;
+    /* hwloc also reads prefixes ("no" for NUMANode): the whole name only. */
+    if (hwloc_type_sscanf(type, &kind, &attr, sizeof attr) < 0 ||
+        strcasecmp(type, hwloc_obj_type_string(kind)) != 0)
+        return WEFT_EINVAL;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0)
+        return WEFT_ENOMEM;
+    int rc = WEFT_ENOTFOUND;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set || hwloc_topology_load(topo) != 0) {
+        rc = set ? WEFT_ESYS : WEFT_ENOMEM;
+        goto out;
+    }
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &mine))
+            hwloc_bitmap_set(set, (unsigned)cpu);
+    /* The one instance whose cpus hold all of this process's: none when the
+     * process may run on several (types at several depths, hwloc's Groups,
+     * have no single numbering: none either). */
+    int n = hwloc_get_nbobjs_by_type(topo, kind);
+    for (int i = 0; i < n; i++) {
+        hwloc_obj_t obj = hwloc_get_obj_by_type(topo, kind, (unsigned)i);
+        if (obj && obj->cpuset && hwloc_bitmap_isincluded(set, obj->cpuset)) {
+            *index = i;
+            rc = WEFT_OK;
+            break;
+        }
+    }
+out:
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+    return rc;
+#else
+    /* Without hwloc: the machine, and a process bound to one cpu. */
+    if (!strcasecmp(type, "Machine")) {
+        *index = 0;
+        return WEFT_OK;
+    }
+    if (strcasecmp(type, "PU") != 0)
+        return WEFT_EUNSUPPORTED;
+    if (CPU_COUNT(&mine) != 1)
+        return WEFT_ENOTFOUND;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &mine))
+            *index = cpu;
+    return WEFT_OK;
+#endif
 }
