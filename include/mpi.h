@@ -359,8 +359,12 @@ enum {
     MPI_THREAD_SERIALIZED = 2,
     MPI_THREAD_MULTIPLE = 3
 };
-/* Communicator split types. */
-enum { MPI_COMM_TYPE_SHARED = 1 };
+/* Communicator split types (the hardware ones are MPI 4.0's; each also a
+ * macro, so that programs can test for them with #ifdef). */
+enum { MPI_COMM_TYPE_SHARED = 1, MPI_COMM_TYPE_HW_GUIDED = 2, MPI_COMM_TYPE_HW_UNGUIDED = 3 };
+#define MPI_COMM_TYPE_SHARED      MPI_COMM_TYPE_SHARED
+#define MPI_COMM_TYPE_HW_GUIDED   MPI_COMM_TYPE_HW_GUIDED
+#define MPI_COMM_TYPE_HW_UNGUIDED MPI_COMM_TYPE_HW_UNGUIDED
 /* Datatype combiners. */
 enum {
     MPI_COMBINER_NAMED = 1,

@@ -68,7 +68,6 @@ line() {
 # outside weft's scope, or relies on one implementation's choices, or on
 # more than this machine gives. "test:reason", one per line.
 known='
-cmsplit_type:MPI-4.0 MPI_COMM_TYPE_HW_GUIDED
 nonblocking_pready:sends 0 elements of MPI_DATATYPE_NULL (MPICH accepts it; not a valid datatype)
 pt2pt_large:MPI-4.0 large-count (_c) functions
 coll_large:MPI-4.0 large-count (_c) functions

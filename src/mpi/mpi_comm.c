@@ -736,21 +736,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 WEFT_MPI_ALIAS(Comm_split)
 
-/* Ranks that share memory are those on one node: the engine's node id, which
- * the shm driver also uses. Colour = the lowest world rank on my node. */
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-    if (split_type == MPI_UNDEFINED)
-        return weft__mpi_comm_split(comm, MPI_UNDEFINED, key, newcomm, "MPI_Comm_split_type");
-    if (split_type != MPI_COMM_TYPE_SHARED)
-        return weft__mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
-    int color = weft_node_leader(weft__mpi.ctx);
-    if (color < 0)
-        return weft__mpi_err(comm, MPI_ERR_INTERN, "MPI_Comm_split_type");
-    return weft__mpi_comm_split(comm, color, key, newcomm, "MPI_Comm_split_type");
-}
-WEFT_MPI_ALIAS(Comm_split_type)
-
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     if (!comm || weft__mpi_check_comm(*comm) || (*comm)->predefined)
