@@ -180,24 +180,27 @@ static int sieve_read(MPI_File fh, char *mem, MPI_Offset p, size_t len, size_t *
                       bool *eof)
 {
     MPI_Offset run, start = view_map(fh, p + (MPI_Offset)*done, &run), end = start;
-    /* The window: whole pieces while they fit in SIEVE bytes of file. */
+    /* The window: whole pieces, in file order, while they fit in SIEVE bytes
+     * of file; data bytes [*done, stop) of the access. A view whose tiles
+     * overlap (allowed on a file not open for writing) can go back in the
+     * file: the window ends before such a piece, which starts the next. */
+    size_t stop = *done;
     for (size_t q = *done; q < len;) {
         MPI_Offset o = view_map(fh, p + (MPI_Offset)q, &run);
         MPI_Offset n = (MPI_Offset)(len - q) < run ? (MPI_Offset)(len - q) : run;
-        if (o + n - start > (MPI_Offset)SIEVE && q > *done)
+        if (q > *done && (o < end || o + n - start > (MPI_Offset)SIEVE))
             break;
         end = o + n;
         q += (size_t)n;
+        stop = q;
     }
     ssize_t got = read_full(fh->fd, sieve, (size_t)(end - start), start);
     if (got < 0)
         return errno_class(errno);
     *eof = got < end - start;
-    while (*done < len) {
+    while (*done < stop) {
         MPI_Offset o = view_map(fh, p + (MPI_Offset)*done, &run);
-        MPI_Offset n = (MPI_Offset)(len - *done) < run ? (MPI_Offset)(len - *done) : run;
-        if (o + n > end)
-            break;                         /* the next window's */
+        MPI_Offset n = (MPI_Offset)(stop - *done) < run ? (MPI_Offset)(stop - *done) : run;
         MPI_Offset have = start + got - o; /* of this piece, before the end of the file */
         if (have <= 0)
             break;
@@ -266,6 +269,10 @@ static int range_lock(MPI_File fh, short type, MPI_Offset p, MPI_Offset len)
     MPI_Offset run, first = view_map(fh, p, &run), last = view_map(fh, p + len - 1, &run);
     struct flock fl = {
         .l_type = type, .l_whence = SEEK_SET, .l_start = first, .l_len = last - first + 1};
+    if (last < first) { /* tiles that overlap go back: the whole file */
+        fl.l_start = 0;
+        fl.l_len = 0;
+    }
     while (fcntl(fh->fd, F_SETLKW, &fl) != 0)
         if (errno != EINTR)
             return errno_class(errno);
@@ -315,8 +322,16 @@ static int data_access(MPI_File fh, bool write, MPI_Offset at, void *buf, int co
         return MPI_ERR_ARG;
     MPI_Offset p = at * (MPI_Offset)fh->esize;
     int err = MPI_SUCCESS;
-    if (fh->atomic && (err = range_lock(fh, write ? F_WRLCK : F_RDLCK, p, (MPI_Offset)total)))
-        return err;
+    /* fcntl locks are the process's: threads of one process take turns on
+     * the file first, so that one's unlock never frees another's range. */
+    bool atomic = fh->atomic; /* read once: the unlock pairs with the lock */
+    if (atomic) {
+        pthread_mutex_lock(&fh->atomic_lock);
+        if ((err = range_lock(fh, write ? F_WRLCK : F_RDLCK, p, (MPI_Offset)total))) {
+            pthread_mutex_unlock(&fh->atomic_lock);
+            return err;
+        }
+    }
     size_t done = 0;
     bool ext = fh->external32;
     if (type->contig && !ext) {
@@ -348,8 +363,9 @@ static int data_access(MPI_File fh, bool write, MPI_Offset at, void *buf, int co
         }
         free(stage);
     }
-    if (fh->atomic) {
+    if (atomic) {
         int e = range_lock(fh, F_UNLCK, p, (MPI_Offset)total);
+        pthread_mutex_unlock(&fh->atomic_lock);
         if (!err)
             err = e;
     }
@@ -482,6 +498,7 @@ static void file_free(MPI_File fh)
     if (fh->errhandler)
         weft__mpi_errh_release(fh->errhandler);
     pthread_mutex_destroy(&fh->lock);
+    pthread_mutex_destroy(&fh->atomic_lock);
     free(fh->tp_buf[0]);
     free(fh->tp_buf[1]);
     free(fh->name);
@@ -511,6 +528,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     f->fd = f->sp_fd = -1;
     f->amode = amode;
     pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->atomic_lock, NULL);
     int err = PMPI_Comm_dup(comm, &f->comm);
     if (err) {
         f->comm = NULL;

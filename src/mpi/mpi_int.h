@@ -343,7 +343,8 @@ struct weft_mpi_file {
     /* A split collective begun (…_begin) and not yet ended: its status. */
     bool split;
     MPI_Status split_status;
-    pthread_mutex_t lock; /* the individual pointer and the side file's descriptor */
+    pthread_mutex_t lock;        /* the individual pointer and the side file's descriptor */
+    pthread_mutex_t atomic_lock; /* atomic mode: one access of this process at a time */
 };
 /* The handler a newly opened file starts with: MPI_FILE_NULL's, retained. */
 MPI_Errhandler weft__mpi_file_default_errh(void);
