@@ -808,6 +808,13 @@ static int filetype_check(MPI_File fh, MPI_Datatype etype, MPI_Datatype filetype
     bool writable = !(fh->amode & MPI_MODE_RDONLY);
     if (!view_type_ok(etype, writable) || !view_type_ok(filetype, writable))
         return MPI_ERR_TYPE;
+    /* Tiled every extent, a filetype whose data spans more than its extent
+     * overlaps the next tile. */
+    const weft_mpi_seg_t *seg = filetype->segs;
+    int n = filetype->nsegs;
+    if (writable && n > 0 &&
+        seg[n - 1].off + (MPI_Aint)seg[n - 1].len - seg[0].off > weft__mpi_type_extent(filetype))
+        return MPI_ERR_TYPE;
     return MPI_SUCCESS;
 }
 

@@ -3,6 +3,8 @@
  *     (MPI 3.1 §13.3 allows them there): the pieces come back in the view's
  *     order although the view goes back in the file, through the small-piece
  *     read path;
+ *   - overlap_writable: the same kind of view on a file open for writing is
+ *     refused with MPI_ERR_TYPE (MPICH says MPI_ERR_IO);
  *   - atomic_threads: atomic mode with two threads of one process writing
  *     the same strided range at once through one handle: each round's file
  *     holds one thread's data whole, never a mix (§13.6.1; under
@@ -82,6 +84,35 @@ static void overlap(void)
     overlap_case(2, len_b, disp_b, 8, 2000);
 }
 
+/* The same kind of view on a file open for writing is refused: its tiles
+ * overlap (§13.3: no overlapping regions in a writable file's filetype). */
+static void overlap_writable(void)
+{
+    char name[300];
+    snprintf(name, sizeof name, "%s_overlap_rw", base);
+    MPI_File fh;
+    MPI_MUST(MPI_File_open(MPI_COMM_SELF, name,
+                           MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                           MPI_INFO_NULL, &fh));
+    const int len[] = {4, 8};
+    const MPI_Aint disp[] = {0, 100};
+    MPI_Datatype t, ft;
+    MPI_MUST(MPI_Type_create_hindexed(2, len, disp, MPI_BYTE, &t));
+    MPI_MUST(MPI_Type_create_resized(t, 0, 102, &ft));
+    MPI_MUST(MPI_Type_commit(&ft));
+    CHECK(mt_class(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL)) ==
+          MPI_ERR_TYPE);
+    /* With room for its data in each tile it is fine. */
+    MPI_Datatype wide;
+    MPI_MUST(MPI_Type_create_resized(t, 0, 108, &wide));
+    MPI_MUST(MPI_Type_commit(&wide));
+    CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, wide, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+    MPI_MUST(MPI_Type_free(&t));
+    MPI_MUST(MPI_Type_free(&ft));
+    MPI_MUST(MPI_Type_free(&wide));
+    MPI_MUST(MPI_File_close(&fh));
+}
+
 #define AN 512 /* bytes each thread writes, one every other byte of the file */
 
 static MPI_File atomic_fh;
@@ -141,6 +172,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
     snprintf(base, sizeof base, "/tmp/weft_test_file_edge_%d", (int)getpid());
     overlap();
+    overlap_writable();
     atomic_threads(provided);
     return mt_finish("test_file_edge");
 }
