@@ -1081,13 +1081,19 @@ static int file_write_all(MPI_File fh, enum where where, MPI_Offset offset, cons
     int err = access_check(fh, true, buf, count, type);
     if (!err && where == AT && offset < 0)
         err = MPI_ERR_ARG;
-    if (where == INDIVIDUAL)
+    /* The pointer's lock is not held through the collective: a thread of
+     * this process that another rank's entry waits for may need it. */
+    MPI_Offset at = offset, moved = 0;
+    if (where == INDIVIDUAL) {
         pthread_mutex_lock(&fh->lock);
-    MPI_Offset at = where == AT ? offset : fh->fp, moved = 0;
+        at = fh->fp;
+        pthread_mutex_unlock(&fh->lock);
+    }
     int rc = weft__mpi_file_tp_write(fh, at, buf, count, type, err, &moved);
     if (rc == 1)
         rc = err ? err : data_access(fh, true, at, (void *)buf, count, type, &moved);
     if (where == INDIVIDUAL) {
+        pthread_mutex_lock(&fh->lock);
         fh->fp += moved / (MPI_Offset)fh->esize;
         pthread_mutex_unlock(&fh->lock);
     }
