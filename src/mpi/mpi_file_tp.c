@@ -93,10 +93,27 @@ static void scratch_trim(MPI_File fh)
     }
 }
 
-static int by_offset(const void *a, const void *b)
+/* A source's pieces, in file order (every rank sends its own that way). */
+typedef struct cursor {
+    const piece_t *at, *end;
+} cursor_t;
+
+/* Restore the min-heap of n cursors (by their next piece's offset) below i. */
+static void heap_down(cursor_t *h, int n, int i)
 {
-    const piece_t *x = a, *y = b;
-    return x->off < y->off ? -1 : x->off > y->off;
+    for (;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < n && h[l].at->off < h[m].at->off)
+            m = l;
+        if (l + 1 < n && h[l + 1].at->off < h[m].at->off)
+            m = l + 1;
+        if (m == i)
+            return;
+        cursor_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
 }
 
 static int write_full(int fd, const char *mem, size_t n, MPI_Offset off)
@@ -114,33 +131,59 @@ static int write_full(int fd, const char *mem, size_t n, MPI_Offset off)
     return MPI_SUCCESS;
 }
 
-/* The owner's phase: place the n pieces gathered from every rank (their data
- * one after the other in `data`) in its domain [ds, ds + span) and write each
- * run they make together. Where ranks' pieces overlap, the later rank's data
- * stands (the standard leaves overlapping collective writes undefined). */
-static int write_domain(MPI_File fh, piece_t *pc, size_t n, const char *data, MPI_Offset ds,
-                        MPI_Offset span)
+/* The owner's phase: place the pieces gathered from every rank (source s
+ * sent count[s] of them from pc + first[s]; their data one after the other
+ * in `data`) in its domain [ds, ds + span), then write each run they make
+ * together, found by merging the sources' ordered pieces (n log np). Where
+ * ranks' pieces overlap, the later rank's data stands (the standard leaves
+ * overlapping collective writes undefined). */
+static int write_domain(MPI_File fh, const piece_t *pc, const int *first, const int *count, int np,
+                        const char *data, MPI_Offset ds, MPI_Offset span)
 {
+    size_t n = 0;
+    for (int s = 0; s < np; s++)
+        n += (size_t)count[s];
     if (n == 0)
         return MPI_SUCCESS;
     char *dom = scratch(fh, 0, (size_t)span);
-    if (!dom)
+    cursor_t *heap = malloc((size_t)np * sizeof *heap);
+    if (!dom || !heap) {
+        free(heap);
         return MPI_ERR_NO_MEM;
-    for (size_t i = 0; i < n; i++) {
-        if (pc[i].off < ds || pc[i].len > ds + span - pc[i].off)
-            return MPI_ERR_INTERN; /* a sender cut its pieces wrong */
+    }
+    int err = MPI_SUCCESS, hn = 0;
+    for (size_t i = 0; i < n && !err; i++) {
+        if (pc[i].off < ds || pc[i].len > ds + span - pc[i].off) {
+            err = MPI_ERR_INTERN; /* a sender cut its pieces wrong */
+            break;
+        }
         memcpy(dom + (pc[i].off - ds), data, (size_t)pc[i].len);
         data += pc[i].len;
     }
-    qsort(pc, n, sizeof *pc, by_offset);
-    int err = MPI_SUCCESS;
-    for (size_t i = 0; i < n && !err;) {
-        long long start = pc[i].off, end = pc[i].off + pc[i].len;
-        for (i++; i < n && pc[i].off <= end; i++)
-            if (pc[i].off + pc[i].len > end)
-                end = pc[i].off + pc[i].len;
-        err = write_full(fh->fd, dom + (start - ds), (size_t)(end - start), start);
+    for (int s = 0; s < np; s++)
+        if (count[s])
+            heap[hn++] = (cursor_t){pc + first[s], pc + first[s] + count[s]};
+    for (int i = hn / 2 - 1; i >= 0; i--)
+        heap_down(heap, hn, i);
+    long long start = -1, end = -1;
+    while (hn && !err) {
+        const piece_t *p = heap[0].at++;
+        if (heap[0].at == heap[0].end)
+            heap[0] = heap[--hn];
+        heap_down(heap, hn, 0);
+        if (start >= 0 && p->off <= end) { /* the run goes on */
+            if (p->off + p->len > end)
+                end = p->off + p->len;
+            continue;
+        }
+        if (start >= 0)
+            err = write_full(fh->fd, dom + (start - ds), (size_t)(end - start), start);
+        start = p->off;
+        end = p->off + p->len;
     }
+    if (!err && start >= 0)
+        err = write_full(fh->fd, dom + (start - ds), (size_t)(end - start), start);
+    free(heap);
     return err;
 }
 
@@ -250,7 +293,13 @@ int weft__mpi_file_tp_write(MPI_File fh, MPI_Offset at, const void *buf, int cou
         long long ds = gmin + (long long)c->rank * dsize, de = ds + dsize;
         if (de > gmax)
             de = gmax;
-        lerr = write_domain(fh, in, (size_t)rp / 2, data, ds, de > ds ? de - ds : 0);
+        /* Pieces per source: half the long longs (reuses the sent-count
+         * arrays, done with). */
+        for (int r = 0; r < np; r++) {
+            pl.pc_s[r] = pl.pc_r[r] / 2;
+            pl.pc_sd[r] = pl.pc_rd[r] / 2;
+        }
+        lerr = write_domain(fh, in, pl.pc_sd, pl.pc_s, np, data, ds, de > ds ? de - ds : 0);
     } else if (!lerr) {
         lerr = MPI_ERR_NO_MEM; /* another rank's: nothing was written */
     }
