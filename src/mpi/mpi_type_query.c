@@ -101,8 +101,34 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 WEFT_MPI_ALIAS(Type_get_envelope)
 
-/* The derived types handed out are the children themselves, with a reference the
- * caller drops with Type_free, as the standard asks. */
+/* A new datatype object equal to derived type t (MPI 3.1 §4.1.13: what
+ * get_contents hands out is new, so freeing or renaming it leaves t, its name
+ * and its attributes alone): the same layout, bounds and envelope, committed
+ * as t is, without attributes or name. */
+static int contents_copy(MPI_Datatype t, MPI_Datatype *out)
+{
+    MPI_Datatype c;
+    int err = weft__mpi_type_build_copy(t, t->lb, t->ub, &c);
+    if (err)
+        return err;
+    if ((err = weft__mpi_type_envelope_alloc(c, t->combiner, t->nints, t->naddrs, t->ntypes))) {
+        weft__mpi_type_destroy(c);
+        return err;
+    }
+    if (t->nints)
+        memcpy(c->ints, t->ints, (size_t)t->nints * sizeof *c->ints);
+    if (t->naddrs)
+        memcpy(c->addrs, t->addrs, (size_t)t->naddrs * sizeof *c->addrs);
+    if (t->ntypes)
+        memcpy(c->types, t->types, (size_t)t->ntypes * sizeof *c->types);
+    weft__mpi_type_envelope_hold(c, t->ntypes);
+    c->committed = t->committed;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+/* Predefined children are handed out as they are; derived ones as new
+ * objects (contents_copy) the caller frees with Type_free. */
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
@@ -120,8 +146,18 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     if (datatype->naddrs)
         memcpy(array_of_addresses, datatype->addrs, datatype->naddrs * sizeof(MPI_Aint));
     for (int i = 0; i < datatype->ntypes; i++) {
-        array_of_datatypes[i] = datatype->types[i];
-        weft__mpi_type_retain(datatype->types[i]);
+        MPI_Datatype child = datatype->types[i];
+        int err = MPI_SUCCESS;
+        if (child->predefined)
+            array_of_datatypes[i] = child;
+        else
+            err = contents_copy(child, &array_of_datatypes[i]);
+        if (err) {
+            for (int j = 0; j < i; j++)
+                if (!array_of_datatypes[j]->predefined)
+                    weft__mpi_type_release(array_of_datatypes[j]);
+            return ERR(err, fn);
+        }
     }
     return MPI_SUCCESS;
 }

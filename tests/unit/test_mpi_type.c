@@ -184,7 +184,13 @@ static void contents(MPI_Datatype t, int ni, const int *ints, int na, const MPI_
     CHECK(ni == 0 || memcmp(gi, ints, ni * sizeof(int)) == 0);
     CHECK(na == 0 || memcmp(ga, addrs, na * sizeof(MPI_Aint)) == 0);
     for (int k = 0; k < nd; k++) {
-        CHECK(gd[k] == types[k]);
+        /* Predefined children come back as they are; derived ones as new
+         * objects of the same layout and envelope (§4.1.13). */
+        if (types[k]->predefined)
+            CHECK(gd[k] == types[k]);
+        else
+            CHECK(gd[k] != types[k] && gd[k]->size == types[k]->size && gd[k]->lb == types[k]->lb &&
+                  gd[k]->ub == types[k]->ub && gd[k]->combiner == types[k]->combiner);
         if (!gd[k]->predefined)
             MPI_Type_free(&gd[k]);
     }
@@ -731,6 +737,46 @@ static void test_errors_and_refs(void)
     weft__mpi_type_release(u); /* gone: ASan would see a later use */
 }
 
+/* get_contents hands out new objects (MPI 3.1 §4.1.13): renaming and freeing
+ * one leaves the user's child type, its name and its attributes alone. */
+static int contents_deletes;
+static int contents_delete_fn(MPI_Datatype t, int key, void *val, void *extra)
+{
+    contents_deletes++;
+    return MPI_SUCCESS;
+}
+
+static void test_contents_new_objects(void)
+{
+    MPI_Datatype child, res, got;
+    int key, flag = 0, x = 42;
+    void *val = NULL;
+    MPI_Type_contiguous(2, MPI_INT, &child);
+    CHECK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, contents_delete_fn, &key, NULL) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Type_set_attr(child, key, &x) == MPI_SUCCESS);
+    MPI_Type_set_name(child, "child");
+    MPI_Type_create_resized(child, 0, 100, &res);
+    MPI_Aint a[2];
+    CHECK(MPI_Type_get_contents(res, 0, 2, 1, NULL, a, &got) == MPI_SUCCESS);
+    CHECK(got != child && got->size == child->size && got->lb == child->lb &&
+          got->ub == child->ub && got->combiner == MPI_COMBINER_CONTIGUOUS);
+    int ni, na, nd, comb;
+    CHECK(MPI_Type_get_envelope(got, &ni, &na, &nd, &comb) == MPI_SUCCESS && ni == 1 && nd == 1);
+    MPI_Type_set_name(got, "renamed-copy");
+    CHECK(MPI_Type_free(&got) == MPI_SUCCESS);
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Type_get_name(child, name, &len);
+    CHECK(!strcmp(name, "child"));
+    CHECK(MPI_Type_get_attr(child, key, &val, &flag) == MPI_SUCCESS && flag && val == &x);
+    CHECK(contents_deletes == 0);
+    MPI_Type_free(&res);
+    MPI_Type_free(&child);
+    CHECK(contents_deletes == 1);
+    MPI_Type_free_keyval(&key);
+}
+
 int main(void)
 {
     test_watchdog(60);
@@ -754,5 +800,6 @@ int main(void)
     test_bottom();
     test_external32();
     test_errors_and_refs();
+    test_contents_new_objects();
     return test_summary("mpi_type");
 }
