@@ -217,6 +217,9 @@ struct weft_mpi_datatype {
     weft_mpi_basic_t basic; /* for predefined types */
     size_t size;            /* bytes of data in one element */
     MPI_Aint lb, ub;        /* extent = ub - lb */
+    /* lb / ub set explicitly (resized, subarray, darray) somewhere inside:
+     * such bounds stick through later constructors (MPI 3.1 §4.1.7). */
+    bool xlb, xub;
     MPI_Aint true_lb, true_ub;
     bool contig; /* count elements are one byte range from true_lb */
     int nsegs;

@@ -283,8 +283,8 @@ int weft__mpi_type_build(const weft_mpi_layout_t *l, MPI_Datatype *out)
 {
     size_t size = 0;
     MPI_Aint nsegs = 0, nruns = 0;
-    MPI_Aint lb = 0, ub = 0, tlb = 0, tub = 0;
-    bool any = false, any_data = false, mixed = false;
+    MPI_Aint lb = 0, ub = 0, tlb = 0, tub = 0, xlb = 0, xub = 0;
+    bool any = false, any_data = false, mixed = false, any_xlb = false, any_xub = false;
     MPI_Datatype rt = NULL;
     MPI_Aint disp, blen;
     MPI_Datatype c;
@@ -307,6 +307,15 @@ int weft__mpi_type_build(const weft_mpi_layout_t *l, MPI_Datatype *out)
         lb = any && lb < lo ? lb : lo;
         ub = any && ub > hi ? ub : hi;
         any = true;
+        /* Explicit bounds of members decide alone where there are some. */
+        if (c->xlb) {
+            xlb = any_xlb && xlb < lo ? xlb : lo;
+            any_xlb = true;
+        }
+        if (c->xub) {
+            xub = any_xub && xub > hi ? xub : hi;
+            any_xub = true;
+        }
         if (!c->reduce_type || (rt && rt != c->reduce_type))
             mixed = true;
         rt = c->reduce_type;
@@ -365,8 +374,10 @@ int weft__mpi_type_build(const weft_mpi_layout_t *l, MPI_Datatype *out)
     if (runs)
         t->runs = runs;
     t->size = size;
-    t->lb = lb;
-    t->ub = ub;
+    t->lb = any_xlb ? xlb : lb;
+    t->ub = any_xub ? xub : ub;
+    t->xlb = any_xlb;
+    t->xub = any_xub;
     t->true_lb = any_data ? tlb : 0;
     t->true_ub = any_data ? tub : 0;
     t->reduce_type = mixed ? NULL : rt;
@@ -394,6 +405,8 @@ int weft__mpi_type_build_copy(MPI_Datatype old, MPI_Aint lb, MPI_Aint ub, MPI_Da
     t->size = old->size;
     t->lb = lb;
     t->ub = ub;
+    t->xlb = old->xlb;
+    t->xub = old->xub;
     t->true_lb = old->true_lb;
     t->true_ub = old->true_ub;
     t->reduce_type = old->reduce_type;

@@ -202,21 +202,6 @@ static MPI_Aint type_align(MPI_Datatype t)
     return a;
 }
 
-/* Bounds set explicitly somewhere inside (resized, and subarray and darray,
- * whose bounds are the whole array): such a type's extent is never padded. */
-static bool has_explicit_bounds(MPI_Datatype t)
-{
-    if (t->predefined)
-        return false;
-    if (t->combiner == MPI_COMBINER_RESIZED || t->combiner == MPI_COMBINER_SUBARRAY ||
-        t->combiner == MPI_COMBINER_DARRAY)
-        return true;
-    for (int i = 0; i < t->ntypes; i++)
-        if (has_explicit_bounds(t->types[i]))
-            return true;
-    return false;
-}
-
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
@@ -243,17 +228,15 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
      * alignment of its most aligned member, as the C compiler pads a struct, unless
      * a member's bounds were set explicitly. Like MPICH, only struct pads: the
      * other constructors keep the extent their blocks span. */
-    bool explicit_bounds = false;
     MPI_Aint align = 1;
     for (int i = 0; i < count; i++) {
         if (array_of_blocklengths[i] == 0)
             continue;
-        explicit_bounds |= has_explicit_bounds(array_of_types[i]);
         MPI_Aint a = type_align(array_of_types[i]);
         align = a > align ? a : align;
     }
     MPI_Aint ext = t->ub - t->lb;
-    if (!explicit_bounds && ext > 0 && ext % align)
+    if (!t->xlb && !t->xub && ext > 0 && ext % align)
         t->ub += align - ext % align;
     weft__mpi_type_set_contig(t);
     if ((err = weft__mpi_type_envelope_alloc(t, MPI_COMBINER_STRUCT, count + 1, count, count))) {
@@ -279,6 +262,7 @@ int weft__mpi_type_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_D
     int err = weft__mpi_type_build_copy(old, lb, ub, &t);
     if (err)
         return err;
+    t->xlb = t->xub = true;
     if ((err = weft__mpi_type_envelope_alloc(t, MPI_COMBINER_RESIZED, 0, 2, 1))) {
         weft__mpi_type_destroy(t);
         return err;

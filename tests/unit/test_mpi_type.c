@@ -353,7 +353,7 @@ static void test_contiguous_vector(void)
 
 static void test_indexed_struct(void)
 {
-    MPI_Datatype t, u;
+    MPI_Datatype t, u, w;
 
     /* indexed: a zero-length block is no part of the type map, even for bounds. */
     int bl[] = {2, 0, 1}, disp[] = {5, 1, 0};
@@ -412,11 +412,26 @@ static void test_indexed_struct(void)
     BOUNDS(t, 9, 0, 16, 0, 9);
     MPI_Type_free(&t);
 
-    /* ... but not when a member's bounds were set explicitly. */
+    /* ... but not when a member's bounds were set explicitly: its lb and ub
+     * markers alone give the bounds (MPI 3.1 §4.1.7), here those of the char
+     * at 8 (as Open MPI gives). */
     MPI_Type_create_resized(MPI_CHAR, 0, 1, &u);
     MPI_Datatype st3[] = {MPI_DOUBLE, u};
     MPI_Type_create_struct(2, sbl, sd, st3, &t);
-    BOUNDS(t, 9, 0, 9, 0, 9);
+    BOUNDS(t, 9, 8, 1, 0, 9);
+    MPI_Type_free(&t);
+    /* Markers stick through other constructors, and the members without
+     * them do not move the bounds: {resized(int, 4, 4) at 0, char at 0}
+     * has lb 4 and extent 4; two of them in a row step by that extent. */
+    MPI_Type_create_resized(MPI_INT, 4, 4, &w);
+    MPI_Datatype st5[] = {w, MPI_CHAR};
+    MPI_Type_create_struct(2, sbl, (MPI_Aint[]){0, 0}, st5, &t);
+    BOUNDS(t, 5, 4, 4, 0, 4);
+    MPI_Datatype two;
+    MPI_Type_contiguous(2, t, &two);
+    BOUNDS(two, 10, 4, 8, 0, 8);
+    MPI_Type_free(&two);
+    MPI_Type_free(&w);
     MPI_Type_free(&t);
     MPI_Type_free(&u);
 
