@@ -52,6 +52,36 @@ static void settle(MPI_File fh, MPI_Comm comm)
     MPI_MUST(MPI_File_sync(fh));
 }
 
+/* A new file of every rank, named after what the case tests. */
+static MPI_File open_new(const char *what, char *name, size_t len)
+{
+    MPI_File fh;
+    new_name(name, len, what);
+    MPI_MUST(
+        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    return fh;
+}
+
+/* Close a file of comm's ranks and remove it. */
+static void close_drop(MPI_File *fh, const char *name, MPI_Comm comm)
+{
+    int r;
+    MPI_MUST(MPI_File_close(fh));
+    MPI_MUST(MPI_Barrier(comm));
+    MPI_MUST(MPI_Comm_rank(comm, &r));
+    if (r == 0)
+        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+}
+
+/* n bytes of this rank's stream, from its start. */
+static char *stream(long n)
+{
+    char *b = malloc((size_t)n + 1);
+    for (long i = 0; i < n; i++)
+        b[i] = val(me, i);
+    return b;
+}
+
 /* Rank 0 of comm fills the file's first len bytes with FILL. */
 static void prefill(MPI_File fh, MPI_Comm comm, long len)
 {
@@ -121,9 +151,7 @@ static void interleaved_one(MPI_File fh, int blk, long tiles)
     MPI_Datatype ft = tile_type(me, blk, MPI_BYTE, 1);
     MPI_MUST(MPI_File_set_view(fh, HEADER, MPI_BYTE, ft, "native", MPI_INFO_NULL));
     long n = tiles * blk;
-    char *mine = malloc((size_t)(2 * n));
-    for (long i = 0; i < 2 * n; i++)
-        mine[i] = val(me, i);
+    char *mine = stream(2 * n);
     long half = (n / blk / 2) * blk; /* whole blocks in the first call */
     MPI_Status st;
     MPI_MUST(MPI_File_write_all(fh, mine, (int)half, MPI_BYTE, &st));
@@ -163,19 +191,13 @@ static void interleaved_one(MPI_File fh, int blk, long tiles)
 static void interleaved(void)
 {
     char name[300];
-    new_name(name, sizeof name, "interleaved");
-    MPI_File fh;
-    MPI_MUST(
-        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_File fh = open_new("interleaved", name, sizeof name);
     interleaved_one(fh, 1, 3000);
     interleaved_one(fh, 3, 1001);
     interleaved_one(fh, 64, 100);
     interleaved_one(fh, 8, 4097);
     interleaved_one(fh, 700, 10);
-    MPI_MUST(MPI_File_close(&fh));
-    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
-    if (me == 0)
-        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+    close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
 /* The split collective writes (begin/end) through the same interleaving,
@@ -183,18 +205,13 @@ static void interleaved(void)
 static void split(void)
 {
     char name[300];
-    new_name(name, sizeof name, "split");
-    MPI_File fh;
-    MPI_MUST(
-        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_File fh = open_new("split", name, sizeof name);
     const int blk = 3;
     const long tiles = 700, n = tiles * blk, len = HEADER + 2 * tiles * (np + 1) * blk;
     prefill(fh, MPI_COMM_WORLD, len);
     MPI_Datatype ft = tile_type(me, blk, MPI_BYTE, 1);
     MPI_MUST(MPI_File_set_view(fh, HEADER, MPI_BYTE, ft, "native", MPI_INFO_NULL));
-    char *mine = malloc((size_t)(2 * n));
-    for (long i = 0; i < 2 * n; i++)
-        mine[i] = val(me, i);
+    char *mine = stream(2 * n);
     MPI_Status st;
     int got = -1;
     MPI_MUST(MPI_File_write_all_begin(fh, mine, (int)n, MPI_BYTE));
@@ -217,10 +234,7 @@ static void split(void)
     free(f);
     free(mine);
     MPI_MUST(MPI_Type_free(&ft));
-    MPI_MUST(MPI_File_close(&fh));
-    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
-    if (me == 0)
-        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+    close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
 /* Rank r writes r * 51 blocks of 5 bytes: some ranks' pieces fall in other
@@ -229,19 +243,14 @@ static void split(void)
 static void uneven(void)
 {
     char name[300];
-    new_name(name, sizeof name, "uneven");
-    MPI_File fh;
-    MPI_MUST(
-        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_File fh = open_new("uneven", name, sizeof name);
     const int blk = 5;
     long tiles = 51L * (np - 1), len = HEADER + tiles * (np + 1) * blk;
     prefill(fh, MPI_COMM_WORLD, len);
     MPI_Datatype ft = tile_type(me, blk, MPI_BYTE, 1);
     MPI_MUST(MPI_File_set_view(fh, HEADER, MPI_BYTE, ft, "native", MPI_INFO_NULL));
     long n = 51L * me * blk;
-    char *mine = malloc((size_t)n + 1);
-    for (long i = 0; i < n; i++)
-        mine[i] = val(me, i);
+    char *mine = stream(n);
     MPI_Status st;
     int got = -1;
     MPI_MUST(MPI_File_write_at_all(fh, 0, mine, (int)n, MPI_BYTE, &st));
@@ -256,20 +265,14 @@ static void uneven(void)
     free(f);
     free(mine);
     MPI_MUST(MPI_Type_free(&ft));
-    MPI_MUST(MPI_File_close(&fh));
-    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
-    if (me == 0)
-        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+    close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
 /* Every other int of memory into a view of one int per rank per tile. */
 static void noncontig(void)
 {
     char name[300];
-    new_name(name, sizeof name, "noncontig");
-    MPI_File fh;
-    MPI_MUST(
-        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_File fh = open_new("noncontig", name, sizeof name);
     const int count = 5000;
     MPI_Datatype ft, every_other;
     int disp = me;
@@ -302,10 +305,7 @@ static void noncontig(void)
     MPI_MUST(MPI_Type_free(&ft));
     MPI_MUST(MPI_Type_free(&tiled));
     MPI_MUST(MPI_Type_free(&every_other));
-    MPI_MUST(MPI_File_close(&fh));
-    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
-    if (me == 0)
-        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+    close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
 /* Shapes two-phase I/O leaves to the independent path: blocks of 8 bytes
@@ -313,10 +313,7 @@ static void noncontig(void)
 static void sparse(void)
 {
     char name[300];
-    new_name(name, sizeof name, "sparse");
-    MPI_File fh;
-    MPI_MUST(
-        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_File fh = open_new("sparse", name, sizeof name);
     const int shapes[2][3] = {{8, 65536, 16}, {65536, 65536, 4}}; /* block, gap, tiles */
     for (int s = 0; s < 2; s++) {
         int blk = shapes[s][0], gap = shapes[s][1], tiles = shapes[s][2];
@@ -329,9 +326,7 @@ static void sparse(void)
         MPI_MUST(MPI_Type_commit(&ft));
         MPI_MUST(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
         long n = (long)tiles * blk;
-        char *mine = malloc((size_t)n);
-        for (long i = 0; i < n; i++)
-            mine[i] = val(me, i);
+        char *mine = stream(n);
         MPI_MUST(MPI_File_write_at_all(fh, 0, mine, (int)n, MPI_BYTE, MPI_STATUS_IGNORE));
         settle(fh, MPI_COMM_WORLD);
         char *f = slurp(fh, len - gap); /* the last gap is past the end */
@@ -347,20 +342,14 @@ static void sparse(void)
         MPI_MUST(MPI_Type_free(&ft));
         MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
     }
-    MPI_MUST(MPI_File_close(&fh));
-    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
-    if (me == 0)
-        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+    close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
 /* An interleaved view in "external32": big-endian ints in the file. */
 static void external32(void)
 {
     char name[300];
-    new_name(name, sizeof name, "external32");
-    MPI_File fh;
-    MPI_MUST(
-        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_File fh = open_new("external32", name, sizeof name);
     const int count = 3000, blk = 2;
     MPI_Datatype ft = tile_type(me, blk, MPI_INT, (int)sizeof(int));
     MPI_MUST(MPI_File_set_view(fh, 0, MPI_INT, ft, "external32", MPI_INFO_NULL));
@@ -387,10 +376,7 @@ static void external32(void)
     free(mine);
     free(back);
     MPI_MUST(MPI_Type_free(&ft));
-    MPI_MUST(MPI_File_close(&fh));
-    MPI_MUST(MPI_Barrier(MPI_COMM_WORLD));
-    if (me == 0)
-        MPI_MUST(MPI_File_delete(name, MPI_INFO_NULL));
+    close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
 /* Two files at once, one on the even ranks and one on the odd ranks, each
