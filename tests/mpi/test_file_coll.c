@@ -142,6 +142,23 @@ static long check_tiles(const char *f, int blk, long tiles, const long *upto)
     return bad;
 }
 
+/* Once the writes are in place for every rank, the whole file of len bytes
+ * holds what check_tiles expects, where rank r wrote tiles [0, tiles_of(r))
+ * with tiles_of(r) = per_rank * (r or 1 as `by_rank` says). */
+static void check_file(MPI_File fh, long len, int blk, long tiles, long per_rank, int by_rank)
+{
+    settle(fh, MPI_COMM_WORLD);
+    char *f = slurp(fh, len);
+    long upto[64];
+    for (int r = 0; r < np; r++)
+        upto[r] = by_rank ? per_rank * r : per_rank;
+    long bad = check_tiles(f, blk, tiles, upto);
+    if (bad)
+        fprintf(stderr, "[rank %d] blocks of %d: %ld bad bytes\n", me, blk, bad);
+    CHECK(bad == 0);
+    free(f);
+}
+
 /* Blocks of blk bytes, `tiles` of them per rank: two write_all calls through
  * the individual pointer, then write_at_all at an explicit offset past them. */
 static void interleaved_one(MPI_File fh, int blk, long tiles)
@@ -171,16 +188,7 @@ static void interleaved_one(MPI_File fh, int blk, long tiles)
     CHECK(got == n);
     MPI_MUST(MPI_File_get_position(fh, &pos));
     CHECK(pos == n); /* explicit offsets leave the pointer */
-    settle(fh, MPI_COMM_WORLD);
-    char *f = slurp(fh, len);
-    long upto[64];
-    for (int r = 0; r < np; r++)
-        upto[r] = 2 * tiles;
-    long bad = check_tiles(f, blk, 2 * tiles, upto);
-    if (bad)
-        fprintf(stderr, "[rank %d] blocks of %d: %ld bad bytes\n", me, blk, bad);
-    CHECK(bad == 0);
-    free(f);
+    check_file(fh, len, blk, 2 * tiles, 2 * tiles, 0);
     free(mine);
     MPI_MUST(MPI_Type_free(&ft));
     /* The next size starts on an empty file, once every rank has read. */
@@ -225,13 +233,7 @@ static void split(void)
     MPI_MUST(MPI_File_write_at_all_end(fh, mine + n, &st));
     MPI_MUST(MPI_Get_count(&st, MPI_BYTE, &got));
     CHECK(got == n);
-    settle(fh, MPI_COMM_WORLD);
-    char *f = slurp(fh, len);
-    long upto[64];
-    for (int r = 0; r < np; r++)
-        upto[r] = 2 * tiles;
-    CHECK(check_tiles(f, blk, 2 * tiles, upto) == 0);
-    free(f);
+    check_file(fh, len, blk, 2 * tiles, 2 * tiles, 0);
     free(mine);
     MPI_MUST(MPI_Type_free(&ft));
     close_drop(&fh, name, MPI_COMM_WORLD);
@@ -256,13 +258,7 @@ static void uneven(void)
     MPI_MUST(MPI_File_write_at_all(fh, 0, mine, (int)n, MPI_BYTE, &st));
     MPI_MUST(MPI_Get_count(&st, MPI_BYTE, &got));
     CHECK(got == n);
-    settle(fh, MPI_COMM_WORLD);
-    char *f = slurp(fh, len);
-    long upto[64];
-    for (int r = 0; r < np; r++)
-        upto[r] = 51L * r;
-    CHECK(check_tiles(f, blk, tiles, upto) == 0);
-    free(f);
+    check_file(fh, len, blk, tiles, 51, 1);
     free(mine);
     MPI_MUST(MPI_Type_free(&ft));
     close_drop(&fh, name, MPI_COMM_WORLD);
