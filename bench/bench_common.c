@@ -128,6 +128,8 @@ int bench_parse_opts(int argc, char **argv, bench_opts_t *o, const char *usage)
                 fprintf(stderr, "--cores needs a count of at least 1\n");
                 return -1;
             }
+        } else if (!strcmp(a, "--floor")) {
+            o->floor = 1;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--smoke")) {

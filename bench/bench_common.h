@@ -10,6 +10,16 @@
 /* Monotonic time in microseconds. */
 double bench_now_us(void);
 
+/* The pause hint of a busy-wait loop (as bench/raw_cacheline.c spins). */
+static inline void bench_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
 /* Median of n values (sorts v in place). */
 double bench_median(double *v, int n);
 
@@ -51,6 +61,7 @@ typedef struct bench_opts {
     int window;      /* --window W: messages in flight for streaming bandwidth */
     size_t msg_size; /* --size S: message size (match) */
     size_t step;     /* --step K: sweeps multiply by K (default 2), and always end at --max */
+    int floor;       /* --floor: also time the raw cache-line floor, alternating (weft_pingpong) */
 } bench_opts_t;
 
 /* Bind this rank as o->pin says (bench_pin_block); -1 when it does not. */

@@ -2,7 +2,7 @@
  * the native weft API, 1 B .. 64 MiB in powers of two.
  *
  *   weftrun -n 2 weft_pingpong [--pin] [--quick] [--runs R] [--min S] [--max S] [--step K]
- * [--window W]
+ * [--window W] [--floor]
  *
  * latency_us    half the round-trip time of a blocking ping-pong (isend + wait,
  *               irecv + wait on each side), as in OSU osu_latency.
@@ -11,14 +11,28 @@
  *               buffer, then rank 1 answers with a 4-byte ack; bytes = W * size per
  *               window. MB = 10^6 bytes.
  * pingpong_MBps size / latency, the bandwidth a strict ping-pong sees.
+ * floor_us      with --floor, for sizes up to 56 B: the same two processes hand
+ *               one 64-byte cache line back and forth in a page they share (as
+ *               bench/raw_cacheline does), one-way; a floor run follows each
+ *               latency run, so both see the same cores, clock and neighbours.
+ * floor_ratio   the median over the runs of latency / floor of each pair: the
+ *               measure of how close a message comes to the hardware, which a
+ *               floor timed apart cannot give where the machine's core-to-core
+ *               time or clock changes from minute to minute (a shared VM).
  *
  * Each value is the median of R runs (default 7, 5 with --quick); each run is a
  * number of iterations scaled with the size, after a warm-up run. A zero-byte
  * handshake on its own communicator separates the runs. The plain-MPI twin is
  * mpi_pingpong.c: keep the two measuring the same thing. */
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 #include "bench_weft.h"
@@ -44,6 +58,88 @@ static double run_latency(char *sbuf, char *rbuf, size_t len, long iters)
         } else {
             bench_recv_wait(ctx, peer, COMM_DATA, TAG_PING, rbuf, len);
             bench_send_wait(ctx, peer, COMM_DATA, TAG_PING, sbuf, len);
+        }
+    }
+    return (bench_now_us() - t0) / (double)iters / 2.0;
+}
+
+/* --floor: one cache line in a page both ranks map. */
+struct floor_line {
+    _Alignas(64) _Atomic int64_t flag; /* > 0: ping i; < 0: pong -i */
+    int64_t payload[7];
+};
+static struct floor_line *floor_line;
+static int64_t floor_next = 1; /* the next ping's number, the same on both ranks */
+
+/* Map the shared page: rank 0 makes it and names it to rank 1, then unlinks
+ * it once rank 1 has it mapped (nothing stays in /dev/shm). */
+static int floor_map(void)
+{
+    char name[64];
+    unsigned long long id = 0;
+    int fd = -1;
+    if (rank == 0) {
+        id = (unsigned long long)getpid();
+        snprintf(name, sizeof name, "/weft-bench-floor-%llu", id);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0 && ftruncate(fd, 4096) != 0) {
+            close(fd);
+            fd = -1;
+        }
+        if (fd < 0)
+            id = 0; /* tells rank 1 there is no page */
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &id, sizeof id);
+    } else {
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &id, sizeof id);
+        snprintf(name, sizeof name, "/weft-bench-floor-%llu", id);
+        if (id)
+            fd = shm_open(name, O_RDWR, 0);
+    }
+    void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (fd >= 0)
+        close(fd);
+    int ok = p != MAP_FAILED, both = 0;
+    /* Both answer: rank 0 unlinks, and both use the page only if both have it. */
+    if (rank == 0) {
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
+        both &= ok;
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
+        if (id)
+            shm_unlink(name);
+    } else {
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &ok, sizeof ok);
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
+    }
+    if (!both) {
+        if (ok)
+            munmap(p, 4096);
+        if (rank == 0)
+            fprintf(stderr, "weft_pingpong: --floor: no shared page (%s): floor not measured\n",
+                    name);
+        return -1;
+    }
+    floor_line = p;
+    return 0;
+}
+
+/* One-way time in us of iters hand-overs of the shared line. */
+static double run_floor(long iters)
+{
+    struct floor_line *l = floor_line;
+    bench_handshake(ctx, peer, COMM_CTRL);
+    double t0 = bench_now_us();
+    for (long i = 0; i < iters; i++) {
+        int64_t v = floor_next++;
+        if (rank == 0) {
+            l->payload[0] = v;
+            atomic_store_explicit(&l->flag, v, memory_order_release);
+            while (atomic_load_explicit(&l->flag, memory_order_acquire) != -v)
+                bench_cpu_relax();
+        } else {
+            while (atomic_load_explicit(&l->flag, memory_order_acquire) != v)
+                bench_cpu_relax();
+            l->payload[1] = l->payload[0];
+            atomic_store_explicit(&l->flag, -v, memory_order_release);
         }
     }
     return (bench_now_us() - t0) / (double)iters / 2.0;
@@ -106,10 +202,14 @@ int main(int argc, char **argv)
     weft_request_t **reqs = calloc((size_t)o.window, sizeof *reqs);
     double *lat = malloc(sizeof(double) * (size_t)o.runs);
     double *bw = malloc(sizeof(double) * (size_t)o.runs);
-    if (!sbuf || !rbuf || !reqs || !lat || !bw) {
+    double *fl = malloc(sizeof(double) * (size_t)o.runs);
+    double *ratio = malloc(sizeof(double) * (size_t)o.runs);
+    if (!sbuf || !rbuf || !reqs || !lat || !bw || !fl || !ratio) {
         fprintf(stderr, "weft_pingpong: out of memory\n");
         return 1;
     }
+    if (o.floor && floor_map() != 0)
+        o.floor = 0;
     memset(sbuf, 'a', o.max);
     memset(rbuf, 'b', o.max);
     long lat_max = o.smoke ? 200 : o.quick ? 5000 : 20000;
@@ -126,9 +226,18 @@ int main(int argc, char **argv)
     for (size_t len = o.min; len <= o.max; len = bench_next(len, &o)) {
         long li = iters_for(len, lat_max, lat_bytes, 4);
         long bi = iters_for((size_t)o.window * len, bw_max, bw_bytes, 2);
+        /* The floor is one 64-byte line: it stands for messages that fit in one. */
+        bool floor = o.floor && len <= 56;
         run_latency(sbuf, rbuf, len, li / 10 + 1); /* warm-up */
-        for (int r = 0; r < o.runs; r++)
+        if (floor)
+            run_floor(li / 10 + 1);
+        for (int r = 0; r < o.runs; r++) {
             lat[r] = run_latency(sbuf, rbuf, len, li);
+            if (floor) {
+                fl[r] = run_floor(li);
+                ratio[r] = lat[r] / fl[r];
+            }
+        }
         run_bandwidth(sbuf, rbuf, len, 1, o.window, reqs); /* warm-up */
         for (int r = 0; r < o.runs; r++)
             bw[r] = run_bandwidth(sbuf, rbuf, len, bi, o.window, reqs);
@@ -137,6 +246,14 @@ int main(int argc, char **argv)
             printf("%-10zu %12.3f %15.1f %14.1f\n", len, l, b, (double)len / l);
             bench_csv("latency", (double)len, "latency_us", l);
             bench_csv("bandwidth", (double)len, "bandwidth_MBps", b);
+            if (floor) {
+                double f = bench_median(fl, o.runs), q = bench_median(ratio, o.runs);
+                printf("# %zu B: floor %.3f us one-way in the same launch; latency / floor %.2f "
+                       "(median of %d pairs)\n",
+                       len, f, q, o.runs);
+                bench_csv("latency", (double)len, "floor_us", f);
+                bench_csv("latency", (double)len, "floor_ratio", q);
+            }
         }
     }
     free(sbuf);
@@ -144,6 +261,10 @@ int main(int argc, char **argv)
     free(reqs);
     free(lat);
     free(bw);
+    free(fl);
+    free(ratio);
+    if (floor_line)
+        munmap(floor_line, 4096);
     CHECK(weft_finalize(ctx));
     return 0;
 }
