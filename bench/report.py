@@ -405,23 +405,27 @@ def main():
             if st:
                 w(f"Raw floor (`raw_cacheline`, one-way, µs): {fmt(st[0])} "
                   f"({fmt(st[1])}–{fmt(st[2])}), {st[3]} repetition(s).\n")
-            # weft_pingpong --floor: the floor timed in the same launch, run by run
-            paired = [(p, stats("latency", "floor_ratio", p, "weft-native"),
-                       stats("latency", "floor_us", p, "weft-native"))
-                      for p in params("latency", "floor_ratio")]
-            paired = [x for x in paired if x[1] and x[2]]
-            if paired:
-                w("Native API against the floor timed in the same launch (`weft_pingpong "
-                  "--floor`: after each latency run the two ranks hand one cache line back "
-                  "and forth in a page they share; median over the repetitions of each "
-                  "launch's median latency/floor of its pairs, so a change of the machine's "
-                  "core-to-core time or clock between runs cancels out):\n")
-                w("| message size (bytes) | latency / floor | floor (µs) |")
-                w("|---|---|---|")
-                for p, q, f in paired:
-                    w(f"| {fmt_param(p)} | {q[0]:.2f} ({q[1]:.2f}–{q[2]:.2f}) | "
-                      f"{fmt(f[0])} ({fmt(f[1])}–{fmt(f[2])}) |")
-                w("")
+        # weft_pingpong --floor: the floor timed in the same launch, run by run
+        lat = {"latency": "latency", "tcp": "tcp_latency"}.get(slug)
+        paired = [(p, stats(lat, "floor_ratio", p, "weft-native"),
+                   stats(lat, "floor_us", p, "weft-native"))
+                  for p in (params(lat, "floor_ratio") if lat else [])]
+        paired = [x for x in paired if x[1] and x[2]]
+        if paired:
+            what = ("one cache line handed back and forth in a page they share"
+                    if slug == "latency" else
+                    "8 bytes ping-ponged over a plain loopback socket of their own")
+            w(f"Native API against the floor timed in the same launch (`weft_pingpong "
+              f"--floor`: after each latency run the two ranks time {what}; median over "
+              "the repetitions of each launch's median latency/floor of its pairs, so a "
+              "change of the machine's core-to-core time or clock between runs cancels "
+              "out):\n")
+            w("| message size (bytes) | latency / floor | floor (µs) |")
+            w("|---|---|---|")
+            for p, q, f in paired:
+                w(f"| {fmt_param(p)} | {q[0]:.2f} ({q[1]:.2f}–{q[2]:.2f}) | "
+                  f"{fmt(f[0])} ({fmt(f[1])}–{fmt(f[2])}) |")
+            w("")
         for panel in panels:
             bench, metric, ptitle = panel[:3]
             ps = params(bench, metric)

@@ -11,10 +11,14 @@
  *               buffer, then rank 1 answers with a 4-byte ack; bytes = W * size per
  *               window. MB = 10^6 bytes.
  * pingpong_MBps size / latency, the bandwidth a strict ping-pong sees.
- * floor_us      with --floor, for sizes up to 56 B: the same two processes hand
- *               one 64-byte cache line back and forth in a page they share (as
- *               bench/raw_cacheline does), one-way; a floor run follows each
- *               latency run, so both see the same cores, clock and neighbours.
+ * floor_us      with --floor, for sizes up to 56 B: the same two processes, over
+ *               shared memory, hand one 64-byte cache line back and forth in a
+ *               page they share (as bench/raw_cacheline does); over tcp
+ *               (WEFT_DRIVERS=tcp, both ranks on one host), ping-pong 8 bytes
+ *               over a plain loopback socket of their own (TCP_NODELAY,
+ *               non-blocking, busy-polling, as bench/raw_tcp does). One-way; a
+ *               floor run follows each latency run, so both see the same cores,
+ *               clock and neighbours.
  * floor_ratio   the median over the runs of latency / floor of each pair: the
  *               measure of how close a message comes to the hardware, which a
  *               floor timed apart cannot give where the machine's core-to-core
@@ -24,7 +28,10 @@
  * number of iterations scaled with the size, after a warm-up run. A zero-byte
  * handshake on its own communicator separates the runs. The plain-MPI twin is
  * mpi_pingpong.c: keep the two measuring the same thing. */
+#include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -70,6 +78,81 @@ struct floor_line {
 };
 static struct floor_line *floor_line;
 static int64_t floor_next = 1; /* the next ping's number, the same on both ranks */
+static int floor_fd = -1;      /* or the floor's socket, over tcp */
+
+/* Whether both ranks say yes: rank 0 learns rank 1's word, answers with both. */
+static int floor_agree(int ok)
+{
+    int both = 0;
+    if (rank == 0) {
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
+        both &= ok;
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
+    } else {
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &ok, sizeof ok);
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
+    }
+    return both;
+}
+
+/* Over tcp: a loopback connection of our own. Rank 0 listens and names its
+ * port; rank 1 connects (it fails where the ranks are on two hosts, and the
+ * floor is then not measured). */
+static int floor_connect(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), lfd = -1;
+    uint32_t port = 0;
+    if (rank == 0) {
+        lfd = fd;
+        fd = -1;
+        if (lfd >= 0 && bind(lfd, (struct sockaddr *)&a, sizeof a) == 0 && listen(lfd, 1) == 0 &&
+            getsockname(lfd, (struct sockaddr *)&a, &alen) == 0)
+            port = ntohs(a.sin_port);
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &port, sizeof port);
+    } else {
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &port, sizeof port);
+        a.sin_port = htons((uint16_t)port);
+        if (fd >= 0 && (!port || connect(fd, (struct sockaddr *)&a, sizeof a) != 0)) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    /* Rank 1 is connected (or has failed) before rank 0 accepts: the
+     * connection waits in the backlog, and accept never blocks for nothing. */
+    int ok = floor_agree(rank == 0 ? port != 0 : fd >= 0);
+    if (rank == 0 && lfd >= 0) {
+        if (ok)
+            fd = accept(lfd, NULL, NULL);
+        close(lfd);
+    }
+    int one = 1;
+    ok = floor_agree(fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0 &&
+                     fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
+    if (!ok) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    floor_fd = fd;
+    return 0;
+}
+
+/* All of len bytes through the non-blocking floor socket, busy-polling. */
+static int floor_io(bool out, char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = out ? send(floor_fd, p, len, MSG_NOSIGNAL) : recv(floor_fd, p, len, 0);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+        } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* Map the shared page: rank 0 makes it and names it to rank 1, then unlinks
  * it once rank 1 has it mapped (nothing stays in /dev/shm). */
@@ -98,24 +181,14 @@ static int floor_map(void)
     void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (fd >= 0)
         close(fd);
-    int ok = p != MAP_FAILED, both = 0;
+    int ok = p != MAP_FAILED;
     /* Both answer: rank 0 unlinks, and both use the page only if both have it. */
-    if (rank == 0) {
-        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
-        both &= ok;
-        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
-        if (id)
-            shm_unlink(name);
-    } else {
-        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &ok, sizeof ok);
-        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
-    }
+    int both = floor_agree(ok);
+    if (rank == 0 && id)
+        shm_unlink(name);
     if (!both) {
         if (ok)
             munmap(p, 4096);
-        if (rank == 0)
-            fprintf(stderr, "weft_pingpong: --floor: no shared page (%s): floor not measured\n",
-                    name);
         return -1;
     }
     floor_line = p;
@@ -128,7 +201,15 @@ static double run_floor(long iters)
     struct floor_line *l = floor_line;
     bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
-    for (long i = 0; i < iters; i++) {
+    for (long i = 0; i < iters && floor_fd >= 0; i++) {
+        char b[8] = {0};
+        bool first = rank == 0;
+        if (floor_io(first, b, sizeof b) || floor_io(!first, b, sizeof b)) {
+            fprintf(stderr, "weft_pingpong: --floor: the socket failed: %s\n", strerror(errno));
+            exit(1);
+        }
+    }
+    for (long i = 0; i < iters && l; i++) {
         int64_t v = floor_next++;
         if (rank == 0) {
             l->payload[0] = v;
@@ -208,8 +289,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "weft_pingpong: out of memory\n");
         return 1;
     }
-    if (o.floor && floor_map() != 0)
-        o.floor = 0;
+    if (o.floor) {
+        /* The floor of the driver between the two ranks. */
+        weft_gate_counters_t gc = {.field_mask = WEFT_GATE_COUNTERS_V1};
+        CHECK(weft_counters_gate(ctx, peer, &gc));
+        bool tcp = !strcmp(gc.driver, "tcp");
+        if (!tcp && strcmp(gc.driver, "shm")) {
+            if (rank == 0)
+                fprintf(stderr, "weft_pingpong: --floor: no floor for driver %s\n", gc.driver);
+            o.floor = 0;
+        } else if ((tcp ? floor_connect() : floor_map()) != 0) {
+            if (rank == 0)
+                fprintf(stderr, "weft_pingpong: --floor: no %s floor here: not measured\n",
+                        gc.driver);
+            o.floor = 0;
+        }
+    }
     memset(sbuf, 'a', o.max);
     memset(rbuf, 'b', o.max);
     long lat_max = o.smoke ? 200 : o.quick ? 5000 : 20000;
@@ -265,6 +360,8 @@ int main(int argc, char **argv)
     free(ratio);
     if (floor_line)
         munmap(floor_line, 4096);
+    if (floor_fd >= 0)
+        close(floor_fd);
     CHECK(weft_finalize(ctx));
     return 0;
 }
