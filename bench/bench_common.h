@@ -10,16 +10,6 @@
 /* Monotonic time in microseconds. */
 double bench_now_us(void);
 
-/* The pause hint of a busy-wait loop (as bench/raw_cacheline.c spins). */
-static inline void bench_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 /* Median of n values (sorts v in place). */
 double bench_median(double *v, int n);
 

@@ -7,7 +7,13 @@
  * which weft's shm ring cannot beat. Prints the median of 11 runs of N round trips
  * (after a warm-up), with min and max.
  *
- *   gcc -O2 bench/raw_cacheline.c -o raw_cacheline && ./raw_cacheline [N [cpuA cpuB]]
+ * With --rings, two more patterns follow, each with a fresh pair of processes:
+ * one line per direction, each written by one side only; and a ring of 64
+ * one-line slots per direction, where message i takes slot i mod 64
+ * (bench/cacheline.h). The last is the floor of a queue of one-line records,
+ * weft's shm rings included, before any software.
+ *
+ *   gcc -O2 bench/raw_cacheline.c -o raw_cacheline && ./raw_cacheline [--rings] [N [cpuA cpuB]]
  *
  * The two processes are pinned, by default on the first two CPUs this process may
  * use (as HPC ranks are pinned): two unpinned spinners that land on one core hand
@@ -20,25 +26,18 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cacheline.h"
+
 #define RUNS 11
 
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define cpu_relax() __asm__ __volatile__("yield" ::: "memory")
-#else
-#define cpu_relax() ((void)0)
-#endif
-
-struct line {
-    _Alignas(64) _Atomic int64_t flag; /* > 0: ping i; < 0: pong -i; INT64_MIN: quit */
-    int64_t payload[7];
-};
+static const char *const pattern_name[] = {"one-way", "one line per direction, one-way",
+                                           "ring of 64 one-line slots per direction, one-way"};
 
 static uint64_t now_ns(void)
 {
@@ -62,37 +61,68 @@ static void pin(int cpu)
         perror("sched_setaffinity");
 }
 
-static void child(struct line *l)
+static void child(bench_line_t *base, enum bench_pattern p)
 {
-    int64_t expect = 1;
-    for (;;) {
-        int64_t f;
-        while ((f = atomic_load_explicit(&l->flag, memory_order_acquire)) != expect) {
-            if (f == INT64_MIN)
-                _exit(0);
-            cpu_relax();
-        }
-        l->payload[0] = l->payload[0] + 1;
-        atomic_store_explicit(&l->flag, -expect, memory_order_release);
-        expect++;
-    }
+    for (int64_t v = 1; bench_line_step(base, p, 1, v) == 0; v++)
+        ;
+    _exit(0);
 }
 
-static double run(struct line *l, int64_t *next, long n)
+static double run(bench_line_t *base, enum bench_pattern p, int64_t *next, long n)
 {
     uint64_t t0 = now_ns();
-    for (long i = 0; i < n; i++) {
-        int64_t v = (*next)++;
-        l->payload[0] = v;
-        atomic_store_explicit(&l->flag, v, memory_order_release);
-        while (atomic_load_explicit(&l->flag, memory_order_acquire) != -v)
-            cpu_relax();
-    }
+    for (long i = 0; i < n; i++)
+        bench_line_step(base, p, 0, (*next)++);
     return (double)(now_ns() - t0) / 1e3 / (double)n / 2.0; /* one way, us */
+}
+
+/* RUNS runs of n round trips in pattern p; prints the median. */
+static int measure(enum bench_pattern p, long n, const int cpus[2])
+{
+    bench_line_t *base =
+        mmap(NULL, BENCH_LINES_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (pid == 0) {
+        if (cpus[1] >= 0)
+            pin(cpus[1]);
+        child(base, p);
+    }
+    if (cpus[0] >= 0)
+        pin(cpus[0]);
+    int64_t next = 1;
+    run(base, p, &next, n / 10 > 10000 ? n / 10 : 10000); /* warm-up */
+    double r[RUNS];
+    for (int i = 0; i < RUNS; i++)
+        r[i] = run(base, p, &next, n);
+    /* The child waits on the line of the next message: the quit goes there. */
+    atomic_store(&bench_line_of(base, p, 0, next)->flag, INT64_MIN);
+    waitpid(pid, NULL, 0);
+    munmap(base, BENCH_LINES_BYTES);
+    qsort(r, RUNS, sizeof r[0], cmp);
+    printf("raw_cacheline %s: median %.3f us (min %.3f, max %.3f; %d runs of %ld round trips",
+           pattern_name[p], r[RUNS / 2], r[0], r[RUNS - 1], RUNS, n);
+    if (cpus[0] >= 0)
+        printf(", cpus %d,%d", cpus[0], cpus[1]);
+    printf(")\n");
+    fflush(stdout);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
+    int rings = argc > 1 && !strcmp(argv[1], "--rings");
+    if (rings) {
+        argv++;
+        argc--;
+    }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     if (n <= 0)
         n = 1000000;
@@ -110,36 +140,8 @@ int main(int argc, char **argv)
         if (k < 2)
             cpus[0] = cpus[1] = -1; /* one CPU: leave it to the scheduler */
     }
-    struct line *l = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (l == MAP_FAILED) {
-        perror("mmap");
-        return 1;
-    }
-    atomic_store(&l->flag, 0);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        return 1;
-    }
-    if (pid == 0) {
-        if (cpus[1] >= 0)
-            pin(cpus[1]);
-        child(l);
-    }
-    if (cpus[0] >= 0)
-        pin(cpus[0]);
-    int64_t next = 1;
-    run(l, &next, n / 10 > 10000 ? n / 10 : 10000); /* warm-up */
-    double r[RUNS];
-    for (int i = 0; i < RUNS; i++)
-        r[i] = run(l, &next, n);
-    atomic_store(&l->flag, INT64_MIN);
-    waitpid(pid, NULL, 0);
-    qsort(r, RUNS, sizeof r[0], cmp);
-    printf("raw_cacheline one-way: median %.3f us (min %.3f, max %.3f; %d runs of %ld round trips",
-           r[RUNS / 2], r[0], r[RUNS - 1], RUNS, n);
-    if (cpus[0] >= 0)
-        printf(", cpus %d,%d", cpus[0], cpus[1]);
-    printf(")\n");
-    return 0;
+    int rc = measure(BENCH_LINE, n, cpus);
+    if (!rc && rings)
+        rc = measure(BENCH_PAIR, n, cpus) || measure(BENCH_RING, n, cpus);
+    return rc;
 }

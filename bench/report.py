@@ -405,12 +405,26 @@ def main():
             if st:
                 w(f"Raw floor (`raw_cacheline`, one-way, µs): {fmt(st[0])} "
                   f"({fmt(st[1])}–{fmt(st[2])}), {st[3]} repetition(s).\n")
+            more = [(what, stats(b, "oneway_us", 64.0, "raw"))
+                    for what, b in (("one line per direction", "raw_cacheline_pair"),
+                                    ("a ring of 64 one-line slots per direction, as a "
+                                     "queue of records needs", "raw_cacheline_ring"))]
+            more = [(what, x) for what, x in more if x]
+            if more:
+                w("The same hand-over in the shape of a queue (`raw_cacheline --rings`, "
+                  "one-way, µs): " + "; ".join(
+                      f"{what} {fmt(x[0])} ({fmt(x[1])}–{fmt(x[2])})" for what, x in more)
+                  + ". No software runs in these: they are what a queue of one-line "
+                  "records costs on these two cores before any.\n")
         # weft_pingpong --floor: the floor timed in the same launch, run by run
         lat = {"latency": "latency", "tcp": "tcp_latency"}.get(slug)
         paired = [(p, stats(lat, "floor_ratio", p, "weft-native"),
-                   stats(lat, "floor_us", p, "weft-native"))
+                   stats(lat, "floor_us", p, "weft-native"),
+                   stats(lat, "ring_floor_ratio", p, "weft-native"),
+                   stats(lat, "ring_floor_us", p, "weft-native"))
                   for p in (params(lat, "floor_ratio") if lat else [])]
         paired = [x for x in paired if x[1] and x[2]]
+        ring = any(x[3] and x[4] for x in paired)
         if paired:
             what = ("one cache line handed back and forth in a page they share"
                     if slug == "latency" else
@@ -420,11 +434,23 @@ def main():
               "the repetitions of each launch's median latency/floor of its pairs, so a "
               "change of the machine's core-to-core time or clock between runs cancels "
               "out):\n")
-            w("| message size (bytes) | latency / floor | floor (µs) |")
-            w("|---|---|---|")
-            for p, q, f in paired:
-                w(f"| {fmt_param(p)} | {q[0]:.2f} ({q[1]:.2f}–{q[2]:.2f}) | "
-                  f"{fmt(f[0])} ({fmt(f[1])}–{fmt(f[2])}) |")
+            head = ["message size (bytes)", "latency / floor", "floor (µs)"]
+            if ring:
+                head += ["latency / ring floor", "ring floor (µs)"]
+            w("| " + " | ".join(head) + " |")
+            w("|" + "---|" * len(head))
+            for p, q, f, rq, rf in paired:
+                row = [fmt_param(p), f"{q[0]:.2f} ({q[1]:.2f}–{q[2]:.2f})",
+                       f"{fmt(f[0])} ({fmt(f[1])}–{fmt(f[2])})"]
+                if ring:
+                    row += ["–", "–"] if not (rq and rf) else [
+                        f"{rq[0]:.2f} ({rq[1]:.2f}–{rq[2]:.2f})",
+                        f"{fmt(rf[0])} ({fmt(rf[1])}–{fmt(rf[2])})"]
+                w("| " + " | ".join(row) + " |")
+            if ring:
+                w("\nThe ring floor is the same two ranks handing messages through a ring of "
+                  "64 one-line slots per direction (`bench/cacheline.h`), timed after the "
+                  "line floor in each pair: the part of the latency no software adds.")
             w("")
         for panel in panels:
             bench, metric, ptitle = panel[:3]

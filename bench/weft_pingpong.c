@@ -19,10 +19,13 @@
  *               non-blocking, busy-polling, as bench/raw_tcp does). One-way; a
  *               floor run follows each latency run, so both see the same cores,
  *               clock and neighbours.
+ * ring_floor_us over shm also the floor of a ring of one-line records per
+ *               direction (cacheline.h): where any shm queue starts.
  * floor_ratio   the median over the runs of latency / floor of each pair: the
  *               measure of how close a message comes to the hardware, which a
  *               floor timed apart cannot give where the machine's core-to-core
- *               time or clock changes from minute to minute (a shared VM).
+ *               time or clock changes from minute to minute (a shared VM);
+ * ring_floor_ratio the same against the ring floor.
  *
  * Each value is the median of R runs (default 7, 5 with --quick); each run is a
  * number of iterations scaled with the size, after a warm-up run. A zero-byte
@@ -44,6 +47,7 @@
 
 #include "bench_common.h"
 #include "bench_weft.h"
+#include "cacheline.h"
 #include "weft/weft.h"
 
 #define COMM_DATA 0u
@@ -71,13 +75,9 @@ static double run_latency(char *sbuf, char *rbuf, size_t len, long iters)
     return (bench_now_us() - t0) / (double)iters / 2.0;
 }
 
-/* --floor: one cache line in a page both ranks map. */
-struct floor_line {
-    _Alignas(64) _Atomic int64_t flag; /* > 0: ping i; < 0: pong -i */
-    int64_t payload[7];
-};
-static struct floor_line *floor_line;
-static int64_t floor_next = 1; /* the next ping's number, the same on both ranks */
+/* --floor over shm: cache lines in pages both ranks map (cacheline.h). */
+static bench_line_t *floor_line;
+static int64_t floor_next = 1; /* the next message's number, the same on both ranks */
 static int floor_fd = -1;      /* or the floor's socket, over tcp */
 
 /* Whether both ranks say yes: rank 0 learns rank 1's word, answers with both. */
@@ -165,7 +165,7 @@ static int floor_map(void)
         id = (unsigned long long)getpid();
         snprintf(name, sizeof name, "/weft-bench-floor-%llu", id);
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd >= 0 && ftruncate(fd, 4096) != 0) {
+        if (fd >= 0 && ftruncate(fd, BENCH_LINES_BYTES) != 0) {
             close(fd);
             fd = -1;
         }
@@ -178,7 +178,8 @@ static int floor_map(void)
         if (id)
             fd = shm_open(name, O_RDWR, 0);
     }
-    void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    void *p = fd >= 0 ? mmap(NULL, BENCH_LINES_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : MAP_FAILED;
     if (fd >= 0)
         close(fd);
     int ok = p != MAP_FAILED;
@@ -188,17 +189,17 @@ static int floor_map(void)
         shm_unlink(name);
     if (!both) {
         if (ok)
-            munmap(p, 4096);
+            munmap(p, BENCH_LINES_BYTES);
         return -1;
     }
     floor_line = p;
     return 0;
 }
 
-/* One-way time in us of iters hand-overs of the shared line. */
-static double run_floor(long iters)
+/* One-way time in us of iters messages through the floor: the socket over
+ * tcp, else shared lines in pattern p. */
+static double run_floor(long iters, enum bench_pattern p)
 {
-    struct floor_line *l = floor_line;
     bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
     for (long i = 0; i < iters && floor_fd >= 0; i++) {
@@ -209,20 +210,8 @@ static double run_floor(long iters)
             exit(1);
         }
     }
-    for (long i = 0; i < iters && l; i++) {
-        int64_t v = floor_next++;
-        if (rank == 0) {
-            l->payload[0] = v;
-            atomic_store_explicit(&l->flag, v, memory_order_release);
-            while (atomic_load_explicit(&l->flag, memory_order_acquire) != -v)
-                bench_cpu_relax();
-        } else {
-            while (atomic_load_explicit(&l->flag, memory_order_acquire) != v)
-                bench_cpu_relax();
-            l->payload[1] = l->payload[0];
-            atomic_store_explicit(&l->flag, -v, memory_order_release);
-        }
-    }
+    for (long i = 0; i < iters && floor_line; i++)
+        bench_line_step(floor_line, p, rank, floor_next++);
     return (bench_now_us() - t0) / (double)iters / 2.0;
 }
 
@@ -285,7 +274,9 @@ int main(int argc, char **argv)
     double *bw = malloc(sizeof(double) * (size_t)o.runs);
     double *fl = malloc(sizeof(double) * (size_t)o.runs);
     double *ratio = malloc(sizeof(double) * (size_t)o.runs);
-    if (!sbuf || !rbuf || !reqs || !lat || !bw || !fl || !ratio) {
+    double *rfl = malloc(sizeof(double) * (size_t)o.runs);
+    double *rratio = malloc(sizeof(double) * (size_t)o.runs);
+    if (!sbuf || !rbuf || !reqs || !lat || !bw || !fl || !ratio || !rfl || !rratio) {
         fprintf(stderr, "weft_pingpong: out of memory\n");
         return 1;
     }
@@ -323,14 +314,22 @@ int main(int argc, char **argv)
         long bi = iters_for((size_t)o.window * len, bw_max, bw_bytes, 2);
         /* The floor is one 64-byte line: it stands for messages that fit in one. */
         bool floor = o.floor && len <= 56;
+        /* Over shm, also the floor of a ring of one-line records. */
+        bool ring = floor && floor_line;
         run_latency(sbuf, rbuf, len, li / 10 + 1); /* warm-up */
         if (floor)
-            run_floor(li / 10 + 1);
+            run_floor(li / 10 + 1, BENCH_LINE);
+        if (ring)
+            run_floor(li / 10 + 1, BENCH_RING);
         for (int r = 0; r < o.runs; r++) {
             lat[r] = run_latency(sbuf, rbuf, len, li);
             if (floor) {
-                fl[r] = run_floor(li);
+                fl[r] = run_floor(li, BENCH_LINE);
                 ratio[r] = lat[r] / fl[r];
+            }
+            if (ring) {
+                rfl[r] = run_floor(li, BENCH_RING);
+                rratio[r] = lat[r] / rfl[r];
             }
         }
         run_bandwidth(sbuf, rbuf, len, 1, o.window, reqs); /* warm-up */
@@ -349,6 +348,13 @@ int main(int argc, char **argv)
                 bench_csv("latency", (double)len, "floor_us", f);
                 bench_csv("latency", (double)len, "floor_ratio", q);
             }
+            if (ring) {
+                double f = bench_median(rfl, o.runs), q = bench_median(rratio, o.runs);
+                printf("# %zu B: ring floor %.3f us one-way; latency / ring floor %.2f\n", len, f,
+                       q);
+                bench_csv("latency", (double)len, "ring_floor_us", f);
+                bench_csv("latency", (double)len, "ring_floor_ratio", q);
+            }
         }
     }
     free(sbuf);
@@ -358,8 +364,10 @@ int main(int argc, char **argv)
     free(bw);
     free(fl);
     free(ratio);
+    free(rfl);
+    free(rratio);
     if (floor_line)
-        munmap(floor_line, 4096);
+        munmap(floor_line, BENCH_LINES_BYTES);
     if (floor_fd >= 0)
         close(floor_fd);
     CHECK(weft_finalize(ctx));
