@@ -138,7 +138,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     static const char fn[] = "MPI_Info_create_env";
     if (!info || argc < 0)
         return weft__mpi_err(NULL, MPI_ERR_ARG, fn);
-    MPI_Info i;
+    MPI_Info i = MPI_INFO_NULL;
     int rc = PMPI_Info_create(&i);
     if (rc)
         return rc;
