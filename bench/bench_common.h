@@ -51,7 +51,7 @@ typedef struct bench_opts {
     int window;      /* --window W: messages in flight for streaming bandwidth */
     size_t msg_size; /* --size S: message size (match) */
     size_t step;     /* --step K: sweeps multiply by K (default 2), and always end at --max */
-    int floor;       /* --floor: also time the raw cache-line floor, alternating (weft_pingpong) */
+    int floor;       /* --floor: also time the driver's floor in the same launch (weft_pingpong) */
 } bench_opts_t;
 
 /* Bind this rank as o->pin says (bench_pin_block); -1 when it does not. */
