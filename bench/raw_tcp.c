@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sock_all.h"
+
 #define RUNS   11
 #define BIG    (4u << 20)
 #define WINDOW 16
@@ -61,38 +63,21 @@ static void die(const char *what)
     exit(1);
 }
 
-/* Busy-poll until all of buf is sent / received, as a polling engine does. */
+/* All of buf, busy-polling (sock_all.h); the run ends on a failure. */
 static void send_all(int fd, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len) {
-        ssize_t w = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (w < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
-            die("raw_tcp: send");
-        }
-        p += w;
-        len -= (size_t)w;
-    }
+    if (bench_sock_all(fd, true, (void *)buf, len))
+        die("raw_tcp: send");
 }
 
 static void recv_all(int fd, void *buf, size_t len)
 {
-    char *p = buf;
-    while (len) {
-        ssize_t r = recv(fd, p, len, MSG_DONTWAIT);
-        if (r == 0) {
+    if (bench_sock_all(fd, false, buf, len)) {
+        if (!errno) {
             fprintf(stderr, "raw_tcp: peer closed\n");
             exit(1);
         }
-        if (r < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
-            die("raw_tcp: recv");
-        }
-        p += r;
-        len -= (size_t)r;
+        die("raw_tcp: recv");
     }
 }
 

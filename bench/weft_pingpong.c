@@ -48,6 +48,7 @@
 #include "bench_common.h"
 #include "bench_weft.h"
 #include "cacheline.h"
+#include "sock_all.h"
 #include "weft/weft.h"
 
 #define COMM_DATA 0u
@@ -80,18 +81,22 @@ static bench_line_t *floor_line;
 static int64_t floor_next = 1; /* the next message's number, the same on both ranks */
 static int floor_fd = -1;      /* or the floor's socket, over tcp */
 
+/* Rank `from` hands n bytes at v to the other rank. */
+static void floor_tell(int from, void *v, size_t n)
+{
+    if (rank == from)
+        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, v, n);
+    else
+        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, v, n);
+}
+
 /* Whether both ranks say yes: rank 0 learns rank 1's word, answers with both. */
 static int floor_agree(int ok)
 {
-    int both = 0;
-    if (rank == 0) {
-        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
-        both &= ok;
-        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
-    } else {
-        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &ok, sizeof ok);
-        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &both, sizeof both);
-    }
+    int other = ok;
+    floor_tell(1, &other, sizeof other);
+    int both = ok && other;
+    floor_tell(0, &both, sizeof both);
     return both;
 }
 
@@ -110,9 +115,9 @@ static int floor_connect(void)
         if (lfd >= 0 && bind(lfd, (struct sockaddr *)&a, sizeof a) == 0 && listen(lfd, 1) == 0 &&
             getsockname(lfd, (struct sockaddr *)&a, &alen) == 0)
             port = ntohs(a.sin_port);
-        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &port, sizeof port);
-    } else {
-        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &port, sizeof port);
+    }
+    floor_tell(0, &port, sizeof port);
+    if (rank == 1) {
         a.sin_port = htons((uint16_t)port);
         if (fd >= 0 && (!port || connect(fd, (struct sockaddr *)&a, sizeof a) != 0)) {
             close(fd);
@@ -128,29 +133,13 @@ static int floor_connect(void)
         close(lfd);
     }
     int one = 1;
-    ok = floor_agree(fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0 &&
-                     fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
+    ok = floor_agree(fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0);
     if (!ok) {
         if (fd >= 0)
             close(fd);
         return -1;
     }
     floor_fd = fd;
-    return 0;
-}
-
-/* All of len bytes through the non-blocking floor socket, busy-polling. */
-static int floor_io(bool out, char *p, size_t len)
-{
-    while (len) {
-        ssize_t n = out ? send(floor_fd, p, len, MSG_NOSIGNAL) : recv(floor_fd, p, len, 0);
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-        } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -171,9 +160,9 @@ static int floor_map(void)
         }
         if (fd < 0)
             id = 0; /* tells rank 1 there is no page */
-        bench_send_wait(ctx, peer, COMM_CTRL, TAG_ACK, &id, sizeof id);
-    } else {
-        bench_recv_wait(ctx, peer, COMM_CTRL, TAG_ACK, &id, sizeof id);
+    }
+    floor_tell(0, &id, sizeof id);
+    if (rank == 1) {
         snprintf(name, sizeof name, "/weft-bench-floor-%llu", id);
         if (id)
             fd = shm_open(name, O_RDWR, 0);
@@ -202,16 +191,19 @@ static double run_floor(long iters, enum bench_pattern p)
 {
     bench_handshake(ctx, peer, COMM_CTRL);
     double t0 = bench_now_us();
-    for (long i = 0; i < iters && floor_fd >= 0; i++) {
+    if (floor_fd >= 0) {
         char b[8] = {0};
-        bool first = rank == 0;
-        if (floor_io(first, b, sizeof b) || floor_io(!first, b, sizeof b)) {
-            fprintf(stderr, "weft_pingpong: --floor: the socket failed: %s\n", strerror(errno));
-            exit(1);
-        }
+        for (long i = 0; i < iters; i++)
+            if (bench_sock_all(floor_fd, rank == 0, b, sizeof b) ||
+                bench_sock_all(floor_fd, rank != 0, b, sizeof b)) {
+                fprintf(stderr, "weft_pingpong: --floor: the socket failed: %s\n",
+                        errno ? strerror(errno) : "peer closed");
+                exit(1);
+            }
+    } else {
+        for (long i = 0; i < iters; i++)
+            bench_line_step(floor_line, p, rank, floor_next++);
     }
-    for (long i = 0; i < iters && floor_line; i++)
-        bench_line_step(floor_line, p, rank, floor_next++);
     return (bench_now_us() - t0) / (double)iters / 2.0;
 }
 
