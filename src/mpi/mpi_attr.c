@@ -115,6 +115,24 @@ static weft_mpi_attr_t **find(weft_mpi_attr_t **list, int keyval)
     return NULL;
 }
 
+/* Take attribute *pp out of its list and return it. A delete callback may set or
+ * delete other attributes of the same object (MPI 3.1 §6.7.2 allows it), so
+ * the attribute it is called for leaves the list first: no pointer into the
+ * list is held across the callback, and the callback cannot reach it again. */
+static weft_mpi_attr_t *unlink_attr(weft_mpi_attr_t **pp)
+{
+    weft_mpi_attr_t *a = *pp;
+    *pp = a->next;
+    a->next = NULL;
+    return a;
+}
+
+static void push_attr(weft_mpi_attr_t **list, weft_mpi_attr_t *a)
+{
+    a->next = *list;
+    *list = a;
+}
+
 /* Call the delete callback of attribute a of object obj (a comm, type or win). */
 static int call_delete(int kind, void *obj, weft_mpi_attr_t *a)
 {
@@ -152,19 +170,19 @@ static int attr_set(int kind, void *obj, weft_mpi_attr_t **list, int keyval, voi
     }
     weft_mpi_attr_t **pp = find(list, keyval);
     if (pp) {
-        int rc = call_delete(kind, obj, *pp);
-        if (rc)
-            return rc;
-        (*pp)->value = value;
-        return MPI_SUCCESS;
+        weft_mpi_attr_t *a = unlink_attr(pp);
+        int rc = call_delete(kind, obj, a);
+        if (rc == MPI_SUCCESS)
+            a->value = value;
+        push_attr(list, a);
+        return rc;
     }
     weft_mpi_attr_t *a = malloc(sizeof *a);
     if (!a)
         return MPI_ERR_NO_MEM;
     a->keyval = keyval;
     a->value = value;
-    a->next = *list;
-    *list = a;
+    push_attr(list, a);
     weft_lock_acquire(&weft__mpi.lock);
     keyvals[keyval - 1].users++;
     weft_lock_release(&weft__mpi.lock);
@@ -181,11 +199,12 @@ static int attr_delete(int kind, void *obj, weft_mpi_attr_t **list, int keyval)
     weft_mpi_attr_t **pp = find(list, keyval);
     if (!pp)
         return MPI_ERR_KEYVAL;
-    weft_mpi_attr_t *a = *pp;
+    weft_mpi_attr_t *a = unlink_attr(pp);
     int rc = call_delete(kind, obj, a);
-    if (rc)
+    if (rc) {
+        push_attr(list, a); /* a failed callback leaves the attribute set */
         return rc;
-    *pp = a->next;
+    }
     free(a);
     weft_lock_acquire(&weft__mpi.lock);
     kv_unuse(keyval);
@@ -198,11 +217,12 @@ static int delete_all(int kind, void *obj, weft_mpi_attr_t **list)
     /* Delete in reverse order of setting (§8.7.1 asks it for MPI_COMM_SELF at
      * finalize); the list is kept newest first, so walk it as it is. */
     while (*list) {
-        weft_mpi_attr_t *a = *list;
+        weft_mpi_attr_t *a = unlink_attr(list);
         int rc = call_delete(kind, obj, a);
-        if (rc)
+        if (rc) {
+            push_attr(list, a);
             return rc;
-        *list = a->next;
+        }
         weft_lock_acquire(&weft__mpi.lock);
         kv_unuse(a->keyval);
         weft_lock_release(&weft__mpi.lock);

@@ -2,7 +2,9 @@
  * attributes live on, a dup still copies them through the copy callback, and
  * the delete callback runs when each object goes. A dup whose copy callback
  * fails returns the error and a null handle. A dup copies any number of
- * attributes. */
+ * attributes. A delete callback may delete and set other attributes of the
+ * same object, in MPI_Comm_delete_attr, MPI_Comm_set_attr, MPI_Comm_free and at
+ * MPI_Finalize for MPI_COMM_SELF. */
 #include "mpitest.h"
 
 static int copies, deletes;
@@ -136,6 +138,86 @@ static void comm_dup_many(void)
     }
 }
 
+/* Delete callbacks that change the object's other attributes (MPI 3.1 §6.7.2
+ * allows it): the keys set before and after the one being deleted are deleted
+ * from inside its callback, and a new one is set. */
+enum { CHAIN = 4 };
+static int chain_keys[CHAIN], chain_deletes, chain_extra_key = MPI_KEYVAL_INVALID;
+
+static void chain_set(MPI_Comm c)
+{
+    for (int i = 0; i < CHAIN; i++)
+        MPI_MUST(MPI_Comm_set_attr(c, chain_keys[i], (void *)(MPI_Aint)(i + 1)));
+}
+
+static int chain_has(MPI_Comm c, int key)
+{
+    void *v;
+    int flag = 0;
+    MPI_MUST(MPI_Comm_get_attr(c, key, &v, &flag));
+    return flag;
+}
+
+static int chain_delete(MPI_Comm c, int k, void *value, void *extra)
+{
+    chain_deletes++;
+    if (k != chain_keys[1])
+        return MPI_SUCCESS;
+    /* The middle key's callback takes its neighbours with it. */
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i <= 2 && rc == MPI_SUCCESS; i += 2)
+        if (chain_has(c, chain_keys[i]))
+            rc = MPI_Comm_delete_attr(c, chain_keys[i]);
+    if (rc == MPI_SUCCESS && chain_extra_key != MPI_KEYVAL_INVALID)
+        rc = MPI_Comm_set_attr(c, chain_extra_key, (void *)(MPI_Aint)99);
+    return rc;
+}
+
+static void delete_callback_deletes_others(void)
+{
+    for (int i = 0; i < CHAIN; i++)
+        MPI_MUST(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, chain_delete, &chain_keys[i], NULL));
+    MPI_MUST(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, chain_delete, &chain_extra_key, NULL));
+    MPI_Comm a;
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+
+    /* MPI_Comm_delete_attr: the callback deletes keys 0 and 2, sets the extra. */
+    chain_set(a);
+    chain_deletes = 0;
+    MPI_MUST(MPI_Comm_delete_attr(a, chain_keys[1]));
+    CHECK(chain_deletes == 3);
+    CHECK(!chain_has(a, chain_keys[0]) && !chain_has(a, chain_keys[1]) &&
+          !chain_has(a, chain_keys[2]));
+    CHECK(chain_has(a, chain_keys[3]) && chain_has(a, chain_extra_key));
+    MPI_MUST(MPI_Comm_delete_attr(a, chain_keys[3]));
+    MPI_MUST(MPI_Comm_delete_attr(a, chain_extra_key));
+    MPI_MUST(MPI_Comm_free(&a));
+
+    /* MPI_Comm_set_attr over key 1 runs its callback on the old value. */
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    chain_set(a);
+    chain_deletes = 0;
+    MPI_MUST(MPI_Comm_set_attr(a, chain_keys[1], (void *)(MPI_Aint)7));
+    CHECK(chain_deletes == 3);
+    void *v = NULL;
+    int flag = 0;
+    MPI_MUST(MPI_Comm_get_attr(a, chain_keys[1], &v, &flag));
+    CHECK(flag && (MPI_Aint)v == 7);
+    CHECK(!chain_has(a, chain_keys[0]) && !chain_has(a, chain_keys[2]));
+    MPI_MUST(MPI_Comm_free(&a));
+
+    /* MPI_Comm_free deletes everything, whatever the callbacks do meanwhile. */
+    MPI_MUST(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    chain_set(a);
+    chain_deletes = 0;
+    MPI_MUST(MPI_Comm_free(&a));
+    CHECK(chain_deletes == CHAIN + 1); /* the four keys and the extra one set meanwhile */
+
+    /* At MPI_Finalize, MPI_COMM_SELF's attributes go the same way (no extra). */
+    chain_extra_key = MPI_KEYVAL_INVALID;
+    chain_set(MPI_COMM_SELF);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -143,5 +225,6 @@ int main(int argc, char **argv)
     type_keyval_freed();
     type_dup_copy_fails();
     comm_dup_many();
+    delete_callback_deletes_others();
     return mt_finish("test_attr_keyval");
 }
