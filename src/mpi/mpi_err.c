@@ -161,6 +161,21 @@ static bool valid_errh(MPI_Errhandler e)
     return e && e->magic == WEFT_MPI_MAGIC_ERRH && e != MPI_ERRHANDLER_NULL;
 }
 
+/* The exit status of a job that MPI_ERRORS_ARE_FATAL ends: the error class,
+ * unless that status already means something to the shell or a test harness:
+ * 77 is "skipped" to ctest and automake, 124 is timeout(1)'s, 125-127 the
+ * shell's own, 128+n "killed by signal n". Those become 1, so a failed job
+ * never passes for a skipped or a killed one. */
+static int fatal_exit_status(int err)
+{
+    int class = err;
+    if (PMPI_Error_class(err, &class) != MPI_SUCCESS)
+        class = err;
+    if (class <= 0 || class >= 124 || class == 77)
+        return 1;
+    return class;
+}
+
 static void fatal(const char *what, const char *name, int err, const char *fn, const char *handler)
 {
     char s[MPI_MAX_ERROR_STRING];
@@ -170,7 +185,7 @@ static void fatal(const char *what, const char *name, int err, const char *fn, c
     snprintf(msg, sizeof msg, "%s failed on %s %s: %s (%s)", fn ? fn : "MPI", what, name, s,
              handler);
     fprintf(stderr, "[weft MPI rank %d] %s\n", weft__mpi.world_rank, msg);
-    weft_abort(weft__mpi.ctx, err == MPI_SUCCESS ? 1 : (err & 0x7f ? err & 0x7f : 1), msg);
+    weft_abort(weft__mpi.ctx, fatal_exit_status(err), msg);
 }
 
 _Thread_local const char *weft__mpi_err_as;
