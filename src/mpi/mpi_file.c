@@ -31,8 +31,10 @@
  *   an access spans while it runs, so concurrent accesses see each other
  *   whole.
  * - Data representations: "native" and "internal" (the same here), and
- *   "external32": on LP64 its sizes are the native ones, so the view's
- *   geometry does not change; data goes through the staging buffer and is
+ *   "external32" with the native sizes (LP64 has the standard's but for
+ *   MPI_LONG, MPI_UNSIGNED_LONG and MPI_WCHAR, which a view keeps at 8, 8
+ *   and 4 bytes), so the view's geometry does not change; data goes through
+ *   the staging buffer and is
  *   converted there (big-endian, long double as binary128). Names given to
  *   MPI_Register_datarep are recorded, but a view in one is refused with
  *   MPI_ERR_UNSUPPORTED_DATAREP (no conversion through user functions).

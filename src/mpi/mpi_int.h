@@ -252,8 +252,9 @@ void weft__mpi_type_pack(MPI_Datatype t, const void *buf, size_t count, size_t o
 void weft__mpi_type_unpack(MPI_Datatype t, void *buf, size_t count, size_t offset, size_t len,
                            const void *in);
 /* Convert count elements of t packed at p between native and external32
- * (MPI 3.1 §13.5.2), in place: on LP64 both have the same sizes, only byte
- * order and long double's format differ. */
+ * (MPI 3.1 §13.5.2) with native sizes, in place: byte order and long
+ * double's format (file views; MPI_Pack_external narrows MPI_LONG,
+ * MPI_UNSIGNED_LONG and MPI_WCHAR to the standard's sizes on its own). */
 void weft__mpi_type_external(MPI_Datatype t, size_t count, void *p, bool to_external);
 /* Basic elements in the first `bytes` bytes of a stream of elements of t. */
 MPI_Count weft__mpi_type_elements(MPI_Datatype t, MPI_Count bytes);

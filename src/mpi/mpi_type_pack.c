@@ -174,10 +174,13 @@ WEFT_MPI_ALIAS(Pack_size)
 
 /* ---------------------------------------------------------------- external32 */
 
-/* external32 sizes (MPI 3.1 table 13.2) equal this ABI's for every predefined
- * type, so the external stream has the native packed layout and conversion works
- * in place, element by element. Only the representation differs: big-endian,
- * and long double as IEEE binary128 rather than x87's 80-bit format. */
+/* external32 (MPI 3.1 §13.5.2, table 13.2): big-endian, long double as IEEE
+ * binary128, and three types narrower than on LP64: MPI_LONG and
+ * MPI_UNSIGNED_LONG are 4 bytes, MPI_WCHAR 2. Every other predefined type has
+ * its native size, so file views (mpi_file.c) convert in place and keep the
+ * native geometry; MPI_Pack_external and MPI_Unpack_external give those three
+ * their external sizes, as the standard's table does. Narrowing keeps the low
+ * bytes (as MPICH does); widening sign-extends MPI_LONG. */
 _Static_assert(sizeof(long) == 8 && sizeof(wchar_t) == 4 && sizeof(long double) == 16 &&
                    sizeof(_Bool) == 1 && sizeof(MPI_Aint) == 8 && sizeof(MPI_Offset) == 8,
                "external32 conversion assumes an LP64 ABI (x86-64, aarch64)");
@@ -220,7 +223,7 @@ static void convert_long_double(unsigned char *p, bool to_external)
 #endif
 }
 
-/* Convert n basic elements of type b at p, in place. */
+/* Convert n basic elements of type b at p, in place (native sizes). */
 static void convert_basic(unsigned char *p, size_t n, MPI_Datatype b, bool to_external)
 {
     size_t size = b->size;
@@ -255,10 +258,111 @@ void weft__mpi_type_external(MPI_Datatype t, size_t count, void *p, bool to_exte
     convert_stream(t, count, p, to_external);
 }
 
+/* The size of basic type b in MPI_Pack_external's stream (table 13.2). */
+static size_t packed_ext_size(MPI_Datatype b)
+{
+    if (b == MPI_LONG || b == MPI_UNSIGNED_LONG)
+        return 4;
+    if (b == MPI_WCHAR)
+        return 2;
+    return b->size;
+}
+
+static size_t packed_ext_elem_size(MPI_Datatype t)
+{
+    size_t n = 0;
+    for (int r = 0; r < t->nruns; r++)
+        n += t->runs[r].n * packed_ext_size(t->runs[r].type);
+    return n;
+}
+
+/* One element of t: its native packed form at nat <-> its external32 form at
+ * ext. The native side is scratch: it is converted in place on the way. */
+static void convert_element(MPI_Datatype t, unsigned char *nat, unsigned char *ext,
+                            bool to_external)
+{
+    for (int r = 0; r < t->nruns; r++) {
+        MPI_Datatype b = t->runs[r].type;
+        size_t n = t->runs[r].n, xs = packed_ext_size(b);
+        if (xs == b->size) {
+            if (to_external) {
+                convert_basic(nat, n, b, true);
+                memcpy(ext, nat, n * xs);
+            } else {
+                memcpy(nat, ext, n * xs);
+                convert_basic(nat, n, b, false);
+            }
+        } else {
+            /* A narrow external integer: big-endian, the low xs bytes. */
+            bool sign = b == MPI_LONG;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t v = 0;
+                if (to_external) {
+                    memcpy(&v, nat + i * b->size, b->size);
+                    for (size_t k = 0; k < xs; k++)
+                        ext[i * xs + k] = (unsigned char)(v >> (8 * (xs - 1 - k)));
+                } else {
+                    for (size_t k = 0; k < xs; k++)
+                        v = v << 8 | ext[i * xs + k];
+                    if (sign && (v >> (8 * xs - 1)) & 1)
+                        v |= ~(uint64_t)0 << (8 * xs);
+                    memcpy(nat + i * b->size, &v, b->size);
+                }
+            }
+        }
+        nat += n * b->size;
+        ext += n * xs;
+    }
+}
+
 static int check_datarep(const char *datarep)
 {
     return datarep && strcmp(datarep, "external32") == 0 ? MPI_SUCCESS
                                                          : MPI_ERR_UNSUPPORTED_DATAREP;
+}
+
+/* The checks MPI_Pack_external and MPI_Unpack_external share; *bytes is the
+ * external32 size of count elements of t. */
+static int external_args(const char *datarep, int count, MPI_Datatype t, const void *buf,
+                         const void *stream, MPI_Aint streamsize, const MPI_Aint *position,
+                         MPI_Count *bytes)
+{
+    MPI_Count native;
+    int err = check_datarep(datarep);
+    if (!err)
+        err = pack_args(count, t, buf, &native);
+    if (err)
+        return err;
+    *bytes = (MPI_Count)count * (MPI_Count)packed_ext_elem_size(t);
+    if (!position || *position < 0 || streamsize < 0 || (*bytes && !stream))
+        return MPI_ERR_ARG;
+    if (*bytes > (MPI_Count)streamsize - *position)
+        return MPI_ERR_TRUNCATE;
+    return MPI_SUCCESS;
+}
+
+/* Convert count elements one at a time through a native scratch element. */
+static int external_move(MPI_Datatype t, void *userbuf, int count, unsigned char *ext,
+                         bool to_external)
+{
+    unsigned char stack[256];
+    unsigned char *tmp = t->size <= sizeof stack ? stack : malloc(t->size);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    size_t xsize = packed_ext_elem_size(t);
+    for (int e = 0; e < count; e++, ext += xsize) {
+        size_t off = (size_t)e * t->size;
+        if (to_external) {
+            weft__mpi_type_pack(t, userbuf, (size_t)count, off, t->size, tmp);
+            convert_element(t, tmp, ext, true);
+        } else {
+            convert_element(t, tmp, ext, false);
+            weft__mpi_type_unpack(t, userbuf, (size_t)count, off, t->size, tmp);
+        }
+    }
+    if (tmp != stack)
+        free(tmp);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
@@ -266,18 +370,12 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
 {
     static const char fn[] = "MPI_Pack_external";
     MPI_Count bytes;
-    int err = check_datarep(datarep);
-    if (!err)
-        err = pack_args(incount, datatype, inbuf, &bytes);
-    if (!err && (!position || *position < 0 || outsize < 0 || (bytes && !outbuf)))
-        err = MPI_ERR_ARG;
-    if (!err && bytes > (MPI_Count)outsize - *position)
-        err = MPI_ERR_TRUNCATE;
+    int err = external_args(datarep, incount, datatype, inbuf, outbuf, outsize, position, &bytes);
+    if (!err && bytes)
+        err = external_move(datatype, (void *)inbuf, incount, (unsigned char *)outbuf + *position,
+                            true);
     if (err)
         return ERR(err, fn);
-    unsigned char *out = (unsigned char *)outbuf + *position;
-    weft__mpi_type_pack(datatype, inbuf, (size_t)incount, 0, (size_t)bytes, out);
-    convert_stream(datatype, (size_t)incount, out, true);
     *position += (MPI_Aint)bytes;
     return MPI_SUCCESS;
 }
@@ -288,31 +386,11 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 {
     static const char fn[] = "MPI_Unpack_external";
     MPI_Count bytes;
-    int err = check_datarep(datarep);
-    if (!err)
-        err = pack_args(outcount, datatype, outbuf, &bytes);
-    if (!err && (!position || *position < 0 || insize < 0 || (bytes && !inbuf)))
-        err = MPI_ERR_ARG;
-    if (!err && bytes > (MPI_Count)insize - *position)
-        err = MPI_ERR_TRUNCATE;
+    int err = external_args(datarep, outcount, datatype, outbuf, inbuf, insize, position, &bytes);
+    if (!err && bytes)
+        err = external_move(datatype, outbuf, outcount, (unsigned char *)inbuf + *position, false);
     if (err)
         return ERR(err, fn);
-    if (bytes == 0)
-        return MPI_SUCCESS;
-    /* The input is const: convert a copy, one element at a time to bound it. */
-    unsigned char stack[256];
-    unsigned char *tmp = datatype->size <= sizeof stack ? stack : malloc(datatype->size);
-    if (!tmp)
-        return ERR(MPI_ERR_NO_MEM, fn);
-    const unsigned char *in = (const unsigned char *)inbuf + *position;
-    for (int e = 0; e < outcount; e++) {
-        memcpy(tmp, in + (size_t)e * datatype->size, datatype->size);
-        convert_stream(datatype, 1, tmp, false);
-        weft__mpi_type_unpack(datatype, outbuf, (size_t)outcount, (size_t)e * datatype->size,
-                              datatype->size, tmp);
-    }
-    if (tmp != stack)
-        free(tmp);
     *position += (MPI_Aint)bytes;
     return MPI_SUCCESS;
 }
@@ -330,7 +408,7 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
         err = MPI_ERR_ARG;
     if (err)
         return ERR(err, "MPI_Pack_external_size");
-    *size = (MPI_Aint)incount * (MPI_Aint)datatype->size;
+    *size = (MPI_Aint)incount * (MPI_Aint)packed_ext_elem_size(datatype);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Pack_external_size)

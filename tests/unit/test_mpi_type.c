@@ -669,28 +669,52 @@ static void test_external32(void)
     MPI_Type_create_struct(6, bl, d, ty, &t);
     MPI_Type_commit(&t);
     MPI_Aint size, pos = 0;
-    CHECK(MPI_Pack_external_size("external32", 1, t, &size) == MPI_SUCCESS && size == 35);
+    /* MPI_WCHAR is 2 bytes in external32 (MPI 3.1 table 13.2). */
+    CHECK(MPI_Pack_external_size("external32", 1, t, &size) == MPI_SUCCESS && size == 33);
     unsigned char out[64];
     CHECK(MPI_Pack_external("external32", &v, 1, t, out, sizeof out, &pos) == MPI_SUCCESS);
-    CHECK(pos == 35);
-    static const unsigned char want[35] = {0x01, 0x02, 0x03, 0x04,             /* int */
+    CHECK(pos == 33);
+    static const unsigned char want[33] = {0x01, 0x02, 0x03, 0x04,             /* int */
                                            0x3f, 0xf0, 0,    0,    0, 0, 0, 0, /* 1.0 */
                                            0x3f, 0xff, 0,    0,    0, 0, 0, 0, 0,
                                            0,    0,    0,    0,    0, 0, 0, /* 1.0L as binary128 */
-                                           0,    0,    0,    0x41,          /* wchar */
+                                           0,    0x41,                      /* wchar */
                                            0x05, 0x06,                      /* short */
                                            'z'};
-    CHECK(memcmp(out, want, 35) == 0);
+    CHECK(memcmp(out, want, 33) == 0);
     memset(&back, 0, sizeof back);
     pos = 0;
-    CHECK(MPI_Unpack_external("external32", out, 35, &pos, &back, 1, t) == MPI_SUCCESS);
-    CHECK(pos == 35 && back.i == v.i && back.d == v.d && back.ld == v.ld && back.w == v.w &&
+    CHECK(MPI_Unpack_external("external32", out, 33, &pos, &back, 1, t) == MPI_SUCCESS);
+    CHECK(pos == 33 && back.i == v.i && back.d == v.d && back.ld == v.ld && back.w == v.w &&
           back.s == v.s && back.c == v.c);
     pos = 1;
-    CHECK(MPI_Pack_external("external32", &v, 1, t, out, 35, &pos) == MPI_ERR_TRUNCATE);
+    CHECK(MPI_Pack_external("external32", &v, 1, t, out, 33, &pos) == MPI_ERR_TRUNCATE);
     pos = 0;
-    CHECK(MPI_Pack_external("native", &v, 1, t, out, 35, &pos) == MPI_ERR_UNSUPPORTED_DATAREP);
+    CHECK(MPI_Pack_external("native", &v, 1, t, out, 33, &pos) == MPI_ERR_UNSUPPORTED_DATAREP);
     MPI_Type_free(&t);
+
+    /* MPI_LONG and MPI_UNSIGNED_LONG are 4 bytes: a negative long comes back
+     * sign-extended, an unsigned one zero-extended. */
+    long l[2] = {-2, 0x01020304};
+    unsigned long ul = 0xfffffffeul;
+    CHECK(MPI_Pack_external_size("external32", 2, MPI_LONG, &size) == MPI_SUCCESS && size == 8);
+    CHECK(MPI_Pack_external_size("external32", 3, MPI_UNSIGNED_LONG, &size) == MPI_SUCCESS &&
+          size == 12);
+    CHECK(MPI_Pack_external_size("external32", 1, MPI_LONG_INT, &size) == MPI_SUCCESS && size == 8);
+    pos = 0;
+    CHECK(MPI_Pack_external("external32", l, 2, MPI_LONG, out, sizeof out, &pos) == MPI_SUCCESS);
+    CHECK(MPI_Pack_external("external32", &ul, 1, MPI_UNSIGNED_LONG, out, sizeof out, &pos) ==
+          MPI_SUCCESS);
+    static const unsigned char wl[12] = {0xff, 0xff, 0xff, 0xfe, 1,    2,
+                                         3,    4,    0xff, 0xff, 0xff, 0xfe};
+    CHECK(pos == 12 && memcmp(out, wl, 12) == 0);
+    long lb[2] = {0, 0};
+    unsigned long ulb = 0;
+    pos = 0;
+    CHECK(MPI_Unpack_external("external32", out, 12, &pos, lb, 2, MPI_LONG) == MPI_SUCCESS);
+    CHECK(MPI_Unpack_external("external32", out, 12, &pos, &ulb, 1, MPI_UNSIGNED_LONG) ==
+          MPI_SUCCESS);
+    CHECK(pos == 12 && lb[0] == -2 && lb[1] == 0x01020304 && ulb == 0xfffffffeul);
 
     /* Complex: each part swapped on its own; pairs by member. */
     float _Complex z = __builtin_complex(1.0f, 2.0f);
