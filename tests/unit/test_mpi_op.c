@@ -33,7 +33,8 @@ __attribute__((weak)) int PMPI_Barrier(MPI_Comm comm)
     return MPI_ERR_INTERN;
 }
 
-/* The standard's classes, written out here independently of the library. */
+/* The standard's classes, written out here independently of the library;
+ * MPI_CHAR counts as a C integer, as in Open MPI and MPICH. */
 enum { K_INT, K_FLOAT, K_COMPLEX, K_LOGICAL, K_BYTE, K_PAIR, K_OTHER };
 
 static int kind_of(MPI_Datatype t)
@@ -45,7 +46,7 @@ static int kind_of(MPI_Datatype t)
         MPI_INT32_T,     MPI_INT64_T,       MPI_UINT8_T,       MPI_UINT16_T,
         MPI_UINT32_T,    MPI_UINT64_T,      MPI_INTEGER,       MPI_INTEGER1,
         MPI_INTEGER2,    MPI_INTEGER4,      MPI_INTEGER8,      MPI_AINT,
-        MPI_OFFSET,      MPI_COUNT};
+        MPI_OFFSET,      MPI_COUNT,         MPI_CHAR};
     const MPI_Datatype floats[] = {
         MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
         MPI_REAL4, MPI_REAL8,  MPI_REAL16};
