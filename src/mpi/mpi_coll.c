@@ -156,9 +156,9 @@ static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, 
 {
     const char *name = req ? "MPI_Ibcast" : "MPI_Bcast";
     COLL_CHECK_COMM(comm, name);
-    COLL_CHECK(comm, weft__coll_check_root(comm, root), name);
+    COLL_CHECK(comm, req, weft__coll_check_root(comm, root), name);
     if (!comm->inter || root != MPI_PROC_NULL)
-        COLL_CHECK(comm, weft__coll_check_data(buf, count, t), name);
+        COLL_CHECK(comm, req, weft__coll_check_data(buf, count, t), name);
     if (!req && !comm->inter && t->contig && t->true_lb == 0) {
         int e = bcast_direct(buf, count, t, root, comm);
         return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
@@ -213,7 +213,7 @@ static int gather(const void *sbuf, int scount, MPI_Datatype stype, const weft_c
                   int root, MPI_Comm comm, MPI_Request *req, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    COLL_CHECK(comm, check_rooted(comm, root, sbuf, scount, stype, rb), name);
+    COLL_CHECK(comm, req, check_rooted(comm, root, sbuf, scount, stype, rb), name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_gather(s, comm, sbuf, scount, stype, rb, root)
                           : weft__coll_b_gather(s, comm, sbuf, (size_t)scount, stype, rb, root);
@@ -263,7 +263,7 @@ static int scatter(const weft_coll_blocks_t *sb, void *rbuf, int rcount, MPI_Dat
                    int root, MPI_Comm comm, MPI_Request *req, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    COLL_CHECK(comm, check_rooted(comm, root, rbuf, rcount, rtype, sb), name);
+    COLL_CHECK(comm, req, check_rooted(comm, root, rbuf, rcount, rtype, sb), name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_scatter(s, comm, sb, rbuf, rcount, rtype, root)
                           : weft__coll_b_scatter(s, comm, sb, rbuf, (size_t)rcount, rtype, root);
@@ -316,12 +316,12 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype stype, const wef
 {
     COLL_CHECK_COMM(comm, name);
     if (sbuf == MPI_IN_PLACE)
-        COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
+        COLL_CHECK(comm, req, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
-        COLL_CHECK(comm, weft__coll_check_data(sbuf, scount, stype), name);
-    COLL_CHECK(comm, weft__coll_check_blocks(rb, weft__mpi_comm_peer_size(comm)), name);
+        COLL_CHECK(comm, req, weft__coll_check_data(sbuf, scount, stype), name);
+    COLL_CHECK(comm, req, weft__coll_check_blocks(rb, weft__mpi_comm_peer_size(comm)), name);
     if (sbuf != MPI_IN_PLACE && !comm->inter)
-        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rb->buf, scount), name);
+        COLL_CHECK(comm, req, weft__coll_check_alias(sbuf, rb->buf, scount), name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_allgather(s, comm, sbuf, scount, stype, rb)
                           : weft__coll_b_allgather(s, comm, sbuf, (size_t)scount, stype, rb);
@@ -389,13 +389,13 @@ static int alltoall(const weft_coll_blocks_t *sb, const weft_coll_blocks_t *rb, 
     int n = weft__mpi_comm_peer_size(comm);
     bool in_place = sb->buf == MPI_IN_PLACE;
     if (in_place)
-        COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
+        COLL_CHECK(comm, req, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
-        COLL_CHECK(comm, weft__coll_check_blocks(sb, n), name);
-    COLL_CHECK(comm, weft__coll_check_blocks(rb, n), name);
+        COLL_CHECK(comm, req, weft__coll_check_blocks(sb, n), name);
+    COLL_CHECK(comm, req, weft__coll_check_blocks(rb, n), name);
     if (!in_place && !comm->inter && sb->buf == rb->buf && sb->buf != MPI_BOTTOM &&
         !(blocks_empty(sb, n) && blocks_empty(rb, n)))
-        COLL_CHECK(comm, MPI_ERR_BUFFER, name);
+        COLL_CHECK(comm, req, MPI_ERR_BUFFER, name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_alltoall(s, comm, sb, rb)
                           : weft__coll_b_alltoall(s, comm, in_place ? NULL : sb, rb);

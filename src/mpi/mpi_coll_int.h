@@ -24,6 +24,10 @@
  * (weft__coll_next_seq). NULL when out of memory. */
 weft__mpi_sched_t *weft__coll_new(MPI_Comm comm, bool nonblocking);
 
+/* Take the sequence numbers a schedule made now would take (weft__coll_new),
+ * for a call that fails before it makes one. */
+void weft__coll_skip_seq(MPI_Comm comm, bool nonblocking);
+
 /* The schedule's sequence number on its communicator: the same at every
  * member (they start collectives in the same order). */
 uint32_t weft__coll_seq(const weft__mpi_sched_t *s);
@@ -239,11 +243,18 @@ int weft__coll_finish(weft__mpi_sched_t *s, int err, MPI_Comm comm, MPI_Request 
             return weft__mpi_err(NULL, e_, name);                                                  \
     } while (0)
 
-#define COLL_CHECK(comm, expr, name)                                                               \
+/* A check of a collective's arguments (req: its request, NULL when
+ * blocking). A call that fails it still takes its sequence number, as the
+ * members whose checks passed did: otherwise this rank's next collective
+ * would take this one's number, and match the others' messages of this one
+ * (a bcast handing over another call's data). */
+#define COLL_CHECK(comm, req, expr, name)                                                          \
     do {                                                                                           \
         int e_ = (expr);                                                                           \
-        if (e_ != MPI_SUCCESS)                                                                     \
+        if (e_ != MPI_SUCCESS) {                                                                   \
+            weft__coll_skip_seq(comm, (req) != NULL);                                              \
             return weft__mpi_err(comm, e_, name);                                                  \
+        }                                                                                          \
     } while (0)
 
 /* The sequence number of a new collective call on comm. Blocking and

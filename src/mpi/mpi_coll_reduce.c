@@ -16,15 +16,16 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
     const char *name = req ? "MPI_Ireduce" : "MPI_Reduce";
     COLL_CHECK_COMM(comm, name);
     bool inter = comm->inter;
-    COLL_CHECK(comm, weft__coll_check_root(comm, root), name);
-    COLL_CHECK(comm, weft__coll_check_op(op), name);
-    COLL_CHECK(comm, weft__mpi_check_count(count), name);
-    COLL_CHECK(comm, weft__mpi_check_type(t), name);
+    COLL_CHECK(comm, req, weft__coll_check_root(comm, root), name);
+    COLL_CHECK(comm, req, weft__coll_check_op(op), name);
+    COLL_CHECK(comm, req, weft__mpi_check_count(count), name);
+    COLL_CHECK(comm, req, weft__mpi_check_type(t), name);
+    COLL_CHECK(comm, req, weft__mpi_op_check_type(op, t), name);
     bool is_root = inter ? root == MPI_ROOT : comm->rank == root;
     if (sbuf == MPI_IN_PLACE)
-        COLL_CHECK(comm, (is_root && !inter) ? MPI_SUCCESS : MPI_ERR_BUFFER, name);
+        COLL_CHECK(comm, req, (is_root && !inter) ? MPI_SUCCESS : MPI_ERR_BUFFER, name);
     else if (is_root && !inter)
-        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
+        COLL_CHECK(comm, req, weft__coll_check_alias(sbuf, rbuf, count), name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err;
     if (inter)
@@ -141,12 +142,13 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MP
 {
     const char *name = req ? "MPI_Iallreduce" : "MPI_Allreduce";
     COLL_CHECK_COMM(comm, name);
-    COLL_CHECK(comm, weft__coll_check_op(op), name);
-    COLL_CHECK(comm, weft__coll_check_data(rbuf, count, t), name);
+    COLL_CHECK(comm, req, weft__coll_check_op(op), name);
+    COLL_CHECK(comm, req, weft__coll_check_data(rbuf, count, t), name);
+    COLL_CHECK(comm, req, weft__mpi_op_check_type(op, t), name);
     if (sbuf == MPI_IN_PLACE)
-        COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
+        COLL_CHECK(comm, req, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
-        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
+        COLL_CHECK(comm, req, weft__coll_check_alias(sbuf, rbuf, count), name);
     if (!req && allreduce_direct_fits(count, t, comm)) {
         int e = allreduce_direct(sbuf, rbuf, count, t, op, comm);
         return e == MPI_SUCCESS ? MPI_SUCCESS : weft__mpi_err(comm, e, name);
@@ -178,13 +180,14 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_D
                           MPI_Op op, MPI_Comm comm, MPI_Request *req, const char *name)
 {
     int n = comm->size; /* the local group, intercommunicators included */
-    COLL_CHECK(comm, weft__coll_check_op(op), name);
-    COLL_CHECK(comm, weft__mpi_check_type(t), name);
-    COLL_CHECK(comm, weft__coll_check_counts(counts, n), name);
+    COLL_CHECK(comm, req, weft__coll_check_op(op), name);
+    COLL_CHECK(comm, req, weft__mpi_check_type(t), name);
+    COLL_CHECK(comm, req, weft__mpi_op_check_type(op, t), name);
+    COLL_CHECK(comm, req, weft__coll_check_counts(counts, n), name);
     if (sbuf == MPI_IN_PLACE)
-        COLL_CHECK(comm, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
+        COLL_CHECK(comm, req, comm->inter ? MPI_ERR_BUFFER : MPI_SUCCESS, name);
     else
-        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, counts[comm->rank]), name);
+        COLL_CHECK(comm, req, weft__coll_check_alias(sbuf, rbuf, counts[comm->rank]), name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err = comm->inter ? weft__coll_inter_reduce_scatter(s, comm, sbuf, rbuf, counts, t, op)
                           : weft__coll_b_reduce_scatter(s, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf,
@@ -197,7 +200,7 @@ static int reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Dat
                                 MPI_Comm comm, MPI_Request *req, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    COLL_CHECK(comm, weft__mpi_check_count(count), name);
+    COLL_CHECK(comm, req, weft__mpi_check_count(count), name);
     int *counts = malloc((size_t)comm->size * sizeof(int));
     if (!counts)
         return weft__mpi_err(comm, MPI_ERR_NO_MEM, name);
@@ -251,11 +254,12 @@ static int scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
                 MPI_Request *req, bool exclusive, const char *name)
 {
     COLL_CHECK_COMM(comm, name);
-    COLL_CHECK(comm, comm->inter ? MPI_ERR_COMM : MPI_SUCCESS, name);
-    COLL_CHECK(comm, weft__coll_check_op(op), name);
-    COLL_CHECK(comm, weft__coll_check_data(rbuf, count, t), name);
+    COLL_CHECK(comm, req, comm->inter ? MPI_ERR_COMM : MPI_SUCCESS, name);
+    COLL_CHECK(comm, req, weft__coll_check_op(op), name);
+    COLL_CHECK(comm, req, weft__coll_check_data(rbuf, count, t), name);
+    COLL_CHECK(comm, req, weft__mpi_op_check_type(op, t), name);
     if (sbuf != MPI_IN_PLACE)
-        COLL_CHECK(comm, weft__coll_check_alias(sbuf, rbuf, count), name);
+        COLL_CHECK(comm, req, weft__coll_check_alias(sbuf, rbuf, count), name);
     COLL_NEW_SCHED(s, comm, req, name);
     int err = weft__coll_b_scan(s, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, (size_t)count, t,
                                 op, exclusive);

@@ -104,6 +104,15 @@ weft__mpi_sched_t *weft__coll_new(MPI_Comm comm, bool nonblocking)
     return s;
 }
 
+void weft__coll_skip_seq(MPI_Comm comm, bool nonblocking)
+{
+    if (weft__coll_pin.on)
+        return; /* a persistent init's numbers are its own */
+    weft__coll_next_seq(comm, nonblocking);
+    if (comm->inter && comm->local_comm)
+        weft__coll_next_seq(comm->local_comm, nonblocking);
+}
+
 void weft__coll_on_end(weft__mpi_sched_t *s, weft__coll_end_fn *fn, void *arg)
 {
     s->end = fn;

@@ -284,6 +284,11 @@ struct weft_mpi_op {
  * an int, is called in pieces). MPI_SUCCESS, or MPI_ERR_OP when op is not
  * defined on t. */
 int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
+/* MPI_ERR_OP if the predefined op does not apply to t's basic type (MPI 3.1
+ * §5.9.2), MPI_SUCCESS otherwise: the check every member of a reduction
+ * makes before it starts, so that all fail alike and none waits for one
+ * that failed. */
+int weft__mpi_op_check_type(MPI_Op op, MPI_Datatype t);
 /* References on user operations, as for types (Op_free while a non-blocking
  * collective still uses the op). Nothing on predefined ops. */
 void weft__mpi_op_retain(MPI_Op op);

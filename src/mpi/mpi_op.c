@@ -325,6 +325,14 @@ out_free:
     return err;
 }
 
+int weft__mpi_op_check_type(MPI_Op op, MPI_Datatype t)
+{
+    if (!op->predefined || op == MPI_NO_OP || op == MPI_REPLACE || t->size == 0)
+        return MPI_SUCCESS;
+    MPI_Datatype rt = t->reduce_type;
+    return rt && (classes_of(op) & (class_of(rt) | C_ANY)) ? MPI_SUCCESS : MPI_ERR_OP;
+}
+
 int weft__mpi_op_apply(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t)
 {
     if (count == 0)
