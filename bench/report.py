@@ -45,6 +45,7 @@ METRICS = {
     "overlap_ratio": ("overlap ratio", True),
     "total_us": ("µs", False),
     "comm_us": ("µs", False),
+    "us_per_msg": ("µs per message", False),
 }
 
 # Sections of the report: title, what it measures, x label, plots
@@ -136,6 +137,16 @@ SECTIONS = [
      "block size B (bytes)",
      [("io_write", "bandwidth_MBps", "collective write"),
       ("io_read", "bandwidth_MBps", "collective read")], "log2", "log"),
+    ("A flood of unexpected sends", "flood",
+     "`mpi_flood`: rank 0 posts N 8-byte MPI_Isends at once, all unexpected "
+     "at rank 1, which then posts the N receives; time per message from a "
+     "barrier to both ranks' last wait. Past the eager credits the sends go "
+     "by rendezvous: a flat line means N outstanding sends cost N times one. "
+     "With `--tcp`, the same over loopback TCP (weft's tcp driver, Open MPI's "
+     "tcp btl).",
+     "N (outstanding sends)",
+     [("flood", "us_per_msg", "shared memory"),
+      ("tcp_flood", "us_per_msg", "loopback TCP")], "log2", "log"),
     ("TCP over loopback", "tcp",
      "With `--tcp`: `mpi_pingpong` and `weft_pingpong` over weft's tcp driver "
      "(WEFT_DRIVERS=tcp) and Open MPI's tcp btl, against `raw_tcp`, a bare "

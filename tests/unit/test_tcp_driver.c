@@ -5,7 +5,9 @@
  * What is checked: a send the socket refuses whole (WEFT_EAGAIN: the engine
  * keeps its packet) arms the wait fd for room, so a thread asleep on it
  * wakes when the peer drains the socket, and not at the end of its sleep's
- * timeout; every packet sent arrives, in order. */
+ * timeout; every packet sent arrives, in order. Many regions exposed at once
+ * (a flood of rendezvous sends) each get a slot of their own, a slot freed and
+ * taken again serves the new buffer, and rget reads what each names. */
 #include <poll.h>
 #include <pthread.h>
 
@@ -20,6 +22,7 @@ static struct {
     uint64_t got[2];  /* packets received */
     uint64_t bad[2];  /* out of order */
     uint64_t lost[2]; /* peer_lost calls */
+    uint64_t rgets;   /* rget_done calls */
     int pending;      /* rank 0's packets taken in part, not yet done */
 } j;
 
@@ -44,7 +47,9 @@ static void on_send_done(void *owner, void *peer_cookie, void *cookie, int statu
 
 static void on_rget_done(void *owner, void *peer_cookie, void *cookie, int status)
 {
-    (void)owner, (void)peer_cookie, (void)cookie, (void)status;
+    (void)owner, (void)peer_cookie, (void)cookie;
+    if (status == WEFT_OK)
+        j.rgets++;
 }
 
 static void on_lost(void *owner, void *peer_cookie, int status)
@@ -179,9 +184,59 @@ static void test_full_socket_wakes(void)
     close_pair();
 }
 
+/* Rank 1 reads 8 bytes of rank 0's region rkey; true if it got want. */
+static bool rget_is(const weft_rkey_t *rkey, uint64_t want)
+{
+    uint64_t got = ~want;
+    struct iovec v = {.iov_base = &got, .iov_len = sizeof got};
+    uint64_t before = j.rgets;
+    int rc = weft__driver_tcp_ops.rget(j.t[1], &v, 1, rkey, 0, sizeof got, NULL);
+    if (rc == WEFT_INPROGRESS) {
+        double end = test_now_s() + 20;
+        while (j.rgets == before && test_now_s() < end) {
+            weft__driver_tcp_ops.poll(j.d[0]);
+            weft__driver_tcp_ops.poll(j.d[1]);
+        }
+        rc = j.rgets > before ? WEFT_OK : WEFT_ETIMEDOUT;
+    }
+    return rc == WEFT_OK && got == want;
+}
+
+static void test_many_regions(void)
+{
+    enum { N = 20000 };
+    open_pair();
+    uint64_t *vals = malloc(sizeof *vals * N);
+    weft_rkey_t *keys = malloc(sizeof *keys * N);
+    CHECK(vals && keys);
+    for (int i = 0; i < N; i++) {
+        vals[i] = 0x5eed000000000000ull + (uint64_t)i;
+        MUST(weft__driver_tcp_ops.expose(j.d[0], &vals[i], sizeof vals[i], &keys[i]));
+    }
+    /* Free every third slot, and take them again for new values. */
+    for (int i = 0; i < N; i += 3)
+        weft__driver_tcp_ops.unexpose(j.d[0], &keys[i]);
+    for (int i = 0; i < N; i += 3) {
+        vals[i] ^= 0xffff0000ull;
+        MUST(weft__driver_tcp_ops.expose(j.d[0], &vals[i], sizeof vals[i], &keys[i]));
+    }
+    int right = 0, tried = 0;
+    for (int i = 0; i < N; i += 97, tried++)
+        right += rget_is(&keys[i], vals[i]);
+    CHECK(right == tried);
+    CHECK(rget_is(&keys[N - 1], vals[N - 1]));
+    for (int i = 0; i < N; i++)
+        weft__driver_tcp_ops.unexpose(j.d[0], &keys[i]);
+    CHECK(j.lost[0] + j.lost[1] == 0);
+    close_pair();
+    free(vals);
+    free(keys);
+}
+
 int main(void)
 {
     test_watchdog(100);
     test_full_socket_wakes();
+    test_many_regions();
     return test_summary("test_tcp_driver");
 }

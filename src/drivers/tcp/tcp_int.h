@@ -263,6 +263,7 @@ typedef struct tcp_region {
     size_t len;
     uint32_t gen;
     bool used;
+    uint32_t next_free; /* when unused: the next free slot + 1, 0 at the end */
 } tcp_region_t;
 
 struct weft_driver {
@@ -274,6 +275,7 @@ struct weft_driver {
     weft_driver_upcalls_t up;
     tcp_region_t *regions;
     uint32_t nregions;
+    uint32_t free_region; /* the first free slot + 1, 0 when none: O(1) expose */
     /* Cold. */
     int rank, size;
     char job_id[TCP_JOBID_MAX + 1];

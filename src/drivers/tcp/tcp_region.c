@@ -18,19 +18,26 @@ int weft__tcp_expose(weft_driver_t *d, const void *buf, size_t len, weft_rkey_t 
 {
     if (len > UINT32_MAX)
         return WEFT_EUNSUPPORTED; /* one DATA frame carries at most 4 GiB - 1 */
-    uint32_t i = 0;
-    while (i < d->nregions && d->regions[i].used)
-        i++;
-    if (i == d->nregions) {
+    /* Free slots are a list threaded through the table, so a flood of
+     * outstanding rendezvous sends costs O(1) per exposure, not a scan. */
+    if (d->free_region == 0) {
+        if (d->nregions > UINT32_MAX / 2)
+            return WEFT_ENOMEM;
         uint32_t n = d->nregions ? d->nregions * 2 : 16;
         tcp_region_t *r = realloc(d->regions, sizeof *r * n);
         if (!r)
             return WEFT_ENOMEM;
         memset(r + d->nregions, 0, sizeof *r * (n - d->nregions));
+        for (uint32_t k = n; k-- > d->nregions;) {
+            r[k].next_free = d->free_region;
+            d->free_region = k + 1;
+        }
         d->regions = r;
         d->nregions = n;
     }
+    uint32_t i = d->free_region - 1;
     tcp_region_t *r = &d->regions[i];
+    d->free_region = r->next_free;
     r->buf = buf;
     r->len = len;
     r->used = true;
@@ -49,8 +56,11 @@ void weft__tcp_unexpose(weft_driver_t *d, const weft_rkey_t *rkey)
     if (rkey->len != TCP_RKEY_LEN)
         return;
     uint32_t slot = tcp_le32_get(rkey->bytes), gen = tcp_le32_get(rkey->bytes + 4);
-    if (slot < d->nregions && d->regions[slot].used && d->regions[slot].gen == gen)
+    if (slot < d->nregions && d->regions[slot].used && d->regions[slot].gen == gen) {
         d->regions[slot].used = false;
+        d->regions[slot].next_free = d->free_region;
+        d->free_region = slot + 1;
+    }
 }
 
 int weft__tcp_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const weft_rkey_t *rkey,
