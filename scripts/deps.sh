@@ -1,12 +1,19 @@
 #!/bin/sh
 # Install what building and testing weft needs on Debian (as root), or say
-# exactly what to install. Usage: scripts/deps.sh [--fuzz]
-# (with CI=true also the peer MPIs and matplotlib for the benchmark smoke run)
+# exactly what to install. Usage: scripts/deps.sh [--fuzz] [--loaded]
+# (--loaded: stress-ng, for scripts/test.sh --loaded; with CI=true also the
+# peer MPIs and matplotlib for the benchmark smoke run)
 set -e
 # libfabric-dev: the ofi driver; libhwloc-dev: progress-thread placement (weft
 # also builds without either, then without ofi, or counting each cpu as a core)
 pkgs="cmake ninja-build gcc make libfabric-dev libhwloc-dev"
-[ "$1" = "--fuzz" ] && pkgs="$pkgs clang libclang-rt-14-dev"
+for a in "$@"; do
+    case $a in
+    --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
+    --loaded) pkgs="$pkgs stress-ng" ;;
+    *) echo "usage: scripts/deps.sh [--fuzz] [--loaded]" >&2; exit 2 ;;
+    esac
+done
 # CI runs bench/weft-bench --smoke against the peer MPIs, and plots the report
 [ "${CI:-}" = true ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib libfabric-bin"
 missing=""

@@ -1,21 +1,36 @@
 #!/bin/sh
 # Build weft and run its whole test suite: a warnings-as-errors build, an
 # ASan+UBSan build, a TSan build, and the libFuzzer targets run briefly (clang).
-# Every test has a timeout. Options: --quick (first build only), --no-fuzz.
+# Every test has a timeout. Options: --quick (first build only), --no-fuzz,
+# --loaded (the whole run beside a CPU load on every core, stress-ng's, as on
+# a shared machine: the tests must pass there too, since none checks time).
 # With CI=true the release stage also runs the benchmark suite's smoke mode.
 set -e
 cd "$(dirname "$0")/.."
-quick=0 fuzz=1
+quick=0 fuzz=1 loaded=0
 for a in "$@"; do
     case $a in
     --quick) quick=1 ;;
     --no-fuzz) fuzz=0 ;;
-    *) echo "usage: scripts/test.sh [--quick] [--no-fuzz]" >&2; exit 2 ;;
+    --loaded) loaded=1 ;;
+    *) echo "usage: scripts/test.sh [--quick] [--no-fuzz] [--loaded]" >&2; exit 2 ;;
     esac
 done
 [ $quick = 1 ] && fuzz=0
-if [ $fuzz = 1 ]; then scripts/deps.sh --fuzz; else scripts/deps.sh; fi
+deps_args=""
+[ $fuzz = 1 ] && deps_args="--fuzz"
+[ $loaded = 1 ] && deps_args="$deps_args --loaded"
+# shellcheck disable=SC2086
+scripts/deps.sh $deps_args
 jobs=$(nproc)
+if [ $loaded = 1 ]; then
+    # One busy worker per core at the lowest priority would let the tests win
+    # every time: the load runs at the tests' own priority.
+    stress-ng --cpu "$jobs" --cpu-load 100 --timeout 3h --quiet &
+    load_pid=$!
+    trap 'rc=$?; kill $load_pid 2>/dev/null; wait $load_pid 2>/dev/null || true; exit $rc' EXIT
+    echo "== under load: stress-ng --cpu $jobs (pid $load_pid)"
+fi
 
 echo "== release build, warnings as errors"
 cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_WERROR=ON >/dev/null
