@@ -92,8 +92,14 @@ static int find_node(weft_ctx_t *ctx, int **node_ranks, int *node_size, int *nod
             snprintf(key, sizeof key, "node.%d", r);
             rc = weft__boot_get(ctx->boot, key, other, &len);
             if (rc) {
+                /* Past a fence every joined rank's key is there: this one
+                 * left (or exited) without ever starting weft. */
+                if (rc == WEFT_ENOTFOUND)
+                    weft_log_error("rank %d never joined the job: it exited, or ended "
+                                   "before it called weft_init (MPI_Init)",
+                                   r);
                 free(ranks);
-                return rc;
+                return rc == WEFT_ENOTFOUND ? WEFT_EPEERDEAD : rc;
             }
             other[sizeof other - 1] = 0;
         }

@@ -55,6 +55,7 @@ static int instance_start(int required, const char *fn)
     weft__mpi.thread_level = weft_thread_level(weft__mpi.ctx);
     weft__mpi.main_thread = (unsigned long)pthread_self();
     weft__mpi.world_rank = weft_rank(weft__mpi.ctx);
+    weft__mpi.world_known = true;
     weft__mpi.world_size = weft_size(weft__mpi.ctx);
     weft_lock_init(&weft__mpi.lock, weft__mpi.thread_level == MPI_THREAD_MULTIPLE ? WEFT_LOCK_MUTEX
                                                                                   : WEFT_LOCK_NONE);
@@ -176,9 +177,12 @@ WEFT_MPI_ALIAS(Finalized)
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[128];
-    snprintf(msg, sizeof msg, "MPI_Abort called by rank %d with error code %d",
-             weft__mpi.world_rank, errorcode);
-    fprintf(stderr, "[weft MPI rank %d] %s\n", weft__mpi.world_rank, msg);
+    if (weft__mpi.world_known)
+        snprintf(msg, sizeof msg, "MPI_Abort called by rank %d with error code %d",
+                 weft__mpi.world_rank, errorcode);
+    else
+        snprintf(msg, sizeof msg, "MPI_Abort called before MPI_Init with error code %d", errorcode);
+    weft__mpi_say(msg);
     /* The standard lets an implementation end every process of the job, and a
      * launcher cannot know which ones "comm" covers: end them all. */
     weft_abort(weft__mpi.ctx, errorcode & 0xff ? errorcode & 0xff : 1, msg);

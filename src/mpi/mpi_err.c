@@ -184,8 +184,16 @@ static void fatal(const char *what, const char *name, int err, const char *fn, c
     char msg[MPI_MAX_ERROR_STRING + 256];
     snprintf(msg, sizeof msg, "%s failed on %s %s: %s (%s)", fn ? fn : "MPI", what, name, s,
              handler);
-    fprintf(stderr, "[weft MPI rank %d] %s\n", weft__mpi.world_rank, msg);
+    weft__mpi_say(msg);
     weft_abort(weft__mpi.ctx, fatal_exit_status(err), msg);
+}
+
+void weft__mpi_say(const char *msg)
+{
+    if (weft__mpi.world_known)
+        fprintf(stderr, "[weft MPI rank %d] %s\n", weft__mpi.world_rank, msg);
+    else
+        fprintf(stderr, "[weft MPI] %s\n", msg);
 }
 
 _Thread_local const char *weft__mpi_err_as;

@@ -514,6 +514,7 @@ typedef struct weft__mpi_state {
     int thread_level;
     unsigned long main_thread;
     int world_rank, world_size;
+    bool world_known; /* world_rank is set: the instance started once */
     /* Guards the layer's shared tables (free lists, keyvals, context ids,
      * active schedules); kind from the thread level. Never held while waiting. */
     weft_lock_t lock;
@@ -559,6 +560,9 @@ void weft__mpi_progress(void);
  * before init) through its error handler; returns err for `return
  * weft__mpi_err(...)`. fn names the MPI function for the fatal message. */
 int weft__mpi_err(MPI_Comm comm, int err, const char *fn);
+/* Print "[weft MPI rank R] msg" on stderr, or "[weft MPI] msg" when this
+ * process does not know its rank yet (MPI_Init failed or was never called). */
+void weft__mpi_say(const char *msg);
 /* While set (per thread), weft__mpi_err reports under this name instead of
  * fn: a call that does its work through another MPI call (a persistent
  * collective's init and start, through the non-blocking collective). */
