@@ -19,6 +19,14 @@
  * after a grace period, and weftrun exits with that rank's code (128+signal for
  * a signal). --keep-going lets the survivors run to their end instead.
  *
+ * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job (forwarded to the
+ * ranks, SIGKILL after the grace period or a second signal). SIGUSR1, SIGUSR2
+ * and SIGALRM are forwarded to every rank on this machine and the job goes on,
+ * as Open MPI's mpirun and Slurm's srun do: batch systems send them ahead of the
+ * end of a job's time so that the application can checkpoint; a rank that does
+ * not handle them dies of them, as it would alone. They do not reach ranks on
+ * other hosts: killing their remote shell would only kill the shell.
+ *
  * The wire protocol is in src/boot/boot_proto.h; weftrun needs only that header.
  */
 #include <dirent.h>
@@ -205,6 +213,7 @@ static struct {
     /* ending */
     bool ending;
     bool killed_hard;
+    bool warned_remote_signal;
     uint64_t kill_at_ns;
     bool exit_code_set;
     int exit_code;
@@ -268,6 +277,9 @@ static void usage(FILE *f)
             "environment. weftrun exits 0 if every rank exits 0, 77 if ranks exit 77\n"
             "(skip) and the rest 0, otherwise with the first failing rank's status\n"
             "(128+signal if it was killed).\n"
+            "\n"
+            "SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job; SIGUSR1, SIGUSR2 and\n"
+            "SIGALRM are forwarded to the ranks on this machine and the job goes on.\n"
             "\n"
             "Hosts: a host named localhost or like this machine runs its ranks here;\n"
             "others through --rsh. Slots default to 1; when the ranks outnumber the\n"
@@ -1096,6 +1108,27 @@ static void reap_children(void)
     }
 }
 
+/* SIGUSR1, SIGUSR2, SIGALRM: for the application, not for weftrun (see the
+ * header comment). */
+static void forward_signal(int sig)
+{
+    bool remote = false;
+    for (int r = 0; r < g.nranks; r++) {
+        if (!g.ranks[r].running)
+            continue;
+        if (g.ranks[r].remote)
+            remote = true;
+        else
+            kill(g.ranks[r].pid, sig);
+    }
+    if (remote && !g.warned_remote_signal) {
+        g.warned_remote_signal = true;
+        msg("forwarded signal %d (%s) to the ranks on this machine; ranks on other hosts do "
+            "not get it",
+            sig, strsignal(sig));
+    }
+}
+
 static void handle_signals(void)
 {
     struct signalfd_siginfo si;
@@ -1103,6 +1136,10 @@ static void handle_signals(void)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
             continue; /* reaped below, whichever child it was */
+        if (sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGALRM) {
+            forward_signal(sig);
+            continue;
+        }
         if (!g.ending) {
             msg("received signal %d (%s); ending the job", sig, strsignal(sig));
             set_exit_code(128 + sig);
@@ -2108,6 +2145,9 @@ int main(int argc, char **argv)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGQUIT);
+    sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGUSR2);
+    sigaddset(&mask, SIGALRM);
     sigprocmask(SIG_BLOCK, &mask, &g.old_mask);
     g.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     g.epfd = epoll_create1(EPOLL_CLOEXEC);

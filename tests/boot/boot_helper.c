@@ -19,6 +19,9 @@
  *   wait-file FILE              join, print "rank R addr ADDR jobid J", wait until FILE
  *                               exists, fence, and exit 0 (a job that lasts as long as a test
  *                               wants)
+ *   signal NAME                 catch signal NAME (USR1, USR2, ALRM), print "rank R waiting
+ *                               for SIGNAME", and once it came "rank R got SIGNAME"; exit 0,
+ *                               or 1 if it did not come within 60 s
  *   stranger HOST:PORT JOBID    not a rank: connect to weftrun's TCP port as a stranger would
  *                               (garbage, a HELLO with a guessed proof, a half handshake);
  *                               print one line per refusal, then hold the half handshake open
@@ -38,6 +41,40 @@
 #include "weft/weft.h"
 #include "boot/boot.h"
 #include "boot/boot_proto.h"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    got_signal = 1;
+}
+
+/* Wait for a signal that weftrun forwards: the handler is installed before the
+ * line that tells the test to send it. */
+static int wait_signal(const char *name, int rank)
+{
+    int sig = !strcmp(name, "USR1")   ? SIGUSR1
+              : !strcmp(name, "USR2") ? SIGUSR2
+              : !strcmp(name, "ALRM") ? SIGALRM
+                                      : 0;
+    if (!sig) {
+        fprintf(stderr, "boot_helper: unknown signal %s\n", name);
+        return 2;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    printf("rank %d waiting for SIG%s\n", rank, name);
+    for (int i = 0; i < 600 && !got_signal; i++)
+        usleep(100000); /* the signal cuts it short */
+    if (!got_signal) {
+        fprintf(stderr, "boot_helper: rank %d: no SIG%s within 60 s\n", rank, name);
+        return 1;
+    }
+    printf("rank %d got SIG%s\n", rank, name);
+    return 0;
+}
 
 static int env_rank(void)
 {
@@ -306,6 +343,8 @@ int main(int argc, char **argv)
         weft__boot_fini(b);
         return 0;
     }
+    if (!strcmp(mode, "signal") && argc == 3)
+        return wait_signal(argv[2], rank);
     if (!strcmp(mode, "stranger") && argc == 4)
         return stranger(argv[2], argv[3]);
     fprintf(stderr, "boot_helper: unknown mode or arguments: %s\n", mode);

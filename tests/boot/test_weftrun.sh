@@ -190,5 +190,27 @@ for sig in TERM KILL; do
     [ $(($(date +%s) - start)) -lt 15 ] || bad "SIG$sig: too slow"
 done
 
+# --- SIGUSR1, SIGUSR2, SIGALRM to weftrun reach the ranks; the job goes on
+for sig in USR1 USR2 ALRM; do
+    : >"$out" # see wait_lines
+    "$WEFTRUN" -n 2 "$HELPER" signal $sig >"$out" 2>"$err" &
+    wpid=$!
+    if ! wait_lines "$out" 2; then
+        bad "SIG$sig: ranks did not start"
+        kill -KILL $wpid
+        wait $wpid
+        continue
+    fi
+    kill -$sig $wpid
+    wait $wpid
+    status=$?
+    if [ $status = 0 ] && [ "$(grep -c "^rank [01] got SIG$sig\$" "$out")" = 2 ]; then
+        ok "SIG$sig to weftrun: forwarded to both ranks, the job ends normally"
+    else
+        bad "SIG$sig to weftrun: status $status, output:"
+        sed 's/^/    /' "$out" "$err"
+    fi
+done
+
 [ $fail = 0 ] && echo "test_weftrun: all passed"
 exit $fail
