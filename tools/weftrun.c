@@ -685,8 +685,10 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
     memset(secret, 0, sizeof secret);
     g.nhandshakes--;
     if (status != WEFT_OK) {
-        msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32 ": %s",
-            lifeline ? "lifeline " : "", c->peer, rank, size, why);
+        /* While the job ends, ranks that were just ended may still say HELLO: not news. */
+        if (!(g.ending && status == WEFT_ESTATE))
+            msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32 ": %s",
+                lifeline ? "lifeline " : "", c->peer, rank, size, why);
         c->kind = CONN_REFUSED; /* no longer counted as waiting */
         c->close_after_flush = true;
         send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, status);
@@ -860,6 +862,46 @@ static void conn_readable(struct conn *c)
     }
 }
 
+/* About how many descriptors the job needs here: one connection per rank, a
+ * lifeline per remote rank, two pipes per rank with --tag-output, and a few of
+ * weftrun's own. For messages only. */
+static long fds_needed(void)
+{
+    long n = 16;
+    for (int r = 0; r < g.nranks; r++)
+        n += 1 + (g.ranks[r].remote ? 1 : 0) + (g.tag_output ? 2 : 0);
+    return n;
+}
+
+/* What failed (doing: "accepting rank connections") and why, saying which limit
+ * and how to raise it when descriptors ran out: "Too many open files" alone does
+ * not say whose. */
+static const char *fd_hint(int err, const char *doing, char *buf, size_t len)
+{
+    struct rlimit rl;
+    if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        snprintf(buf, len,
+                 "out of file descriptors %s (ulimit -n is %llu; %d ranks need about %ld); "
+                 "raise it with ulimit -n",
+                 doing, (unsigned long long)rl.rlim_cur, g.nranks, fds_needed());
+    else if (err == ENFILE)
+        snprintf(buf, len, "the system is out of file descriptors %s (%s)", doing, strerror(err));
+    else
+        snprintf(buf, len, "%s: %s", doing, strerror(err));
+    return buf;
+}
+
+/* Stop watching the listening sockets. Without a descriptor to accept into, a
+ * pending connection keeps the socket readable, and the loop would spin on it
+ * while the ranks are ended; nothing more can join a job that ends anyway. */
+static void stop_listening(void)
+{
+    if (g.listen_fd >= 0)
+        epoll_ctl(g.epfd, EPOLL_CTL_DEL, g.listen_fd, NULL);
+    if (g.tcp_listen_fd >= 0)
+        epoll_ctl(g.epfd, EPOLL_CTL_DEL, g.tcp_listen_fd, NULL);
+}
+
 static void accept_conns(int listen_fd, bool tcp)
 {
     for (;;) {
@@ -869,6 +911,16 @@ static void accept_conns(int listen_fd, bool tcp)
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
+            if (errno == EMFILE || errno == ENFILE) {
+                /* A rank cannot join, so the job cannot run: fail it now, once. */
+                char why[256];
+                msg("%s; ending the job",
+                    fd_hint(errno, "accepting rank connections", why, sizeof why));
+                stop_listening();
+                set_exit_code(1);
+                end_job();
+                return;
+            }
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 msg("accept: %s", strerror(errno));
             return;
@@ -1451,8 +1503,10 @@ static int spawn_rank(int r)
     }
     return 0;
 
-err_sys:
-    msg("cannot start rank %d: %s", r, strerror(errno));
+err_sys:;
+    char why[256], doing[64];
+    snprintf(doing, sizeof doing, "starting rank %d", r);
+    msg("%s", fd_hint(errno, doing, why, sizeof why));
     for (int i = 0; i < 2; i++)
         if (secretp[i] >= 0)
             close(secretp[i]);

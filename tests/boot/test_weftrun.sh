@@ -190,6 +190,32 @@ for sig in TERM KILL; do
     [ $(($(date +%s) - start)) -lt 15 ] || bad "SIG$sig: too slow"
 done
 
+# --- out of file descriptors: one clear line and the job ends, instead of an
+# accept loop that spins on the listening socket. Lines are counted through
+# head, so that a spinning weftrun cannot fill the disk before timeout ends it.
+if command -v timeout >/dev/null; then
+    {
+        (ulimit -n 64 && exec timeout -s KILL 60 "$WEFTRUN" -n 60 "$HELPER" info) 2>&1 >/dev/null
+        echo $? >"$tmp/status"
+    } | head -n 1000 >"$err"
+    status=$(cat "$tmp/status")
+    lines=$(grep -c '^weftrun:' "$err")
+    if [ "$status" != 0 ] && [ "$status" != 137 ] && [ "$lines" -le 3 ]; then
+        ok "ulimit -n 64, -n 60: weftrun exits $status with $lines line(s) of its own"
+    else
+        bad "ulimit -n 64, -n 60: status $status, $lines weftrun lines; the first ones:"
+        head -n 5 "$err" | sed 's/^/    /'
+    fi
+    # Not expect: it would print every line of a spinning weftrun.
+    if grep -qE "^weftrun: out of file descriptors accepting rank connections \(ulimit -n is 64; 60 ranks need about [0-9]+\); raise it with ulimit -n; ending the job" "$err"; then
+        ok "out of descriptors: the line says so and how to fix it"
+    else
+        bad "out of descriptors: no line says so"
+    fi
+else
+    echo "skip: no timeout(1) to bound the out-of-descriptors run"
+fi
+
 # --- SIGUSR1, SIGUSR2, SIGALRM to weftrun reach the ranks; the job goes on
 for sig in USR1 USR2 ALRM; do
     : >"$out" # see wait_lines
