@@ -14,10 +14,28 @@
  * anybody on the network may connect: a stranger is refused, logged, and the job
  * goes on.
  *
- * Failure policy: the first rank that exits non-zero (other than 77, "skip") or
- * dies of a signal is reported on one line; the others get SIGTERM, then SIGKILL
- * after a grace period, and weftrun exits with that rank's code (128+signal for
- * a signal). --keep-going lets the survivors run to their end instead.
+ * Failure policy: a rank fails when it exits non-zero (other than 77, "skip"),
+ * dies of a signal, aborts the job, or exits 0 after joining the store (HELLO)
+ * without leaving it (BYE, which weft__boot_fini sends): a rank that exits
+ * without finalizing leaves its peers waiting for it. The first failure in time
+ * is reported on one line, saying how the rank failed; the others get SIGTERM,
+ * then SIGKILL after a grace period, and weftrun exits with that rank's code
+ * (128+signal for a signal, 1 for an exit without finalizing). --keep-going lets
+ * the survivors run to their end instead, and reports each later failure too.
+ *
+ * "First in time" needs care: when a rank dies, its peers may notice on their
+ * own links before weftrun sees anything (an exiting process's descriptors are
+ * released last-opened first, so its store connection, opened first, closes
+ * last), and abort. So an abort is reported only after ABORT_GRACE_NS, and its
+ * reply (after which weft_abort exits) waits as long: a rank that dies in that
+ * time, other than one that aborted, is taken to have died before the abort. A
+ * rank whose store connection closed without BYE is taken to have died then,
+ * and any failure after it waits for its exit status (at most HOLD_NS), so that
+ * the rank that failed first is the one named, with how it failed.
+ *
+ * Exit code 77 means "skip" to ctest, so a failed job never exits 77 (an abort
+ * with code 77 exits 1); 77 is the job's code only when every rank exited 0 or
+ * 77 and none failed.
  *
  * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job (forwarded to the
  * ranks, SIGKILL after the grace period or a second signal). SIGUSR1, SIGUSR2
@@ -70,6 +88,15 @@
 #define MAX_RANKS      65536
 #define KILL_GRACE_NS  (2 * 1000000000ull)
 #define DRAIN_GRACE_NS (1 * 1000000000ull)
+/* How long a failure's report waits for the exit status of a rank whose store
+ * connection closed before it (see the header comment), and how long a rank that
+ * exited 0 has for the rest of its store connection (a BYE on its way over TCP)
+ * to arrive. Both take microseconds to milliseconds; this is far beyond. */
+#define HOLD_NS (5 * 1000000000ull)
+/* How long an abort waits for the death that may have caused it to show (see
+ * the header comment): microseconds on an idle machine, the time for a dying
+ * process to be scheduled on a loaded one. The job's end waits as long. */
+#define ABORT_GRACE_NS (1 * 1000000000ull)
 /* Stop reading a connection whose replies pile up beyond this, until it reads
  * them: a rank that sends gets without reading cannot make us grow forever. */
 #define TX_HIGH_WATER (1u << 20)
@@ -99,6 +126,16 @@ enum conn_kind { CONN_HANDSHAKE, CONN_REFUSED, CONN_STORE, CONN_LIFELINE };
 struct source {
     enum source_kind kind;
 };
+
+/* When something happened, as far as weftrun can tell: the epoll batch it came
+ * in, then a rank's death before any other news of the same batch (its peers'
+ * reactions to it come after it), then the order of handling. */
+struct when {
+    uint64_t batch;
+    int prio; /* WHEN_DEATH or WHEN_OTHER */
+    uint64_t seq;
+};
+enum { WHEN_DEATH, WHEN_OTHER };
 
 struct conn {
     struct source src;
@@ -143,6 +180,19 @@ struct rank {
     bool said_bye;
     bool departed; /* left cleanly: counts as present at every later fence */
     bool failed;
+    /* Its store connection closed without BYE while it ran: it probably died
+     * then (lost_at), before weftrun saw its exit status. */
+    bool lost;
+    struct when lost_at;
+    uint64_t lost_ns;
+    struct when exited_at;
+    /* Exited 0 with its store connection still open: judged when it closes. */
+    bool exit_waiting;
+    uint64_t exit_wait_until_ns;
+    bool unfinalized;    /* exited 0 after HELLO without BYE */
+    bool report_pending; /* failed at failed_at; reported once nothing earlier is unknown */
+    bool abort_waiting;  /* sent ABORT; its reply waits until the abort is decided */
+    struct when failed_at;
     struct output out[2];
 };
 
@@ -217,6 +267,19 @@ static struct {
     uint64_t kill_at_ns;
     bool exit_code_set;
     int exit_code;
+    /* Failures waiting to be reported (decide_failures): ranks with
+     * report_pending, and cause: an abort or one of weftrun's own reasons. */
+    uint64_t batch, seq;
+    int npending;
+    int nexit_waiting;
+    bool cause_pending;
+    struct when cause_at;
+    uint64_t cause_ns;
+    bool cause_is_abort;
+    int cause_code;
+    char cause_line[WEFT_BOOT_ABORT_MSG_MAX + 512];
+    bool poll_again; /* decide after one more look at what epoll has */
+    uint64_t hold_until_ns;
     uint64_t deadline_ns;
     struct conn *dead_conns;
     struct conn *conns;
@@ -292,13 +355,59 @@ static void usage(FILE *f)
             DEFAULT_RSH, EXIT_TIMEOUT);
 }
 
-/* Set the job's exit code once: the first cause of failure is the one reported. */
+/* Set the job's exit code once: the first cause of failure is the one reported.
+ * A failed job must not look skipped, whatever code the failure carried. */
 static void set_exit_code(int code)
 {
     if (!g.exit_code_set) {
         g.exit_code_set = true;
-        g.exit_code = code;
+        g.exit_code = code == EXIT_SKIP ? 1 : code;
     }
+}
+
+static struct when when_now(int prio)
+{
+    return (struct when){.batch = g.batch, .prio = prio, .seq = ++g.seq};
+}
+
+static bool when_before(struct when a, struct when b)
+{
+    if (a.batch != b.batch)
+        return a.batch < b.batch;
+    if (a.prio != b.prio)
+        return a.prio < b.prio;
+    return a.seq < b.seq;
+}
+
+/* A failure that is not a rank's death (an abort, a full store, descriptors
+ * running out): it ends the job once reported. The earliest one counts. */
+static void propose_cause(bool abort, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void propose_cause(bool abort, int code, const char *fmt, ...)
+{
+    if (g.ending || g.cause_pending)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g.cause_line, sizeof g.cause_line, fmt, ap);
+    va_end(ap);
+    g.cause_pending = true;
+    g.cause_at = when_now(WHEN_OTHER);
+    g.cause_ns = now_ns();
+    g.cause_is_abort = abort;
+    g.cause_code = code;
+    g.npending++;
+}
+
+/* When rank r's death (its store connection closing, its exit) happened: while
+ * an abort waits, before it, unless r is one of those that aborted. */
+static struct when death_when(int r)
+{
+    struct when w = when_now(WHEN_DEATH);
+    if (g.cause_pending && g.cause_is_abort && !g.ranks[r].abort_waiting &&
+        g.cause_at.batch < w.batch)
+        w.batch = g.cause_at.batch;
+    return w;
 }
 
 /* How messages name a rank: "rank 2 (pid 1234)" on this machine alone, with the
@@ -317,6 +426,7 @@ static const char *rank_name(int r, char *buf, size_t len)
 
 static void conn_send(struct conn *c, uint16_t type, const void *b1, size_t l1, const void *b2,
                       size_t l2);
+static void send_status(struct conn *c, uint16_t type, int status);
 
 static void signal_ranks(int sig)
 {
@@ -334,11 +444,28 @@ static void end_lifelines(void)
             conn_send(g.ranks[r].lifeline, WEFT_BOOT_MSG_END, NULL, 0, NULL, 0);
 }
 
+/* Once the job ends, what else failed is its end, not news. */
+static void drop_pending(void)
+{
+    for (int r = 0; r < g.nranks; r++) {
+        struct rank *rk = &g.ranks[r];
+        rk->report_pending = false;
+        if (rk->abort_waiting) {
+            rk->abort_waiting = false;
+            if (rk->conn)
+                send_status(rk->conn, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
+        }
+    }
+    g.cause_pending = false;
+    g.npending = 0;
+}
+
 static void end_job(void)
 {
     if (g.ending)
         return;
     g.ending = true;
+    drop_pending();
     end_lifelines();
     signal_ranks(SIGTERM);
     g.kill_at_ns = now_ns() + KILL_GRACE_NS;
@@ -623,6 +750,8 @@ static void rank_failed(int r)
 
 /* The rank's connection closed. Without a BYE, whether it left cleanly or died is
  * decided by its exit status; until then it simply is not present. */
+static void exit_verdict(int r);
+
 static void rank_lost(int r)
 {
     struct rank *rk = &g.ranks[r];
@@ -630,9 +759,16 @@ static void rank_lost(int r)
         rk->in_fence = false;
         g.in_fence--;
     }
-    if (rk->said_bye)
+    if (rk->said_bye) {
         rk->departed = true;
+    } else if (rk->running && !rk->lost) {
+        rk->lost = true;
+        rk->lost_at = death_when(r);
+        rk->lost_ns = now_ns();
+    }
     check_fence();
+    if (rk->exit_waiting)
+        exit_verdict(r);
 }
 
 static void protocol_error(struct conn *c, const char *why)
@@ -711,6 +847,7 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
     /* A rank may leave (BYE) and join again with a new context. */
     rk->said_bye = false;
     rk->departed = false;
+    rk->lost = false;
     send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, WEFT_OK);
 }
 
@@ -726,11 +863,8 @@ static void handle_put(struct conn *c, const uint8_t *p, uint32_t len)
     uint32_t vlen = weft__boot_get32(p + 2 + klen);
     if (vlen > WEFT_BOOT_VALUE_MAX || len != 6u + klen + vlen)
         return protocol_error(c, "bad value length in PUT");
-    if (store_put(p + 2, klen, p + 6 + klen, vlen) != 0) {
-        msg("the key-value store is full or out of memory; ending the job");
-        set_exit_code(1);
-        end_job();
-    }
+    if (store_put(p + 2, klen, p + 6 + klen, vlen) != 0)
+        propose_cause(false, 1, "the key-value store is full or out of memory");
 }
 
 static void handle_get(struct conn *c, const uint8_t *p, uint32_t len)
@@ -770,13 +904,14 @@ static void handle_abort(struct conn *c, const uint8_t *p, uint32_t len)
     text[mlen] = 0;
     /* An exit code is 8 bits; an abort must not look like success. */
     int exit_code = (code > 0 && code < 256) ? code : 1;
+    if (g.ending) {
+        send_status(c, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
+        return;
+    }
     char name[256];
-    if (!g.ending)
-        msg("%s aborted the job with code %d: %s; ending the job",
-            rank_name(c->rank, name, sizeof name), (int)code, text);
-    set_exit_code(exit_code);
-    send_status(c, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
-    end_job();
+    propose_cause(true, exit_code, "%s aborted the job with code %d: %s",
+                  rank_name(c->rank, name, sizeof name), (int)code, text);
+    g.ranks[c->rank].abort_waiting = true; /* replied to when the job ends */
 }
 
 static void handle_msg(struct conn *c, const weft_boot_hdr_t *h, const uint8_t *body)
@@ -914,11 +1049,9 @@ static void accept_conns(int listen_fd, bool tcp)
             if (errno == EMFILE || errno == ENFILE) {
                 /* A rank cannot join, so the job cannot run: fail it now, once. */
                 char why[256];
-                msg("%s; ending the job",
-                    fd_hint(errno, "accepting rank connections", why, sizeof why));
+                fd_hint(errno, "accepting rank connections", why, sizeof why);
                 stop_listening();
-                set_exit_code(1);
-                end_job();
+                propose_cause(false, 1, "%s", why);
                 return;
             }
             if (errno != EAGAIN && errno != EWOULDBLOCK)
@@ -1107,41 +1240,155 @@ static const char *describe_exit(int wstatus, char *buf, size_t len, int *code)
     return buf;
 }
 
+static void exit_verdict(int r);
+static void reap_children(void);
+
 static void rank_exited(int r, int wstatus)
 {
     struct rank *rk = &g.ranks[r];
     rk->running = false;
     rk->wstatus = wstatus;
+    rk->exited_at = death_when(r);
     g.running--;
+    /* A BYE sent just before the exit may still be unread: read it first. */
+    if (rk->conn)
+        conn_readable(rk->conn);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && rk->conn && !rk->said_bye) {
+        /* Still open: over TCP the rest (a BYE) may arrive after the remote
+         * shell's exit status. Judged when it closes, or after HOLD_NS. */
+        rk->exit_waiting = true;
+        rk->exit_wait_until_ns = now_ns() + HOLD_NS;
+        g.nexit_waiting++;
+        return;
+    }
+    exit_verdict(r);
+}
+
+/* Whether rank r, which exited, failed; if so, its report waits in
+ * decide_failures for anything earlier that is not known yet. */
+static void exit_verdict(int r)
+{
+    struct rank *rk = &g.ranks[r];
+    if (rk->exit_waiting) {
+        rk->exit_waiting = false;
+        g.nexit_waiting--;
+    }
+    int st = rk->wstatus;
+    rk->unfinalized = WIFEXITED(st) && WEXITSTATUS(st) == 0 && rk->connected_once && !rk->said_bye;
     bool ok =
-        WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 0 || WEXITSTATUS(wstatus) == EXIT_SKIP);
+        WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == EXIT_SKIP) && !rk->unfinalized;
     if (ok) {
         rk->departed = true;
         check_fence();
         return;
     }
+    if (!g.ending) {
+        /* Ranks we are already terminating are not news. */
+        rk->report_pending = true;
+        rk->failed_at = rk->lost ? rk->lost_at : rk->exited_at;
+        g.npending++;
+    }
+    rank_failed(r);
+}
+
+static void report_rank(int r)
+{
+    struct rank *rk = &g.ranks[r];
     char what[128], name[256], note[1024] = "";
     int code;
-    describe_exit(wstatus, what, sizeof what, &code);
-    if (rk->remote && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == SSH_EXIT_FAILURE)
+    describe_exit(rk->wstatus, what, sizeof what, &code);
+    if (rk->unfinalized) {
+        snprintf(what, sizeof what, "exited with status 0 without finalizing");
+        code = 1;
+    }
+    if (rk->remote && WIFEXITED(rk->wstatus) && WEXITSTATUS(rk->wstatus) == SSH_EXIT_FAILURE)
         snprintf(note, sizeof note,
                  " (255: the remote shell '%s' could not reach the host, lost it, or the rank "
                  "died of a signal there)",
                  g.rsh_argv[0]);
     else if (rk->remote && !rk->connected_once)
         snprintf(note, sizeof note,
-                 " and never connected to weftrun (check that '%s %s' starts it and that the "
-                 "host reaches %s)",
+                 " and never connected to weftrun (check that '%.256s %.256s' starts it and "
+                 "that the host reaches %.127s)",
                  g.rsh, g.hosts[rk->host].name, g.tcp_addr + 4);
-    if (!g.ending) {
-        /* Ranks we are already terminating are not news. */
-        msg("%s %s%s; %s", rank_name(r, name, sizeof name), what, note,
-            g.keep_going ? "waiting for the other ranks (--keep-going)" : "ending the job");
-        set_exit_code(code);
-        if (!g.keep_going)
-            end_job();
+    msg("%s %s%s; %s", rank_name(r, name, sizeof name), what, note,
+        g.keep_going ? "waiting for the other ranks (--keep-going)" : "ending the job");
+    set_exit_code(code);
+    if (!g.keep_going)
+        end_job();
+}
+
+/* Report the pending failures in the order they happened, each once nothing
+ * that may have happened before it is still unknown: a rank whose store
+ * connection closed earlier (lost) and whose exit status has not come, or a
+ * rank that exited 0 with its connection still open. batch_full: epoll may hold
+ * more of the same moment, so look again first. final: the loop is over; report
+ * what there is. */
+static void decide_failures(bool batch_full, bool final)
+{
+    if (g.npending == 0)
+        return;
+    if (batch_full && !final) {
+        g.poll_again = true;
+        return;
     }
-    rank_failed(r);
+    reap_children();
+    uint64_t now = now_ns();
+    g.hold_until_ns = UINT64_MAX;
+    while (g.npending > 0) {
+        int first = -1;
+        struct when at = g.cause_at;
+        for (int r = 0; r < g.nranks; r++) {
+            struct rank *rk = &g.ranks[r];
+            if (!rk->report_pending)
+                continue;
+            if ((first < 0 && !g.cause_pending) || when_before(rk->failed_at, at)) {
+                first = r;
+                at = rk->failed_at;
+            }
+        }
+        if (first < 0 && g.cause_is_abort && !final && now < g.cause_ns + ABORT_GRACE_NS) {
+            g.hold_until_ns = g.cause_ns + ABORT_GRACE_NS;
+            return;
+        }
+        for (int r = 0; r < g.nranks && !final; r++) {
+            struct rank *rk = &g.ranks[r];
+            bool lost = rk->running && rk->lost && now < rk->lost_ns + HOLD_NS &&
+                        when_before(rk->lost_at, at);
+            bool exit_unknown = rk->exit_waiting && when_before(rk->exited_at, at);
+            if (lost || exit_unknown) {
+                uint64_t until = lost ? rk->lost_ns + HOLD_NS : rk->exit_wait_until_ns;
+                g.hold_until_ns = WEFT_MIN_U64(g.hold_until_ns, until);
+                return;
+            }
+        }
+        g.npending--;
+        if (first >= 0) {
+            g.ranks[first].report_pending = false;
+            report_rank(first);
+        } else {
+            g.cause_pending = false;
+            msg("%s; ending the job", g.cause_line);
+            set_exit_code(g.cause_code);
+            end_job();
+        }
+    }
+}
+
+/* Ranks that exited 0 and whose store connection did not close in time are
+ * judged on what arrived. */
+static uint64_t expire_exit_waits(uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    for (int r = 0; g.nexit_waiting > 0 && r < g.nranks; r++) {
+        if (!g.ranks[r].exit_waiting)
+            continue;
+        if (now >= g.ranks[r].exit_wait_until_ns)
+            exit_verdict(r);
+        else
+            next = WEFT_MIN_U64(next, g.ranks[r].exit_wait_until_ns);
+    }
+    return next;
 }
 
 static void reap_children(void)
@@ -1196,6 +1443,7 @@ static void handle_signals(void)
             msg("received signal %d (%s); ending the job", sig, strsignal(sig));
             set_exit_code(128 + sig);
             g.ending = true;
+            drop_pending();
             end_lifelines();
             /* Forward the signal itself, so ranks see what the user sent. */
             signal_ranks(sig);
@@ -2084,7 +2332,9 @@ static void event_loop(void)
     uint64_t drain_until = 0;
     for (;;) {
         uint64_t now = now_ns();
-        if (g.running == 0) {
+        uint64_t exit_wait = g.nexit_waiting ? expire_exit_waits(now) : UINT64_MAX;
+        if (g.running == 0 && g.nexit_waiting == 0) {
+            decide_failures(false, true);
             /* Give the output pipes a moment to drain: a grandchild that keeps them
              * open must not keep weftrun alive. */
             if (!outputs_open())
@@ -2095,16 +2345,23 @@ static void event_loop(void)
                 return;
         }
         if (!g.ending && g.deadline_ns && now >= g.deadline_ns) {
-            msg("the job ran longer than --timeout %g s; ending the job", g.timeout_s);
-            set_exit_code(EXIT_TIMEOUT);
-            end_job();
+            propose_cause(false, EXIT_TIMEOUT, "the job ran longer than --timeout %g s",
+                          g.timeout_s);
+            g.deadline_ns = 0; /* proposed once; the report may wait (decide_failures) */
+            decide_failures(false, false);
         }
         if (g.ending && !g.killed_hard && now >= g.kill_at_ns) {
             signal_ranks(SIGKILL);
             g.killed_hard = true;
         }
 
-        uint64_t wake = expire_handshakes(now);
+        uint64_t wake = WEFT_MIN_U64(expire_handshakes(now), exit_wait);
+        if (g.npending > 0)
+            wake = WEFT_MIN_U64(wake, g.hold_until_ns);
+        if (g.poll_again) {
+            g.poll_again = false;
+            wake = now;
+        }
         if (!g.ending && g.deadline_ns && g.deadline_ns < wake)
             wake = g.deadline_ns;
         if (g.ending && !g.killed_hard && g.kill_at_ns < wake)
@@ -2117,6 +2374,7 @@ static void event_loop(void)
                 wake <= now ? 0 : (int)WEFT_MIN_U64((wake - now + 999999) / 1000000, 3600000);
 
         int n = epoll_wait(g.epfd, events, 64, timeout_ms);
+        g.batch++;
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -2154,6 +2412,7 @@ static void event_loop(void)
             }
             }
         }
+        decide_failures(n == (int)(sizeof events / sizeof events[0]), false);
         free_dead_conns();
     }
 }

@@ -8,9 +8,9 @@
  *   keep-going                  rank 1 exits 5 at once; the others print "survivor R done"
  *                               after a second and exit 0
  *   fence-dead                  rank 1 is killed; the others' fence must fail (EPEERDEAD)
- *   abort                       rank 1 asks weftrun to end the job with code 7
- *   early-exit                  rank 1 leaves without fences (and without fini); the others
- *                               still complete their fences
+ *   abort [CODE]                rank 1 asks weftrun to end the job with code CODE (7)
+ *   early-exit                  rank 1 exits 0 without fences and without fini: a failure,
+ *                               the others' fence fails
  *   fini-early                  rank 1 leaves cleanly (fini) after one fence; the others go on
  *   shm                         leave a file /dev/shm/weft-<jobid>-leftover behind
  *   where                       print "rank R node NODE addr ADDR" (WEFT_NODE_ID, boot address)
@@ -19,6 +19,10 @@
  *   wait-file FILE              join, print "rank R addr ADDR jobid J", wait until FILE
  *                               exists, fence, and exit 0 (a job that lasts as long as a test
  *                               wants)
+ *   peer exit0|kill             rank 1 listens on a Unix socket, the others connect to it
+ *                               (their own link, like a transport's); then rank 1 leaves,
+ *                               by exit(0) without finalizing or by SIGKILL, and the others,
+ *                               seeing their link close, abort the job with code 77 at once
  *   signal NAME                 catch signal NAME (USR1, USR2, ALRM), print "rank R waiting
  *                               for SIGNAME", and once it came "rank R got SIGNAME"; exit 0,
  *                               or 1 if it did not come within 60 s
@@ -32,6 +36,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +203,45 @@ static int stranger(const char *addr, const char *jobid)
         pause();
 }
 
+/* A rank leaves; its peers notice on their own link before
+ * weftrun has its exit status, and abort. weftrun must name the rank that left. */
+static int peer(weft_boot_t *b, const char *how)
+{
+    int rank = weft__boot_rank(b), size = weft__boot_size(b);
+    const char *tmp = getenv("TMPDIR");
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/peer-%s", tmp && *tmp ? tmp : "/tmp",
+             weft__boot_job_id(b));
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || (rank == 1 &&
+                   (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, size) != 0))) {
+        perror("boot_helper: peer socket");
+        return 1;
+    }
+    fence_or_die(b); /* rank 1 listens before the others connect */
+    if (rank == 1) {
+        for (int i = 0; i < size - 1; i++)
+            if (accept(fd, NULL, NULL) < 0) {
+                perror("boot_helper: accept");
+                return 1;
+            }
+        unlink(sa.sun_path);
+        if (!strcmp(how, "kill"))
+            raise(SIGKILL);
+        exit(0); /* without weft__boot_fini */
+    }
+    char c;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        perror("boot_helper: connect");
+        return 1;
+    }
+    while (read(fd, &c, 1) < 0 && errno == EINTR)
+        ;
+    weft__boot_abort(b, 77, "rank 1 went away");
+    sleep_forever();
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -272,12 +316,12 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "abort")) {
         weft_boot_t *b = boot_or_die();
         if (weft__boot_rank(b) == 1) { /* from the store: under PMIx there is no WEFT_RANK */
-            weft__boot_abort(b, 7, "helper abort");
+            weft__boot_abort(b, argc > 2 ? atoi(argv[2]) : 7, "helper abort");
             /* As weft_abort does: under PMIx leave at once once the launcher
              * knows (Open MPI 4.1's mpirun may crash or hang when it has to
              * kill the aborting process itself); weftrun ends us. */
             if (getenv("PMIX_RANK"))
-                _exit(7);
+                _exit(argc > 2 ? atoi(argv[2]) : 7);
             sleep_forever();
         }
         weft__boot_fence(b); /* never completes: rank 1 does not come */
@@ -343,6 +387,8 @@ int main(int argc, char **argv)
         weft__boot_fini(b);
         return 0;
     }
+    if (!strcmp(mode, "peer") && argc == 3)
+        return peer(boot_or_die(), argv[2]);
     if (!strcmp(mode, "signal") && argc == 3)
         return wait_signal(argv[2], rank);
     if (!strcmp(mode, "stranger") && argc == 4)

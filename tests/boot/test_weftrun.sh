@@ -146,8 +146,41 @@ run 7 15 -n 3 "$HELPER" abort &&
     expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 7: helper abort" \
         "abort ends the job with its code"
 
+# --- the first failure is the one named, even when the others notice it on
+# their own and abort (with 77, ctest's skip) before weftrun has its status
+if run 1 15 -n 3 "$HELPER" peer exit0; then
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; ending the job" \
+        "exit(0) without finalizing, peers abort with 77: rank 1 named, exit 1"
+    [ "$(grep -c '^weftrun:' "$err")" = 1 ] && ok "exit(0) then aborts: one line" ||
+        bad "exit(0) then aborts: expected one weftrun line, got: $(cat "$err")"
+fi
+if run 1 15 --keep-going -n 3 "$HELPER" peer exit0; then
+    if head -n 1 "$err" | grep -qE "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; waiting for the other ranks"; then
+        ok "--keep-going: the rank that left is named first"
+    else
+        bad "--keep-going: rank 1 not named first:"
+        sed 's/^/    /' "$err"
+    fi
+fi
+if run 137 15 --keep-going -n 3 "$HELPER" peer kill; then
+    if head -n 1 "$err" | grep -qE "^weftrun: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); waiting for the other ranks"; then
+        ok "--keep-going: the killed rank is named first, before its peers' aborts"
+    else
+        bad "--keep-going: killed rank 1 not named first:"
+        sed 's/^/    /' "$err"
+    fi
+fi
+run 1 15 -n 3 "$HELPER" abort 77 &&
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 77: helper abort" \
+        "an abort with code 77 exits 1, not skip"
+
 # --- ranks that leave before the others
-run 0 15 -n 3 "$HELPER" early-exit && ok "a rank exiting 0 without fences does not block fences"
+if run 1 15 -n 3 "$HELPER" early-exit; then
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; ending the job" \
+        "a rank exiting 0 without finalizing fails the job, named"
+    [ "$(grep -c '^weftrun:' "$err")" = 1 ] && ok "exit without finalizing: one line" ||
+        bad "exit without finalizing: expected one weftrun line, got: $(cat "$err")"
+fi
 run 0 15 -n 3 "$HELPER" fini-early && ok "a rank leaving with fini does not block fences"
 
 # --- leftover shared-memory files of the job are removed
