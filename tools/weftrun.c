@@ -107,10 +107,22 @@
 #define EXIT_TIMEOUT     124
 #define EXIT_CANNOT_EXEC 127
 #define LINE_MAX_TAGGED  4096
-/* A connection that has not proved itself within this time is closed, and at
- * most this many may be waiting at once: strangers cannot pile up. */
-#define HANDSHAKE_NS       (10 * 1000000000ull)
+/* Connections waiting for their HELLO over TCP, where anybody may connect: one
+ * that has not proved itself within HANDSHAKE_NS is closed (a rank answers the
+ * challenge within a round trip; 5 s leaves room for a loaded host), and at
+ * most HANDSHAKE_PER_ADDR from one address and HANDSHAKE_MAX in all may wait,
+ * each raised by two (store and lifeline) per remote rank, so that a job's own
+ * ranks fit. Over the bound, the oldest waiting connection of that address (or
+ * of all) is closed: a rank's is young, a silent stranger's only ages, so
+ * strangers cannot keep ranks out, even from a rank's own host. Connections on
+ * the Unix socket are exempt: only our user can reach its directory, and they
+ * are our own ranks, which must never wait behind strangers. */
+#define HANDSHAKE_NS       (5 * 1000000000ull)
 #define HANDSHAKE_MAX      256
+#define HANDSHAKE_PER_ADDR 16
+/* At most this many TCP connections accepted per wake-up, so a flood of them
+ * does not hold up the ranks on the Unix socket. */
+#define ACCEPT_BATCH       64
 #define MAX_HOSTS          MAX_RANKS
 #define DEFAULT_RSH        "ssh -o BatchMode=yes -o ConnectTimeout=30"
 #define SSH_EXIT_FAILURE   255
@@ -144,7 +156,10 @@ struct conn {
     int rank; /* -1 until a valid HELLO */
     uint8_t nonce[WEFT_BOOT_NONCE_LEN];
     uint64_t handshake_deadline_ns;
-    char peer[64]; /* "tcp 10.0.0.2:41234" or "unix", for messages */
+    bool tcp;
+    int family;
+    uint8_t addr[16]; /* the peer's IP address, for the per-address bound */
+    char peer[64];    /* "tcp 10.0.0.2:41234" or "unix", for messages */
     bool dead;
     bool close_after_flush;
     bool reading;    /* EPOLLIN registered */
@@ -237,7 +252,9 @@ static struct {
     char tcp_addr[128];        /* "tcp:IP:PORT" handed to remote ranks */
     int tcp_listen_fd;
     struct source tcp_listen_src;
-    int nhandshakes; /* connections waiting for their HELLO */
+    int nhandshakes; /* TCP connections waiting for their HELLO */
+    int handshake_max, handshake_per_addr;
+    long handshakes_dropped; /* closed for silence or over the bound */
 
     /* job */
     char jobid[WEFT_BOOT_JOBID_MAX + 1];
@@ -624,7 +641,7 @@ static void conn_close(struct conn *c)
     /* Freed after the current batch of events, which may still name it. */
     c->next_dead = g.dead_conns;
     g.dead_conns = c;
-    if (c->kind == CONN_HANDSHAKE)
+    if (c->kind == CONN_HANDSHAKE && c->tcp)
         g.nhandshakes--;
     if (c->kind == CONN_LIFELINE && g.ranks[c->rank].lifeline == c)
         g.ranks[c->rank].lifeline = NULL; /* the rank's exit status tells the rest */
@@ -819,7 +836,8 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
         }
     }
     memset(secret, 0, sizeof secret);
-    g.nhandshakes--;
+    if (c->tcp)
+        g.nhandshakes--;
     if (status != WEFT_OK) {
         /* While the job ends, ranks that were just ended may still say HELLO: not news. */
         if (!(g.ending && status == WEFT_ESTATE))
@@ -1037,14 +1055,53 @@ static void stop_listening(void)
         epoll_ctl(g.epfd, EPOLL_CTL_DEL, g.tcp_listen_fd, NULL);
 }
 
+/* Close the oldest TCP connection waiting for its HELLO, from the address of
+ * like (from any address if like is NULL). False if none waits. */
+static bool drop_oldest_handshake(const struct conn *like, const char *why)
+{
+    struct conn *oldest = NULL;
+    for (struct conn *c = g.conns; c; c = c->next) {
+        if (c->kind != CONN_HANDSHAKE || !c->tcp)
+            continue;
+        if (like && (c->family != like->family || memcmp(c->addr, like->addr, sizeof c->addr)))
+            continue;
+        if (!oldest || c->handshake_deadline_ns < oldest->handshake_deadline_ns)
+            oldest = c;
+    }
+    if (!oldest)
+        return false;
+    msg("closed a connection from %s that had not said HELLO: %s", oldest->peer, why);
+    g.handshakes_dropped++;
+    conn_close(oldest);
+    return true;
+}
+
+/* Make room for c, a new TCP connection (not yet counted or listed). */
+static void bound_handshakes(const struct conn *c)
+{
+    int same = 0;
+    for (struct conn *o = g.conns; o; o = o->next)
+        if (o->kind == CONN_HANDSHAKE && o->tcp && o->family == c->family &&
+            !memcmp(o->addr, c->addr, sizeof o->addr))
+            same++;
+    if (same >= g.handshake_per_addr)
+        drop_oldest_handshake(c, "too many connections from its address are waiting");
+    if (g.nhandshakes >= g.handshake_max)
+        drop_oldest_handshake(NULL, "too many connections are waiting");
+}
+
 static void accept_conns(int listen_fd, bool tcp)
 {
-    for (;;) {
+    for (int accepted = 0; !tcp || accepted < ACCEPT_BATCH; accepted++) {
         struct sockaddr_storage ss;
         socklen_t sslen = sizeof ss;
         int fd = accept4(listen_fd, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            /* Strangers' connections must not be what keeps ranks out. */
+            if ((errno == EMFILE || errno == ENFILE) &&
+                drop_oldest_handshake(NULL, "out of file descriptors"))
                 continue;
             if (errno == EMFILE || errno == ENFILE) {
                 /* A rank cannot join, so the job cannot run: fail it now, once. */
@@ -1059,6 +1116,8 @@ static void accept_conns(int listen_fd, bool tcp)
             return;
         }
         char peer[64] = "unix";
+        int family = 0;
+        uint8_t addr[16] = {0};
         if (tcp) {
             char ip[INET6_ADDRSTRLEN] = "?";
             int port = 0;
@@ -1066,21 +1125,17 @@ static void accept_conns(int listen_fd, bool tcp)
                 struct sockaddr_in *a = (struct sockaddr_in *)&ss;
                 inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
                 port = ntohs(a->sin_port);
+                memcpy(addr, &a->sin_addr, 4);
             } else if (ss.ss_family == AF_INET6) {
                 struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
                 inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
                 port = ntohs(a->sin6_port);
+                memcpy(addr, &a->sin6_addr, 16);
             }
+            family = ss.ss_family;
             snprintf(peer, sizeof peer, "tcp %s port %d", ip, port);
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-        if (g.nhandshakes >= HANDSHAKE_MAX) {
-            msg("refused a connection from %s: %d connections are already waiting for their "
-                "HELLO",
-                peer, HANDSHAKE_MAX);
-            close(fd);
-            continue;
         }
         struct conn *c = calloc(1, sizeof *c);
         if (c)
@@ -1100,8 +1155,14 @@ static void accept_conns(int listen_fd, bool tcp)
         c->rank = -1;
         c->events = EPOLLIN;
         c->reading = true;
-        c->handshake_deadline_ns = now_ns() + HANDSHAKE_NS;
+        /* Our own ranks on the Unix socket wait as long as they need. */
+        c->handshake_deadline_ns = tcp ? now_ns() + HANDSHAKE_NS : UINT64_MAX;
+        c->tcp = tcp;
+        c->family = family;
+        memcpy(c->addr, addr, sizeof addr);
         memcpy(c->peer, peer, sizeof peer);
+        if (tcp)
+            bound_handshakes(c);
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(g.epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
             close(fd);
@@ -1113,7 +1174,8 @@ static void accept_conns(int listen_fd, bool tcp)
         if (g.conns)
             g.conns->prev = c;
         g.conns = c;
-        g.nhandshakes++;
+        if (tcp)
+            g.nhandshakes++;
         /* The nonce goes first: the client's HELLO must prove the secret over it. */
         conn_send(c, WEFT_BOOT_MSG_CHALLENGE, c->nonce, sizeof c->nonce, NULL, 0);
     }
@@ -1128,11 +1190,12 @@ static uint64_t expire_handshakes(uint64_t now)
         return next;
     for (struct conn *c = g.conns, *n; c; c = n) {
         n = c->next;
-        if (c->kind != CONN_HANDSHAKE)
+        if (c->kind != CONN_HANDSHAKE || !c->tcp)
             continue;
         if (now >= c->handshake_deadline_ns) {
             msg("closed a connection from %s: no HELLO within %llu s", c->peer,
                 (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
+            g.handshakes_dropped++;
             conn_close(c);
         } else if (c->handshake_deadline_ns < next) {
             next = c->handshake_deadline_ns;
@@ -1306,6 +1369,13 @@ static void report_rank(int r)
                  " (255: the remote shell '%s' could not reach the host, lost it, or the rank "
                  "died of a signal there)",
                  g.rsh_argv[0]);
+    else if (rk->remote && !rk->connected_once && g.handshakes_dropped > 0)
+        /* Not the remote shell's fault, most likely. */
+        snprintf(note, sizeof note,
+                 " and never connected to weftrun: weftrun closed %ld connection(s) on its TCP "
+                 "port that had not said HELLO (too many waiting, or silent for %llu s), maybe "
+                 "this rank's; strangers on the network?",
+                 g.handshakes_dropped, (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
     else if (rk->remote && !rk->connected_once)
         snprintf(note, sizeof note,
                  " and never connected to weftrun (check that '%.256s %.256s' starts it and "
@@ -2444,6 +2514,23 @@ int main(int argc, char **argv)
         for (int r = 0; r < g.nranks; r++)
             any_remote |= g.ranks[r].remote;
     }
+    /* Room for every remote rank's two connections, on one host and in all. */
+    int *per_host = calloc((size_t)(g.nhosts > 0 ? g.nhosts : 1), sizeof *per_host);
+    if (!per_host) {
+        msg("out of memory");
+        return 1;
+    }
+    int most = 0, nremote = 0;
+    for (int r = 0; r < g.nranks; r++) {
+        if (!g.ranks[r].remote)
+            continue;
+        nremote++;
+        if (++per_host[g.ranks[r].host] > most)
+            most = per_host[g.ranks[r].host];
+    }
+    free(per_host);
+    g.handshake_per_addr = HANDSHAKE_PER_ADDR + 2 * most;
+    g.handshake_max = HANDSHAKE_MAX + 2 * nremote;
     if (make_jobid() != 0) {
         msg("cannot draw a job secret: %s", strerror(errno));
         return 1;

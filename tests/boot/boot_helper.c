@@ -26,6 +26,9 @@
  *   signal NAME                 catch signal NAME (USR1, USR2, ALRM), print "rank R waiting
  *                               for SIGNAME", and once it came "rank R got SIGNAME"; exit 0,
  *                               or 1 if it did not come within 60 s
+ *   silent IP:PORT N SRC...     not a rank: open N connections to weftrun's TCP port from
+ *                               each local address SRC, say nothing, print "holding K" (K
+ *                               connections opened), then hold them until killed
  *   stranger HOST:PORT JOBID    not a rank: connect to weftrun's TCP port as a stranger would
  *                               (garbage, a HELLO with a guessed proof, a half handshake);
  *                               print one line per refusal, then hold the half handshake open
@@ -33,7 +36,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -153,6 +158,41 @@ static int closed_by_server(int fd)
             return -1;
     }
     return 0;
+}
+
+/* Silent strangers from several source addresses (127.0.0.2 and so on are this
+ * machine's too): connect, read nothing, send nothing. */
+static int silent(const char *hostport, int n, char **srcs, int nsrc)
+{
+    char host[64];
+    const char *colon = strrchr(hostport, ':');
+    if (!colon || (size_t)(colon - hostport) >= sizeof host)
+        return 2;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = 0;
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+    if (inet_pton(AF_INET, host, &to.sin_addr) != 1)
+        return 2;
+    int held = 0;
+    for (int i = 0; i < nsrc; i++) {
+        struct sockaddr_in from = {.sin_family = AF_INET};
+        if (inet_pton(AF_INET, srcs[i], &from.sin_addr) != 1)
+            return 2;
+        for (int k = 0; k < n; k++) {
+            int fd = socket(AF_INET, SOCK_STREAM, 0);
+            if (fd < 0 || bind(fd, (struct sockaddr *)&from, sizeof from) != 0 ||
+                connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
+                fprintf(stderr, "silent: from %s: %s\n", srcs[i], strerror(errno));
+                if (fd >= 0)
+                    close(fd);
+                break;
+            }
+            held++;
+        }
+    }
+    printf("holding %d\n", held);
+    for (;;)
+        pause();
 }
 
 static int stranger(const char *addr, const char *jobid)
@@ -391,6 +431,8 @@ int main(int argc, char **argv)
         return peer(boot_or_die(), argv[2]);
     if (!strcmp(mode, "signal") && argc == 3)
         return wait_signal(argv[2], rank);
+    if (!strcmp(mode, "silent") && argc >= 5)
+        return silent(argv[2], atoi(argv[3]), argv + 4, argc - 4);
     if (!strcmp(mode, "stranger") && argc == 4)
         return stranger(argv[2], argv[3]);
     fprintf(stderr, "boot_helper: unknown mode or arguments: %s\n", mode);

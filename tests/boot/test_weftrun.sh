@@ -174,6 +174,16 @@ run 1 15 -n 3 "$HELPER" abort 77 &&
     expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 77: helper abort" \
         "an abort with code 77 exits 1, not skip"
 
+# --- many local ranks: they never wait behind, nor are counted with, the TCP
+# connections waiting for their HELLO (at most 256 of those)
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 400 ]; then
+    run 0 120 -n 300 "$HELPER" info &&
+        [ "$(grep -c '^rank [0-9]* size 300 ' "$out")" = 300 ] &&
+        ok "-n 300: every local rank joins the store"
+else
+    echo "skip: -n 300 needs ulimit -n of 400 or more (hard limit $(ulimit -Hn))"
+fi
+
 # --- ranks that leave before the others
 if run 1 15 -n 3 "$HELPER" early-exit; then
     expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; ending the job" \
