@@ -122,7 +122,11 @@
 #define HANDSHAKE_PER_ADDR 16
 /* At most this many TCP connections accepted per wake-up, so a flood of them
  * does not hold up the ranks on the Unix socket. */
-#define ACCEPT_BATCH       64
+#define ACCEPT_BATCH 64
+/* Lines about strangers' connections (refused, closed): at most this many a
+ * second, then one line that counts the rest, so a flood cannot flood the
+ * terminal or the batch system's log. */
+#define STRANGER_LINES     10
 #define MAX_HOSTS          MAX_RANKS
 #define DEFAULT_RSH        "ssh -o BatchMode=yes -o ConnectTimeout=30"
 #define SSH_EXIT_FAILURE   255
@@ -254,7 +258,10 @@ static struct {
     struct source tcp_listen_src;
     int nhandshakes; /* TCP connections waiting for their HELLO */
     int handshake_max, handshake_per_addr;
-    long handshakes_dropped; /* closed for silence or over the bound */
+    long handshakes_dropped;     /* closed for silence or over the bound */
+    uint64_t stranger_window_ns; /* start of the current second of stranger_msg */
+    int stranger_lines;
+    long stranger_quiet; /* lines not shown in that second */
 
     /* job */
     char jobid[WEFT_BOOT_JOBID_MAX + 1];
@@ -324,6 +331,44 @@ static void msg(const char *fmt, ...)
     /* One write, so the line does not interleave with the ranks' output. */
     ssize_t w = write(2, line, (size_t)n);
     (void)w;
+}
+
+/* The summary of the lines stranger_msg did not show, once their second is
+ * over (or at the end: force). Returns when it is due, UINT64_MAX if never. */
+static uint64_t stranger_flush(uint64_t now, bool force)
+{
+    if (g.stranger_quiet == 0)
+        return UINT64_MAX;
+    uint64_t due = g.stranger_window_ns + 1000000000ull;
+    if (!force && now < due)
+        return due;
+    msg("refused or closed %ld more connections from strangers in the last %.1f s",
+        g.stranger_quiet, (double)(now - g.stranger_window_ns) / 1e9);
+    g.stranger_quiet = 0;
+    return UINT64_MAX;
+}
+
+/* A line about a connection that has not proved the job secret. */
+static void stranger_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void stranger_msg(const char *fmt, ...)
+{
+    uint64_t now = now_ns();
+    if (now >= g.stranger_window_ns + 1000000000ull) {
+        stranger_flush(now, true);
+        g.stranger_window_ns = now;
+        g.stranger_lines = 0;
+    }
+    if (g.stranger_lines >= STRANGER_LINES) {
+        g.stranger_quiet++;
+        return;
+    }
+    g.stranger_lines++;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    msg("%s", line);
 }
 
 static void usage(FILE *f)
@@ -793,7 +838,8 @@ static void protocol_error(struct conn *c, const char *why)
     if (c->rank >= 0)
         msg("rank %d sent a malformed message (%s); closing its connection", c->rank, why);
     else
-        msg("a client (%s) sent a malformed message (%s); closing its connection", c->peer, why);
+        stranger_msg("a client (%s) sent a malformed message (%s); closing its connection", c->peer,
+                     why);
     conn_close(c);
 }
 
@@ -841,8 +887,9 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
     if (status != WEFT_OK) {
         /* While the job ends, ranks that were just ended may still say HELLO: not news. */
         if (!(g.ending && status == WEFT_ESTATE))
-            msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32 ": %s",
-                lifeline ? "lifeline " : "", c->peer, rank, size, why);
+            stranger_msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32
+                         ": %s",
+                         lifeline ? "lifeline " : "", c->peer, rank, size, why);
         c->kind = CONN_REFUSED; /* no longer counted as waiting */
         c->close_after_flush = true;
         send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, status);
@@ -1070,7 +1117,7 @@ static bool drop_oldest_handshake(const struct conn *like, const char *why)
     }
     if (!oldest)
         return false;
-    msg("closed a connection from %s that had not said HELLO: %s", oldest->peer, why);
+    stranger_msg("closed a connection from %s that had not said HELLO: %s", oldest->peer, why);
     g.handshakes_dropped++;
     conn_close(oldest);
     return true;
@@ -1193,8 +1240,8 @@ static uint64_t expire_handshakes(uint64_t now)
         if (c->kind != CONN_HANDSHAKE || !c->tcp)
             continue;
         if (now >= c->handshake_deadline_ns) {
-            msg("closed a connection from %s: no HELLO within %llu s", c->peer,
-                (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
+            stranger_msg("closed a connection from %s: no HELLO within %llu s", c->peer,
+                         (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
             g.handshakes_dropped++;
             conn_close(c);
         } else if (c->handshake_deadline_ns < next) {
@@ -2426,6 +2473,7 @@ static void event_loop(void)
         }
 
         uint64_t wake = WEFT_MIN_U64(expire_handshakes(now), exit_wait);
+        wake = WEFT_MIN_U64(wake, stranger_flush(now, false));
         if (g.npending > 0)
             wake = WEFT_MIN_U64(wake, g.hold_until_ns);
         if (g.poll_again) {
@@ -2585,6 +2633,7 @@ int main(int argc, char **argv)
     while (g.conns)
         conn_close(g.conns);
     free_dead_conns();
+    stranger_flush(now_ns(), true);
     cleanup_files();
     store_free();
 

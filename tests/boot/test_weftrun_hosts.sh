@@ -223,6 +223,14 @@ if [ -n "$port" ]; then
         echo "skip: only ${held:-0} silent connections could be opened: $(cat "$tmp/silent")"
     elif [ $status = 0 ] && grep -q "^rank 1 node h1 addr tcp:" "$out"; then
         ok "$held silent strangers (20 from the ranks' address): the job still starts"
+        lines=$(grep -c '^weftrun:' "$err")
+        if [ "$lines" -le 40 ] &&
+            grep -qE "^weftrun: refused or closed [0-9]+ more connections from strangers in the last [0-9.]+ s" "$err"; then
+            ok "strangers' lines rate-limited ($lines lines, the rest counted)"
+        else
+            bad "strangers' lines not rate-limited: $lines lines; the last ones:"
+            tail -n 5 "$err" | sed 's/^/    /'
+        fi
     else
         bad "with $held silent strangers: status $status"
         sed 's/^/    stdout: /' "$out"
