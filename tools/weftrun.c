@@ -14,10 +14,36 @@
  * anybody on the network may connect: a stranger is refused, logged, and the job
  * goes on.
  *
- * Failure policy: the first rank that exits non-zero (other than 77, "skip") or
- * dies of a signal is reported on one line; the others get SIGTERM, then SIGKILL
- * after a grace period, and weftrun exits with that rank's code (128+signal for
- * a signal). --keep-going lets the survivors run to their end instead.
+ * Failure policy: a rank fails when it exits non-zero (other than 77, "skip"),
+ * dies of a signal, aborts the job, or exits 0 after joining the store (HELLO)
+ * without leaving it (BYE, which weft__boot_fini sends): a rank that exits
+ * without finalizing leaves its peers waiting for it. The first failure in time
+ * is reported on one line, saying how the rank failed; the others get SIGTERM,
+ * then SIGKILL after a grace period, and weftrun exits with that rank's code
+ * (128+signal for a signal, 1 for an exit without finalizing). --keep-going lets
+ * the survivors run to their end instead, and reports each later failure too.
+ *
+ * "First in time" needs care: when a rank dies, its peers may notice on their
+ * own links before weftrun sees anything (an exiting process's descriptors are
+ * released last-opened first, so its store connection, opened first, closes
+ * last), and abort. So an abort is reported only after ABORT_GRACE_NS, and its
+ * reply (after which weft_abort exits) waits as long: a rank that dies in that
+ * time, other than one that aborted, is taken to have died before the abort. A
+ * rank whose store connection closed without BYE is taken to have died then,
+ * and any failure after it waits for its exit status (at most HOLD_NS), so that
+ * the rank that failed first is the one named, with how it failed.
+ *
+ * Exit code 77 means "skip" to ctest, so a failed job never exits 77 (an abort
+ * with code 77 exits 1); 77 is the job's code only when every rank exited 0 or
+ * 77 and none failed.
+ *
+ * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job (forwarded to the
+ * ranks, SIGKILL after the grace period or a second signal). SIGUSR1, SIGUSR2
+ * and SIGALRM are forwarded to every rank on this machine and the job goes on,
+ * as Open MPI's mpirun and Slurm's srun do: batch systems send them ahead of the
+ * end of a job's time so that the application can checkpoint; a rank that does
+ * not handle them dies of them, as it would alone. They do not reach ranks on
+ * other hosts: killing their remote shell would only kill the shell.
  *
  * The wire protocol is in src/boot/boot_proto.h; weftrun needs only that header.
  */
@@ -62,6 +88,15 @@
 #define MAX_RANKS      65536
 #define KILL_GRACE_NS  (2 * 1000000000ull)
 #define DRAIN_GRACE_NS (1 * 1000000000ull)
+/* How long a failure's report waits for the exit status of a rank whose store
+ * connection closed before it (see the header comment), and how long a rank that
+ * exited 0 has for the rest of its store connection (a BYE on its way over TCP)
+ * to arrive. Both take microseconds to milliseconds; this is far beyond. */
+#define HOLD_NS (5 * 1000000000ull)
+/* How long an abort waits for the death that may have caused it to show (see
+ * the header comment): microseconds on an idle machine, the time for a dying
+ * process to be scheduled on a loaded one. The job's end waits as long. */
+#define ABORT_GRACE_NS (1 * 1000000000ull)
 /* Stop reading a connection whose replies pile up beyond this, until it reads
  * them: a rank that sends gets without reading cannot make us grow forever. */
 #define TX_HIGH_WATER (1u << 20)
@@ -72,10 +107,26 @@
 #define EXIT_TIMEOUT     124
 #define EXIT_CANNOT_EXEC 127
 #define LINE_MAX_TAGGED  4096
-/* A connection that has not proved itself within this time is closed, and at
- * most this many may be waiting at once: strangers cannot pile up. */
-#define HANDSHAKE_NS       (10 * 1000000000ull)
+/* Connections waiting for their HELLO over TCP, where anybody may connect: one
+ * that has not proved itself within HANDSHAKE_NS is closed (a rank answers the
+ * challenge within a round trip; 5 s leaves room for a loaded host), and at
+ * most HANDSHAKE_PER_ADDR from one address and HANDSHAKE_MAX in all may wait,
+ * each raised by two (store and lifeline) per remote rank, so that a job's own
+ * ranks fit. Over the bound, the oldest waiting connection of that address (or
+ * of all) is closed: a rank's is young, a silent stranger's only ages, so
+ * strangers cannot keep ranks out, even from a rank's own host. Connections on
+ * the Unix socket are exempt: only our user can reach its directory, and they
+ * are our own ranks, which must never wait behind strangers. */
+#define HANDSHAKE_NS       (5 * 1000000000ull)
 #define HANDSHAKE_MAX      256
+#define HANDSHAKE_PER_ADDR 16
+/* At most this many TCP connections accepted per wake-up, so a flood of them
+ * does not hold up the ranks on the Unix socket. */
+#define ACCEPT_BATCH 64
+/* Lines about strangers' connections (refused, closed): at most this many a
+ * second, then one line that counts the rest, so a flood cannot flood the
+ * terminal or the batch system's log. */
+#define STRANGER_LINES     10
 #define MAX_HOSTS          MAX_RANKS
 #define DEFAULT_RSH        "ssh -o BatchMode=yes -o ConnectTimeout=30"
 #define SSH_EXIT_FAILURE   255
@@ -92,6 +143,16 @@ struct source {
     enum source_kind kind;
 };
 
+/* When something happened, as far as weftrun can tell: the epoll batch it came
+ * in, then a rank's death before any other news of the same batch (its peers'
+ * reactions to it come after it), then the order of handling. */
+struct when {
+    uint64_t batch;
+    int prio; /* WHEN_DEATH or WHEN_OTHER */
+    uint64_t seq;
+};
+enum { WHEN_DEATH, WHEN_OTHER };
+
 struct conn {
     struct source src;
     int fd;
@@ -99,7 +160,10 @@ struct conn {
     int rank; /* -1 until a valid HELLO */
     uint8_t nonce[WEFT_BOOT_NONCE_LEN];
     uint64_t handshake_deadline_ns;
-    char peer[64]; /* "tcp 10.0.0.2:41234" or "unix", for messages */
+    bool tcp;
+    int family;
+    uint8_t addr[16]; /* the peer's IP address, for the per-address bound */
+    char peer[64];    /* "tcp 10.0.0.2:41234" or "unix", for messages */
     bool dead;
     bool close_after_flush;
     bool reading;    /* EPOLLIN registered */
@@ -135,6 +199,19 @@ struct rank {
     bool said_bye;
     bool departed; /* left cleanly: counts as present at every later fence */
     bool failed;
+    /* Its store connection closed without BYE while it ran: it probably died
+     * then (lost_at), before weftrun saw its exit status. */
+    bool lost;
+    struct when lost_at;
+    uint64_t lost_ns;
+    struct when exited_at;
+    /* Exited 0 with its store connection still open: judged when it closes. */
+    bool exit_waiting;
+    uint64_t exit_wait_until_ns;
+    bool unfinalized;    /* exited 0 after HELLO without BYE */
+    bool report_pending; /* failed at failed_at; reported once nothing earlier is unknown */
+    bool abort_waiting;  /* sent ABORT; its reply waits until the abort is decided */
+    struct when failed_at;
     struct output out[2];
 };
 
@@ -179,7 +256,12 @@ static struct {
     char tcp_addr[128];        /* "tcp:IP:PORT" handed to remote ranks */
     int tcp_listen_fd;
     struct source tcp_listen_src;
-    int nhandshakes; /* connections waiting for their HELLO */
+    int nhandshakes; /* TCP connections waiting for their HELLO */
+    int handshake_max, handshake_per_addr;
+    long handshakes_dropped;     /* closed for silence or over the bound */
+    uint64_t stranger_window_ns; /* start of the current second of stranger_msg */
+    int stranger_lines;
+    long stranger_quiet; /* lines not shown in that second */
 
     /* job */
     char jobid[WEFT_BOOT_JOBID_MAX + 1];
@@ -205,9 +287,23 @@ static struct {
     /* ending */
     bool ending;
     bool killed_hard;
+    bool warned_remote_signal;
     uint64_t kill_at_ns;
     bool exit_code_set;
     int exit_code;
+    /* Failures waiting to be reported (decide_failures): ranks with
+     * report_pending, and cause: an abort or one of weftrun's own reasons. */
+    uint64_t batch, seq;
+    int npending;
+    int nexit_waiting;
+    bool cause_pending;
+    struct when cause_at;
+    uint64_t cause_ns;
+    bool cause_is_abort;
+    int cause_code;
+    char cause_line[WEFT_BOOT_ABORT_MSG_MAX + 512];
+    bool poll_again; /* decide after one more look at what epoll has */
+    uint64_t hold_until_ns;
     uint64_t deadline_ns;
     struct conn *dead_conns;
     struct conn *conns;
@@ -235,6 +331,44 @@ static void msg(const char *fmt, ...)
     /* One write, so the line does not interleave with the ranks' output. */
     ssize_t w = write(2, line, (size_t)n);
     (void)w;
+}
+
+/* The summary of the lines stranger_msg did not show, once their second is
+ * over (or at the end: force). Returns when it is due, UINT64_MAX if never. */
+static uint64_t stranger_flush(uint64_t now, bool force)
+{
+    if (g.stranger_quiet == 0)
+        return UINT64_MAX;
+    uint64_t due = g.stranger_window_ns + 1000000000ull;
+    if (!force && now < due)
+        return due;
+    msg("refused or closed %ld more connections from strangers in the last %.1f s",
+        g.stranger_quiet, (double)(now - g.stranger_window_ns) / 1e9);
+    g.stranger_quiet = 0;
+    return UINT64_MAX;
+}
+
+/* A line about a connection that has not proved the job secret. */
+static void stranger_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void stranger_msg(const char *fmt, ...)
+{
+    uint64_t now = now_ns();
+    if (now >= g.stranger_window_ns + 1000000000ull) {
+        stranger_flush(now, true);
+        g.stranger_window_ns = now;
+        g.stranger_lines = 0;
+    }
+    if (g.stranger_lines >= STRANGER_LINES) {
+        g.stranger_quiet++;
+        return;
+    }
+    g.stranger_lines++;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    msg("%s", line);
 }
 
 static void usage(FILE *f)
@@ -269,6 +403,9 @@ static void usage(FILE *f)
             "(skip) and the rest 0, otherwise with the first failing rank's status\n"
             "(128+signal if it was killed).\n"
             "\n"
+            "SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job; SIGUSR1, SIGUSR2 and\n"
+            "SIGALRM are forwarded to the ranks on this machine and the job goes on.\n"
+            "\n"
             "Hosts: a host named localhost or like this machine runs its ranks here;\n"
             "others through --rsh. Slots default to 1; when the ranks outnumber the\n"
             "slots, placement starts again at the first host. The ranks of a host get\n"
@@ -280,13 +417,59 @@ static void usage(FILE *f)
             DEFAULT_RSH, EXIT_TIMEOUT);
 }
 
-/* Set the job's exit code once: the first cause of failure is the one reported. */
+/* Set the job's exit code once: the first cause of failure is the one reported.
+ * A failed job must not look skipped, whatever code the failure carried. */
 static void set_exit_code(int code)
 {
     if (!g.exit_code_set) {
         g.exit_code_set = true;
-        g.exit_code = code;
+        g.exit_code = code == EXIT_SKIP ? 1 : code;
     }
+}
+
+static struct when when_now(int prio)
+{
+    return (struct when){.batch = g.batch, .prio = prio, .seq = ++g.seq};
+}
+
+static bool when_before(struct when a, struct when b)
+{
+    if (a.batch != b.batch)
+        return a.batch < b.batch;
+    if (a.prio != b.prio)
+        return a.prio < b.prio;
+    return a.seq < b.seq;
+}
+
+/* A failure that is not a rank's death (an abort, a full store, descriptors
+ * running out): it ends the job once reported. The earliest one counts. */
+static void propose_cause(bool abort, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void propose_cause(bool abort, int code, const char *fmt, ...)
+{
+    if (g.ending || g.cause_pending)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g.cause_line, sizeof g.cause_line, fmt, ap);
+    va_end(ap);
+    g.cause_pending = true;
+    g.cause_at = when_now(WHEN_OTHER);
+    g.cause_ns = now_ns();
+    g.cause_is_abort = abort;
+    g.cause_code = code;
+    g.npending++;
+}
+
+/* When rank r's death (its store connection closing, its exit) happened: while
+ * an abort waits, before it, unless r is one of those that aborted. */
+static struct when death_when(int r)
+{
+    struct when w = when_now(WHEN_DEATH);
+    if (g.cause_pending && g.cause_is_abort && !g.ranks[r].abort_waiting &&
+        g.cause_at.batch < w.batch)
+        w.batch = g.cause_at.batch;
+    return w;
 }
 
 /* How messages name a rank: "rank 2 (pid 1234)" on this machine alone, with the
@@ -305,6 +488,7 @@ static const char *rank_name(int r, char *buf, size_t len)
 
 static void conn_send(struct conn *c, uint16_t type, const void *b1, size_t l1, const void *b2,
                       size_t l2);
+static void send_status(struct conn *c, uint16_t type, int status);
 
 static void signal_ranks(int sig)
 {
@@ -322,11 +506,28 @@ static void end_lifelines(void)
             conn_send(g.ranks[r].lifeline, WEFT_BOOT_MSG_END, NULL, 0, NULL, 0);
 }
 
+/* Once the job ends, what else failed is its end, not news. */
+static void drop_pending(void)
+{
+    for (int r = 0; r < g.nranks; r++) {
+        struct rank *rk = &g.ranks[r];
+        rk->report_pending = false;
+        if (rk->abort_waiting) {
+            rk->abort_waiting = false;
+            if (rk->conn)
+                send_status(rk->conn, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
+        }
+    }
+    g.cause_pending = false;
+    g.npending = 0;
+}
+
 static void end_job(void)
 {
     if (g.ending)
         return;
     g.ending = true;
+    drop_pending();
     end_lifelines();
     signal_ranks(SIGTERM);
     g.kill_at_ns = now_ns() + KILL_GRACE_NS;
@@ -485,7 +686,7 @@ static void conn_close(struct conn *c)
     /* Freed after the current batch of events, which may still name it. */
     c->next_dead = g.dead_conns;
     g.dead_conns = c;
-    if (c->kind == CONN_HANDSHAKE)
+    if (c->kind == CONN_HANDSHAKE && c->tcp)
         g.nhandshakes--;
     if (c->kind == CONN_LIFELINE && g.ranks[c->rank].lifeline == c)
         g.ranks[c->rank].lifeline = NULL; /* the rank's exit status tells the rest */
@@ -611,6 +812,8 @@ static void rank_failed(int r)
 
 /* The rank's connection closed. Without a BYE, whether it left cleanly or died is
  * decided by its exit status; until then it simply is not present. */
+static void exit_verdict(int r);
+
 static void rank_lost(int r)
 {
     struct rank *rk = &g.ranks[r];
@@ -618,9 +821,16 @@ static void rank_lost(int r)
         rk->in_fence = false;
         g.in_fence--;
     }
-    if (rk->said_bye)
+    if (rk->said_bye) {
         rk->departed = true;
+    } else if (rk->running && !rk->lost) {
+        rk->lost = true;
+        rk->lost_at = death_when(r);
+        rk->lost_ns = now_ns();
+    }
     check_fence();
+    if (rk->exit_waiting)
+        exit_verdict(r);
 }
 
 static void protocol_error(struct conn *c, const char *why)
@@ -628,7 +838,8 @@ static void protocol_error(struct conn *c, const char *why)
     if (c->rank >= 0)
         msg("rank %d sent a malformed message (%s); closing its connection", c->rank, why);
     else
-        msg("a client (%s) sent a malformed message (%s); closing its connection", c->peer, why);
+        stranger_msg("a client (%s) sent a malformed message (%s); closing its connection", c->peer,
+                     why);
     conn_close(c);
 }
 
@@ -671,10 +882,14 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
         }
     }
     memset(secret, 0, sizeof secret);
-    g.nhandshakes--;
+    if (c->tcp)
+        g.nhandshakes--;
     if (status != WEFT_OK) {
-        msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32 ": %s",
-            lifeline ? "lifeline " : "", c->peer, rank, size, why);
+        /* While the job ends, ranks that were just ended may still say HELLO: not news. */
+        if (!(g.ending && status == WEFT_ESTATE))
+            stranger_msg("refused a %sconnection from %s claiming rank %" PRIu32 " of %" PRIu32
+                         ": %s",
+                         lifeline ? "lifeline " : "", c->peer, rank, size, why);
         c->kind = CONN_REFUSED; /* no longer counted as waiting */
         c->close_after_flush = true;
         send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, status);
@@ -697,6 +912,7 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
     /* A rank may leave (BYE) and join again with a new context. */
     rk->said_bye = false;
     rk->departed = false;
+    rk->lost = false;
     send_status(c, WEFT_BOOT_MSG_HELLO_REPLY, WEFT_OK);
 }
 
@@ -712,11 +928,8 @@ static void handle_put(struct conn *c, const uint8_t *p, uint32_t len)
     uint32_t vlen = weft__boot_get32(p + 2 + klen);
     if (vlen > WEFT_BOOT_VALUE_MAX || len != 6u + klen + vlen)
         return protocol_error(c, "bad value length in PUT");
-    if (store_put(p + 2, klen, p + 6 + klen, vlen) != 0) {
-        msg("the key-value store is full or out of memory; ending the job");
-        set_exit_code(1);
-        end_job();
-    }
+    if (store_put(p + 2, klen, p + 6 + klen, vlen) != 0)
+        propose_cause(false, 1, "the key-value store is full or out of memory");
 }
 
 static void handle_get(struct conn *c, const uint8_t *p, uint32_t len)
@@ -756,13 +969,14 @@ static void handle_abort(struct conn *c, const uint8_t *p, uint32_t len)
     text[mlen] = 0;
     /* An exit code is 8 bits; an abort must not look like success. */
     int exit_code = (code > 0 && code < 256) ? code : 1;
+    if (g.ending) {
+        send_status(c, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
+        return;
+    }
     char name[256];
-    if (!g.ending)
-        msg("%s aborted the job with code %d: %s; ending the job",
-            rank_name(c->rank, name, sizeof name), (int)code, text);
-    set_exit_code(exit_code);
-    send_status(c, WEFT_BOOT_MSG_ABORT_REPLY, WEFT_OK);
-    end_job();
+    propose_cause(true, exit_code, "%s aborted the job with code %d: %s",
+                  rank_name(c->rank, name, sizeof name), (int)code, text);
+    g.ranks[c->rank].abort_waiting = true; /* replied to when the job ends */
 }
 
 static void handle_msg(struct conn *c, const weft_boot_hdr_t *h, const uint8_t *body)
@@ -848,20 +1062,109 @@ static void conn_readable(struct conn *c)
     }
 }
 
+/* About how many descriptors the job needs here: one connection per rank, a
+ * lifeline per remote rank, two pipes per rank with --tag-output, and a few of
+ * weftrun's own. For messages only. */
+static long fds_needed(void)
+{
+    long n = 16;
+    for (int r = 0; r < g.nranks; r++)
+        n += 1 + (g.ranks[r].remote ? 1 : 0) + (g.tag_output ? 2 : 0);
+    return n;
+}
+
+/* What failed (doing: "accepting rank connections") and why, saying which limit
+ * and how to raise it when descriptors ran out: "Too many open files" alone does
+ * not say whose. */
+static const char *fd_hint(int err, const char *doing, char *buf, size_t len)
+{
+    struct rlimit rl;
+    if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        snprintf(buf, len,
+                 "out of file descriptors %s (ulimit -n is %llu; %d ranks need about %ld); "
+                 "raise it with ulimit -n",
+                 doing, (unsigned long long)rl.rlim_cur, g.nranks, fds_needed());
+    else if (err == ENFILE)
+        snprintf(buf, len, "the system is out of file descriptors %s (%s)", doing, strerror(err));
+    else
+        snprintf(buf, len, "%s: %s", doing, strerror(err));
+    return buf;
+}
+
+/* Stop watching the listening sockets. Without a descriptor to accept into, a
+ * pending connection keeps the socket readable, and the loop would spin on it
+ * while the ranks are ended; nothing more can join a job that ends anyway. */
+static void stop_listening(void)
+{
+    if (g.listen_fd >= 0)
+        epoll_ctl(g.epfd, EPOLL_CTL_DEL, g.listen_fd, NULL);
+    if (g.tcp_listen_fd >= 0)
+        epoll_ctl(g.epfd, EPOLL_CTL_DEL, g.tcp_listen_fd, NULL);
+}
+
+/* Close the oldest TCP connection waiting for its HELLO, from the address of
+ * like (from any address if like is NULL). False if none waits. */
+static bool drop_oldest_handshake(const struct conn *like, const char *why)
+{
+    struct conn *oldest = NULL;
+    for (struct conn *c = g.conns; c; c = c->next) {
+        if (c->kind != CONN_HANDSHAKE || !c->tcp)
+            continue;
+        if (like && (c->family != like->family || memcmp(c->addr, like->addr, sizeof c->addr)))
+            continue;
+        if (!oldest || c->handshake_deadline_ns < oldest->handshake_deadline_ns)
+            oldest = c;
+    }
+    if (!oldest)
+        return false;
+    stranger_msg("closed a connection from %s that had not said HELLO: %s", oldest->peer, why);
+    g.handshakes_dropped++;
+    conn_close(oldest);
+    return true;
+}
+
+/* Make room for c, a new TCP connection (not yet counted or listed). */
+static void bound_handshakes(const struct conn *c)
+{
+    int same = 0;
+    for (struct conn *o = g.conns; o; o = o->next)
+        if (o->kind == CONN_HANDSHAKE && o->tcp && o->family == c->family &&
+            !memcmp(o->addr, c->addr, sizeof o->addr))
+            same++;
+    if (same >= g.handshake_per_addr)
+        drop_oldest_handshake(c, "too many connections from its address are waiting");
+    if (g.nhandshakes >= g.handshake_max)
+        drop_oldest_handshake(NULL, "too many connections are waiting");
+}
+
 static void accept_conns(int listen_fd, bool tcp)
 {
-    for (;;) {
+    for (int accepted = 0; !tcp || accepted < ACCEPT_BATCH; accepted++) {
         struct sockaddr_storage ss;
         socklen_t sslen = sizeof ss;
         int fd = accept4(listen_fd, (struct sockaddr *)&ss, &sslen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
+            /* Strangers' connections must not be what keeps ranks out. */
+            if ((errno == EMFILE || errno == ENFILE) &&
+                drop_oldest_handshake(NULL, "out of file descriptors"))
+                continue;
+            if (errno == EMFILE || errno == ENFILE) {
+                /* A rank cannot join, so the job cannot run: fail it now, once. */
+                char why[256];
+                fd_hint(errno, "accepting rank connections", why, sizeof why);
+                stop_listening();
+                propose_cause(false, 1, "%s", why);
+                return;
+            }
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 msg("accept: %s", strerror(errno));
             return;
         }
         char peer[64] = "unix";
+        int family = 0;
+        uint8_t addr[16] = {0};
         if (tcp) {
             char ip[INET6_ADDRSTRLEN] = "?";
             int port = 0;
@@ -869,21 +1172,17 @@ static void accept_conns(int listen_fd, bool tcp)
                 struct sockaddr_in *a = (struct sockaddr_in *)&ss;
                 inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
                 port = ntohs(a->sin_port);
+                memcpy(addr, &a->sin_addr, 4);
             } else if (ss.ss_family == AF_INET6) {
                 struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
                 inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
                 port = ntohs(a->sin6_port);
+                memcpy(addr, &a->sin6_addr, 16);
             }
+            family = ss.ss_family;
             snprintf(peer, sizeof peer, "tcp %s port %d", ip, port);
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-        if (g.nhandshakes >= HANDSHAKE_MAX) {
-            msg("refused a connection from %s: %d connections are already waiting for their "
-                "HELLO",
-                peer, HANDSHAKE_MAX);
-            close(fd);
-            continue;
         }
         struct conn *c = calloc(1, sizeof *c);
         if (c)
@@ -903,8 +1202,14 @@ static void accept_conns(int listen_fd, bool tcp)
         c->rank = -1;
         c->events = EPOLLIN;
         c->reading = true;
-        c->handshake_deadline_ns = now_ns() + HANDSHAKE_NS;
+        /* Our own ranks on the Unix socket wait as long as they need. */
+        c->handshake_deadline_ns = tcp ? now_ns() + HANDSHAKE_NS : UINT64_MAX;
+        c->tcp = tcp;
+        c->family = family;
+        memcpy(c->addr, addr, sizeof addr);
         memcpy(c->peer, peer, sizeof peer);
+        if (tcp)
+            bound_handshakes(c);
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(g.epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
             close(fd);
@@ -916,7 +1221,8 @@ static void accept_conns(int listen_fd, bool tcp)
         if (g.conns)
             g.conns->prev = c;
         g.conns = c;
-        g.nhandshakes++;
+        if (tcp)
+            g.nhandshakes++;
         /* The nonce goes first: the client's HELLO must prove the secret over it. */
         conn_send(c, WEFT_BOOT_MSG_CHALLENGE, c->nonce, sizeof c->nonce, NULL, 0);
     }
@@ -931,11 +1237,12 @@ static uint64_t expire_handshakes(uint64_t now)
         return next;
     for (struct conn *c = g.conns, *n; c; c = n) {
         n = c->next;
-        if (c->kind != CONN_HANDSHAKE)
+        if (c->kind != CONN_HANDSHAKE || !c->tcp)
             continue;
         if (now >= c->handshake_deadline_ns) {
-            msg("closed a connection from %s: no HELLO within %llu s", c->peer,
-                (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
+            stranger_msg("closed a connection from %s: no HELLO within %llu s", c->peer,
+                         (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
+            g.handshakes_dropped++;
             conn_close(c);
         } else if (c->handshake_deadline_ns < next) {
             next = c->handshake_deadline_ns;
@@ -1043,41 +1350,162 @@ static const char *describe_exit(int wstatus, char *buf, size_t len, int *code)
     return buf;
 }
 
+static void exit_verdict(int r);
+static void reap_children(void);
+
 static void rank_exited(int r, int wstatus)
 {
     struct rank *rk = &g.ranks[r];
     rk->running = false;
     rk->wstatus = wstatus;
+    rk->exited_at = death_when(r);
     g.running--;
+    /* A BYE sent just before the exit may still be unread: read it first. */
+    if (rk->conn)
+        conn_readable(rk->conn);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && rk->conn && !rk->said_bye) {
+        /* Still open: over TCP the rest (a BYE) may arrive after the remote
+         * shell's exit status. Judged when it closes, or after HOLD_NS. */
+        rk->exit_waiting = true;
+        rk->exit_wait_until_ns = now_ns() + HOLD_NS;
+        g.nexit_waiting++;
+        return;
+    }
+    exit_verdict(r);
+}
+
+/* Whether rank r, which exited, failed; if so, its report waits in
+ * decide_failures for anything earlier that is not known yet. */
+static void exit_verdict(int r)
+{
+    struct rank *rk = &g.ranks[r];
+    if (rk->exit_waiting) {
+        rk->exit_waiting = false;
+        g.nexit_waiting--;
+    }
+    int st = rk->wstatus;
+    rk->unfinalized = WIFEXITED(st) && WEXITSTATUS(st) == 0 && rk->connected_once && !rk->said_bye;
     bool ok =
-        WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 0 || WEXITSTATUS(wstatus) == EXIT_SKIP);
+        WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == EXIT_SKIP) && !rk->unfinalized;
     if (ok) {
         rk->departed = true;
         check_fence();
         return;
     }
+    if (!g.ending) {
+        /* Ranks we are already terminating are not news. */
+        rk->report_pending = true;
+        rk->failed_at = rk->lost ? rk->lost_at : rk->exited_at;
+        g.npending++;
+    }
+    rank_failed(r);
+}
+
+static void report_rank(int r)
+{
+    struct rank *rk = &g.ranks[r];
     char what[128], name[256], note[1024] = "";
     int code;
-    describe_exit(wstatus, what, sizeof what, &code);
-    if (rk->remote && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == SSH_EXIT_FAILURE)
+    describe_exit(rk->wstatus, what, sizeof what, &code);
+    if (rk->unfinalized) {
+        snprintf(what, sizeof what, "exited with status 0 without finalizing");
+        code = 1;
+    }
+    if (rk->remote && WIFEXITED(rk->wstatus) && WEXITSTATUS(rk->wstatus) == SSH_EXIT_FAILURE)
         snprintf(note, sizeof note,
                  " (255: the remote shell '%s' could not reach the host, lost it, or the rank "
                  "died of a signal there)",
                  g.rsh_argv[0]);
+    else if (rk->remote && !rk->connected_once && g.handshakes_dropped > 0)
+        /* Not the remote shell's fault, most likely. */
+        snprintf(note, sizeof note,
+                 " and never connected to weftrun: weftrun closed %ld connection(s) on its TCP "
+                 "port that had not said HELLO (too many waiting, or silent for %llu s), maybe "
+                 "this rank's; strangers on the network?",
+                 g.handshakes_dropped, (unsigned long long)(HANDSHAKE_NS / 1000000000ull));
     else if (rk->remote && !rk->connected_once)
         snprintf(note, sizeof note,
-                 " and never connected to weftrun (check that '%s %s' starts it and that the "
-                 "host reaches %s)",
+                 " and never connected to weftrun (check that '%.256s %.256s' starts it and "
+                 "that the host reaches %.127s)",
                  g.rsh, g.hosts[rk->host].name, g.tcp_addr + 4);
-    if (!g.ending) {
-        /* Ranks we are already terminating are not news. */
-        msg("%s %s%s; %s", rank_name(r, name, sizeof name), what, note,
-            g.keep_going ? "waiting for the other ranks (--keep-going)" : "ending the job");
-        set_exit_code(code);
-        if (!g.keep_going)
-            end_job();
+    msg("%s %s%s; %s", rank_name(r, name, sizeof name), what, note,
+        g.keep_going ? "waiting for the other ranks (--keep-going)" : "ending the job");
+    set_exit_code(code);
+    if (!g.keep_going)
+        end_job();
+}
+
+/* Report the pending failures in the order they happened, each once nothing
+ * that may have happened before it is still unknown: a rank whose store
+ * connection closed earlier (lost) and whose exit status has not come, or a
+ * rank that exited 0 with its connection still open. batch_full: epoll may hold
+ * more of the same moment, so look again first. final: the loop is over; report
+ * what there is. */
+static void decide_failures(bool batch_full, bool final)
+{
+    if (g.npending == 0)
+        return;
+    if (batch_full && !final) {
+        g.poll_again = true;
+        return;
     }
-    rank_failed(r);
+    reap_children();
+    uint64_t now = now_ns();
+    g.hold_until_ns = UINT64_MAX;
+    while (g.npending > 0) {
+        int first = -1;
+        struct when at = g.cause_at;
+        for (int r = 0; r < g.nranks; r++) {
+            struct rank *rk = &g.ranks[r];
+            if (!rk->report_pending)
+                continue;
+            if ((first < 0 && !g.cause_pending) || when_before(rk->failed_at, at)) {
+                first = r;
+                at = rk->failed_at;
+            }
+        }
+        if (first < 0 && g.cause_is_abort && !final && now < g.cause_ns + ABORT_GRACE_NS) {
+            g.hold_until_ns = g.cause_ns + ABORT_GRACE_NS;
+            return;
+        }
+        for (int r = 0; r < g.nranks && !final; r++) {
+            struct rank *rk = &g.ranks[r];
+            bool lost = rk->running && rk->lost && now < rk->lost_ns + HOLD_NS &&
+                        when_before(rk->lost_at, at);
+            bool exit_unknown = rk->exit_waiting && when_before(rk->exited_at, at);
+            if (lost || exit_unknown) {
+                uint64_t until = lost ? rk->lost_ns + HOLD_NS : rk->exit_wait_until_ns;
+                g.hold_until_ns = WEFT_MIN_U64(g.hold_until_ns, until);
+                return;
+            }
+        }
+        g.npending--;
+        if (first >= 0) {
+            g.ranks[first].report_pending = false;
+            report_rank(first);
+        } else {
+            g.cause_pending = false;
+            msg("%s; ending the job", g.cause_line);
+            set_exit_code(g.cause_code);
+            end_job();
+        }
+    }
+}
+
+/* Ranks that exited 0 and whose store connection did not close in time are
+ * judged on what arrived. */
+static uint64_t expire_exit_waits(uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    for (int r = 0; g.nexit_waiting > 0 && r < g.nranks; r++) {
+        if (!g.ranks[r].exit_waiting)
+            continue;
+        if (now >= g.ranks[r].exit_wait_until_ns)
+            exit_verdict(r);
+        else
+            next = WEFT_MIN_U64(next, g.ranks[r].exit_wait_until_ns);
+    }
+    return next;
 }
 
 static void reap_children(void)
@@ -1096,6 +1524,27 @@ static void reap_children(void)
     }
 }
 
+/* SIGUSR1, SIGUSR2, SIGALRM: for the application, not for weftrun (see the
+ * header comment). */
+static void forward_signal(int sig)
+{
+    bool remote = false;
+    for (int r = 0; r < g.nranks; r++) {
+        if (!g.ranks[r].running)
+            continue;
+        if (g.ranks[r].remote)
+            remote = true;
+        else
+            kill(g.ranks[r].pid, sig);
+    }
+    if (remote && !g.warned_remote_signal) {
+        g.warned_remote_signal = true;
+        msg("forwarded signal %d (%s) to the ranks on this machine; ranks on other hosts do "
+            "not get it",
+            sig, strsignal(sig));
+    }
+}
+
 static void handle_signals(void)
 {
     struct signalfd_siginfo si;
@@ -1103,10 +1552,15 @@ static void handle_signals(void)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
             continue; /* reaped below, whichever child it was */
+        if (sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGALRM) {
+            forward_signal(sig);
+            continue;
+        }
         if (!g.ending) {
             msg("received signal %d (%s); ending the job", sig, strsignal(sig));
             set_exit_code(128 + sig);
             g.ending = true;
+            drop_pending();
             end_lifelines();
             /* Forward the signal itself, so ranks see what the user sent. */
             signal_ranks(sig);
@@ -1414,8 +1868,10 @@ static int spawn_rank(int r)
     }
     return 0;
 
-err_sys:
-    msg("cannot start rank %d: %s", r, strerror(errno));
+err_sys:;
+    char why[256], doing[64];
+    snprintf(doing, sizeof doing, "starting rank %d", r);
+    msg("%s", fd_hint(errno, doing, why, sizeof why));
     for (int i = 0; i < 2; i++)
         if (secretp[i] >= 0)
             close(secretp[i]);
@@ -1993,7 +2449,9 @@ static void event_loop(void)
     uint64_t drain_until = 0;
     for (;;) {
         uint64_t now = now_ns();
-        if (g.running == 0) {
+        uint64_t exit_wait = g.nexit_waiting ? expire_exit_waits(now) : UINT64_MAX;
+        if (g.running == 0 && g.nexit_waiting == 0) {
+            decide_failures(false, true);
             /* Give the output pipes a moment to drain: a grandchild that keeps them
              * open must not keep weftrun alive. */
             if (!outputs_open())
@@ -2004,16 +2462,24 @@ static void event_loop(void)
                 return;
         }
         if (!g.ending && g.deadline_ns && now >= g.deadline_ns) {
-            msg("the job ran longer than --timeout %g s; ending the job", g.timeout_s);
-            set_exit_code(EXIT_TIMEOUT);
-            end_job();
+            propose_cause(false, EXIT_TIMEOUT, "the job ran longer than --timeout %g s",
+                          g.timeout_s);
+            g.deadline_ns = 0; /* proposed once; the report may wait (decide_failures) */
+            decide_failures(false, false);
         }
         if (g.ending && !g.killed_hard && now >= g.kill_at_ns) {
             signal_ranks(SIGKILL);
             g.killed_hard = true;
         }
 
-        uint64_t wake = expire_handshakes(now);
+        uint64_t wake = WEFT_MIN_U64(expire_handshakes(now), exit_wait);
+        wake = WEFT_MIN_U64(wake, stranger_flush(now, false));
+        if (g.npending > 0)
+            wake = WEFT_MIN_U64(wake, g.hold_until_ns);
+        if (g.poll_again) {
+            g.poll_again = false;
+            wake = now;
+        }
         if (!g.ending && g.deadline_ns && g.deadline_ns < wake)
             wake = g.deadline_ns;
         if (g.ending && !g.killed_hard && g.kill_at_ns < wake)
@@ -2026,6 +2492,7 @@ static void event_loop(void)
                 wake <= now ? 0 : (int)WEFT_MIN_U64((wake - now + 999999) / 1000000, 3600000);
 
         int n = epoll_wait(g.epfd, events, 64, timeout_ms);
+        g.batch++;
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -2063,6 +2530,7 @@ static void event_loop(void)
             }
             }
         }
+        decide_failures(n == (int)(sizeof events / sizeof events[0]), false);
         free_dead_conns();
     }
 }
@@ -2094,6 +2562,23 @@ int main(int argc, char **argv)
         for (int r = 0; r < g.nranks; r++)
             any_remote |= g.ranks[r].remote;
     }
+    /* Room for every remote rank's two connections, on one host and in all. */
+    int *per_host = calloc((size_t)(g.nhosts > 0 ? g.nhosts : 1), sizeof *per_host);
+    if (!per_host) {
+        msg("out of memory");
+        return 1;
+    }
+    int most = 0, nremote = 0;
+    for (int r = 0; r < g.nranks; r++) {
+        if (!g.ranks[r].remote)
+            continue;
+        nremote++;
+        if (++per_host[g.ranks[r].host] > most)
+            most = per_host[g.ranks[r].host];
+    }
+    free(per_host);
+    g.handshake_per_addr = HANDSHAKE_PER_ADDR + 2 * most;
+    g.handshake_max = HANDSHAKE_MAX + 2 * nremote;
     if (make_jobid() != 0) {
         msg("cannot draw a job secret: %s", strerror(errno));
         return 1;
@@ -2108,6 +2593,9 @@ int main(int argc, char **argv)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGQUIT);
+    sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGUSR2);
+    sigaddset(&mask, SIGALRM);
     sigprocmask(SIG_BLOCK, &mask, &g.old_mask);
     g.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     g.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -2145,6 +2633,7 @@ int main(int argc, char **argv)
     while (g.conns)
         conn_close(g.conns);
     free_dead_conns();
+    stranger_flush(now_ns(), true);
     cleanup_files();
     store_free();
 

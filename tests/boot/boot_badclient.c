@@ -227,6 +227,9 @@ static int pipelined_gets(const uint8_t *big)
             goto err;
         }
     }
+    /* Leave as weft__boot_fini does: an exit without BYE is a failure. */
+    weft__boot_hdr_encode(m, WEFT_BOOT_MSG_BYE, 0);
+    send(fd, m, WEFT_BOOT_PROTO_HDR_SIZE, MSG_NOSIGNAL);
     close(fd);
     printf("boot_badclient: %d pipelined gets of 64 KiB ok\n", NGETS);
     return 0;

@@ -8,9 +8,9 @@
  *   keep-going                  rank 1 exits 5 at once; the others print "survivor R done"
  *                               after a second and exit 0
  *   fence-dead                  rank 1 is killed; the others' fence must fail (EPEERDEAD)
- *   abort                       rank 1 asks weftrun to end the job with code 7
- *   early-exit                  rank 1 leaves without fences (and without fini); the others
- *                               still complete their fences
+ *   abort [CODE]                rank 1 asks weftrun to end the job with code CODE (7)
+ *   early-exit                  rank 1 exits 0 without fences and without fini: a failure,
+ *                               the others' fence fails
  *   fini-early                  rank 1 leaves cleanly (fini) after one fence; the others go on
  *   shm                         leave a file /dev/shm/weft-<jobid>-leftover behind
  *   where                       print "rank R node NODE addr ADDR" (WEFT_NODE_ID, boot address)
@@ -19,6 +19,16 @@
  *   wait-file FILE              join, print "rank R addr ADDR jobid J", wait until FILE
  *                               exists, fence, and exit 0 (a job that lasts as long as a test
  *                               wants)
+ *   peer exit0|kill             rank 1 listens on a Unix socket, the others connect to it
+ *                               (their own link, like a transport's); then rank 1 leaves,
+ *                               by exit(0) without finalizing or by SIGKILL, and the others,
+ *                               seeing their link close, abort the job with code 77 at once
+ *   signal NAME                 catch signal NAME (USR1, USR2, ALRM), print "rank R waiting
+ *                               for SIGNAME", and once it came "rank R got SIGNAME"; exit 0,
+ *                               or 1 if it did not come within 60 s
+ *   silent IP:PORT N SRC...     not a rank: open N connections to weftrun's TCP port from
+ *                               each local address SRC, say nothing, print "holding K" (K
+ *                               connections opened), then hold them until killed
  *   stranger HOST:PORT JOBID    not a rank: connect to weftrun's TCP port as a stranger would
  *                               (garbage, a HELLO with a guessed proof, a half handshake);
  *                               print one line per refusal, then hold the half handshake open
@@ -26,9 +36,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +51,40 @@
 #include "weft/weft.h"
 #include "boot/boot.h"
 #include "boot/boot_proto.h"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    got_signal = 1;
+}
+
+/* Wait for a signal that weftrun forwards: the handler is installed before the
+ * line that tells the test to send it. */
+static int wait_signal(const char *name, int rank)
+{
+    int sig = !strcmp(name, "USR1")   ? SIGUSR1
+              : !strcmp(name, "USR2") ? SIGUSR2
+              : !strcmp(name, "ALRM") ? SIGALRM
+                                      : 0;
+    if (!sig) {
+        fprintf(stderr, "boot_helper: unknown signal %s\n", name);
+        return 2;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    printf("rank %d waiting for SIG%s\n", rank, name);
+    for (int i = 0; i < 600 && !got_signal; i++)
+        usleep(100000); /* the signal cuts it short */
+    if (!got_signal) {
+        fprintf(stderr, "boot_helper: rank %d: no SIG%s within 60 s\n", rank, name);
+        return 1;
+    }
+    printf("rank %d got SIG%s\n", rank, name);
+    return 0;
+}
 
 static int env_rank(void)
 {
@@ -113,6 +160,41 @@ static int closed_by_server(int fd)
     return 0;
 }
 
+/* Silent strangers from several source addresses (127.0.0.2 and so on are this
+ * machine's too): connect, read nothing, send nothing. */
+static int silent(const char *hostport, int n, char **srcs, int nsrc)
+{
+    char host[64];
+    const char *colon = strrchr(hostport, ':');
+    if (!colon || (size_t)(colon - hostport) >= sizeof host)
+        return 2;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = 0;
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+    if (inet_pton(AF_INET, host, &to.sin_addr) != 1)
+        return 2;
+    int held = 0;
+    for (int i = 0; i < nsrc; i++) {
+        struct sockaddr_in from = {.sin_family = AF_INET};
+        if (inet_pton(AF_INET, srcs[i], &from.sin_addr) != 1)
+            return 2;
+        for (int k = 0; k < n; k++) {
+            int fd = socket(AF_INET, SOCK_STREAM, 0);
+            if (fd < 0 || bind(fd, (struct sockaddr *)&from, sizeof from) != 0 ||
+                connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
+                fprintf(stderr, "silent: from %s: %s\n", srcs[i], strerror(errno));
+                if (fd >= 0)
+                    close(fd);
+                break;
+            }
+            held++;
+        }
+    }
+    printf("holding %d\n", held);
+    for (;;)
+        pause();
+}
+
 static int stranger(const char *addr, const char *jobid)
 {
     /* Garbage: not even a header. */
@@ -159,6 +241,45 @@ static int stranger(const char *addr, const char *jobid)
     printf("stranger: holding a half handshake\n");
     for (;;)
         pause();
+}
+
+/* A rank leaves; its peers notice on their own link before
+ * weftrun has its exit status, and abort. weftrun must name the rank that left. */
+static int peer(weft_boot_t *b, const char *how)
+{
+    int rank = weft__boot_rank(b), size = weft__boot_size(b);
+    const char *tmp = getenv("TMPDIR");
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/peer-%s", tmp && *tmp ? tmp : "/tmp",
+             weft__boot_job_id(b));
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || (rank == 1 &&
+                   (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, size) != 0))) {
+        perror("boot_helper: peer socket");
+        return 1;
+    }
+    fence_or_die(b); /* rank 1 listens before the others connect */
+    if (rank == 1) {
+        for (int i = 0; i < size - 1; i++)
+            if (accept(fd, NULL, NULL) < 0) {
+                perror("boot_helper: accept");
+                return 1;
+            }
+        unlink(sa.sun_path);
+        if (!strcmp(how, "kill"))
+            raise(SIGKILL);
+        exit(0); /* without weft__boot_fini */
+    }
+    char c;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        perror("boot_helper: connect");
+        return 1;
+    }
+    while (read(fd, &c, 1) < 0 && errno == EINTR)
+        ;
+    weft__boot_abort(b, 77, "rank 1 went away");
+    sleep_forever();
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -235,12 +356,12 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "abort")) {
         weft_boot_t *b = boot_or_die();
         if (weft__boot_rank(b) == 1) { /* from the store: under PMIx there is no WEFT_RANK */
-            weft__boot_abort(b, 7, "helper abort");
+            weft__boot_abort(b, argc > 2 ? atoi(argv[2]) : 7, "helper abort");
             /* As weft_abort does: under PMIx leave at once once the launcher
              * knows (Open MPI 4.1's mpirun may crash or hang when it has to
              * kill the aborting process itself); weftrun ends us. */
             if (getenv("PMIX_RANK"))
-                _exit(7);
+                _exit(argc > 2 ? atoi(argv[2]) : 7);
             sleep_forever();
         }
         weft__boot_fence(b); /* never completes: rank 1 does not come */
@@ -306,6 +427,12 @@ int main(int argc, char **argv)
         weft__boot_fini(b);
         return 0;
     }
+    if (!strcmp(mode, "peer") && argc == 3)
+        return peer(boot_or_die(), argv[2]);
+    if (!strcmp(mode, "signal") && argc == 3)
+        return wait_signal(argv[2], rank);
+    if (!strcmp(mode, "silent") && argc >= 5)
+        return silent(argv[2], atoi(argv[3]), argv + 4, argc - 4);
     if (!strcmp(mode, "stranger") && argc == 4)
         return stranger(argv[2], argv[3]);
     fprintf(stderr, "boot_helper: unknown mode or arguments: %s\n", mode);

@@ -146,8 +146,51 @@ run 7 15 -n 3 "$HELPER" abort &&
     expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 7: helper abort" \
         "abort ends the job with its code"
 
+# --- the first failure is the one named, even when the others notice it on
+# their own and abort (with 77, ctest's skip) before weftrun has its status
+if run 1 15 -n 3 "$HELPER" peer exit0; then
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; ending the job" \
+        "exit(0) without finalizing, peers abort with 77: rank 1 named, exit 1"
+    [ "$(grep -c '^weftrun:' "$err")" = 1 ] && ok "exit(0) then aborts: one line" ||
+        bad "exit(0) then aborts: expected one weftrun line, got: $(cat "$err")"
+fi
+if run 1 15 --keep-going -n 3 "$HELPER" peer exit0; then
+    if head -n 1 "$err" | grep -qE "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; waiting for the other ranks"; then
+        ok "--keep-going: the rank that left is named first"
+    else
+        bad "--keep-going: rank 1 not named first:"
+        sed 's/^/    /' "$err"
+    fi
+fi
+if run 137 15 --keep-going -n 3 "$HELPER" peer kill; then
+    if head -n 1 "$err" | grep -qE "^weftrun: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); waiting for the other ranks"; then
+        ok "--keep-going: the killed rank is named first, before its peers' aborts"
+    else
+        bad "--keep-going: killed rank 1 not named first:"
+        sed 's/^/    /' "$err"
+    fi
+fi
+run 1 15 -n 3 "$HELPER" abort 77 &&
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 77: helper abort" \
+        "an abort with code 77 exits 1, not skip"
+
+# --- many local ranks: they never wait behind, nor are counted with, the TCP
+# connections waiting for their HELLO (at most 256 of those)
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 400 ]; then
+    run 0 120 -n 300 "$HELPER" info &&
+        [ "$(grep -c '^rank [0-9]* size 300 ' "$out")" = 300 ] &&
+        ok "-n 300: every local rank joins the store"
+else
+    echo "skip: -n 300 needs ulimit -n of 400 or more (hard limit $(ulimit -Hn))"
+fi
+
 # --- ranks that leave before the others
-run 0 15 -n 3 "$HELPER" early-exit && ok "a rank exiting 0 without fences does not block fences"
+if run 1 15 -n 3 "$HELPER" early-exit; then
+    expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; ending the job" \
+        "a rank exiting 0 without finalizing fails the job, named"
+    [ "$(grep -c '^weftrun:' "$err")" = 1 ] && ok "exit without finalizing: one line" ||
+        bad "exit without finalizing: expected one weftrun line, got: $(cat "$err")"
+fi
 run 0 15 -n 3 "$HELPER" fini-early && ok "a rank leaving with fini does not block fences"
 
 # --- leftover shared-memory files of the job are removed
@@ -188,6 +231,54 @@ for sig in TERM KILL; do
         [ $i -lt 100 ] && ok "SIGKILL to weftrun: ranks died with it"
     fi
     [ $(($(date +%s) - start)) -lt 15 ] || bad "SIG$sig: too slow"
+done
+
+# --- out of file descriptors: one clear line and the job ends, instead of an
+# accept loop that spins on the listening socket. Lines are counted through
+# head, so that a spinning weftrun cannot fill the disk before timeout ends it.
+if command -v timeout >/dev/null; then
+    {
+        (ulimit -n 64 && exec timeout -s KILL 60 "$WEFTRUN" -n 60 "$HELPER" info) 2>&1 >/dev/null
+        echo $? >"$tmp/status"
+    } | head -n 1000 >"$err"
+    status=$(cat "$tmp/status")
+    lines=$(grep -c '^weftrun:' "$err")
+    if [ "$status" != 0 ] && [ "$status" != 137 ] && [ "$lines" -le 3 ]; then
+        ok "ulimit -n 64, -n 60: weftrun exits $status with $lines line(s) of its own"
+    else
+        bad "ulimit -n 64, -n 60: status $status, $lines weftrun lines; the first ones:"
+        head -n 5 "$err" | sed 's/^/    /'
+    fi
+    # Not expect: it would print every line of a spinning weftrun.
+    if grep -qE "^weftrun: out of file descriptors accepting rank connections \(ulimit -n is 64; 60 ranks need about [0-9]+\); raise it with ulimit -n; ending the job" "$err"; then
+        ok "out of descriptors: the line says so and how to fix it"
+    else
+        bad "out of descriptors: no line says so"
+    fi
+else
+    echo "skip: no timeout(1) to bound the out-of-descriptors run"
+fi
+
+# --- SIGUSR1, SIGUSR2, SIGALRM to weftrun reach the ranks; the job goes on
+for sig in USR1 USR2 ALRM; do
+    : >"$out" # see wait_lines
+    "$WEFTRUN" -n 2 "$HELPER" signal $sig >"$out" 2>"$err" &
+    wpid=$!
+    if ! wait_lines "$out" 2; then
+        bad "SIG$sig: ranks did not start"
+        kill -KILL $wpid
+        wait $wpid
+        continue
+    fi
+    kill -$sig $wpid
+    wait $wpid
+    status=$?
+    if [ $status = 0 ] && [ "$(grep -c "^rank [01] got SIG$sig\$" "$out")" = 2 ]; then
+        ok "SIG$sig to weftrun: forwarded to both ranks, the job ends normally"
+    else
+        bad "SIG$sig to weftrun: status $status, output:"
+        sed 's/^/    /' "$out" "$err"
+    fi
 done
 
 [ $fail = 0 ] && echo "test_weftrun: all passed"

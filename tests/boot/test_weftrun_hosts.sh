@@ -189,6 +189,62 @@ else
     kill -KILL $wpid
 fi
 
+# --- many silent strangers on the TCP port, from the ranks' own address and from
+# 20 others (127.0.0.0/8 is this machine's), more than the bound on connections
+# waiting for their HELLO: the job's ranks still get in. A stand-in remote shell
+# holds the ranks back until the strangers are in place, and says where the port is.
+cat >"$tmp/rsh_gate" <<GATE
+#!/bin/sh
+echo "\$*" >"$tmp/gate-args.\$1"
+i=0
+while [ ! -e "$tmp/gate" ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done
+exec "$RSH" "\$@"
+GATE
+chmod +x "$tmp/rsh_gate"
+rm -f "$tmp/gate" "$tmp"/gate-args.* "$out" "$err" "$tmp/silent"
+"$WEFTRUN" --hosts h0,h1 --rsh "$tmp/rsh_gate" --boot-addr 127.0.0.1 -n 2 "$HELPER" where \
+    >"$out" 2>"$err" &
+wpid=$!
+i=0
+while [ ! -s "$tmp/gate-args.h1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(sed -n 's/.*WEFT_BOOT_ADDR=tcp:127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/gate-args.h1" 2>/dev/null)
+srcs=127.0.0.1
+for a in $(seq 2 21); do srcs="$srcs 127.0.0.$a"; done
+if [ -n "$port" ]; then
+    # shellcheck disable=SC2086
+    "$HELPER" silent "127.0.0.1:$port" 20 $srcs >"$tmp/silent" 2>&1 &
+    stranger_pid=$!
+    wait_lines "$tmp/silent" 1 "^holding" || bad "silent strangers: $(cat "$tmp/silent")"
+    held=$(sed -n 's/^holding //p' "$tmp/silent")
+    touch "$tmp/gate"
+    wait $wpid
+    status=$?
+    if [ "${held:-0}" -lt 300 ]; then
+        echo "skip: only ${held:-0} silent connections could be opened: $(cat "$tmp/silent")"
+    elif [ $status = 0 ] && grep -q "^rank 1 node h1 addr tcp:" "$out"; then
+        ok "$held silent strangers (20 from the ranks' address): the job still starts"
+        lines=$(grep -c '^weftrun:' "$err")
+        if [ "$lines" -le 40 ] &&
+            grep -qE "^weftrun: refused or closed [0-9]+ more connections from strangers in the last [0-9.]+ s" "$err"; then
+            ok "strangers' lines rate-limited ($lines lines, the rest counted)"
+        else
+            bad "strangers' lines not rate-limited: $lines lines; the last ones:"
+            tail -n 5 "$err" | sed 's/^/    /'
+        fi
+    else
+        bad "with $held silent strangers: status $status"
+        sed 's/^/    stdout: /' "$out"
+        head -n 20 "$err" | sed 's/^/    stderr: /'
+    fi
+    kill "$stranger_pid"
+    wait "$stranger_pid" 2>/dev/null
+    stranger_pid=
+else
+    bad "silent strangers: the gated remote shell did not say where the port is"
+    touch "$tmp/gate"
+    wait $wpid
+fi
+
 # --- remote ranks that fail, and the lifeline
 if run 3 15 --hosts h0,h1 $REMOTE -n 3 "$HELPER" exit 1 3 0; then
     expect "$err" "^weftrun: rank 1 on host h1 \(pid [0-9]+\) exited with status 3 and never connected to weftrun" \
