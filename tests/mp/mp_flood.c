@@ -21,7 +21,7 @@ static size_t msg_len(long i)
 
 int main(int argc, char **argv)
 {
-    test_watchdog(170); /* a loaded machine under sanitizers; ctest bounds each variant */
+    test_watchdog(290); /* a loaded machine under sanitizers; ctest bounds each variant */
     long n = argc > 1 ? atol(argv[1]) : 20000;
     int expect_stalls = argc > 2 ? atoi(argv[2]) : 1;
     weft_ctx_t *ctx = test_init("mp_flood", 2);
