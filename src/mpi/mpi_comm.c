@@ -178,6 +178,21 @@ int weft__mpi_ctx_lowest_free(const uint64_t *used)
     return -1;
 }
 
+int weft__mpi_ctx_exhausted(void)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&said)) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "no communicator can be made: at most %d communicators live at once "
+                 "(MPI_COMM_WORLD, MPI_COMM_SELF and every one not yet freed); free some "
+                 "with MPI_Comm_free (this creation fails with MPI_ERR_OTHER)",
+                 WEFT_MPI_CTX_BITS);
+        weft__mpi_say(msg);
+    }
+    return MPI_ERR_OTHER;
+}
+
 static bool ctx_used(int k)
 {
     return weft__mpi.ctx_mask[k / 64] & (1ull << (k % 64));
@@ -253,7 +268,7 @@ static int agree(uint32_t id, uint64_t tag, const int *members, int n, int me, c
         }
         k = weft__mpi_ctx_lowest_free(used);
         if (k < 0) {
-            *rc = MPI_ERR_INTERN; /* 4096 communicators live at once */
+            *rc = weft__mpi_ctx_exhausted();
             goto out;
         }
         uint8_t ok = weft__mpi_ctx_try_take(k, -1);

@@ -120,11 +120,11 @@ static int idup_pick(weft__mpi_sched_t *s, void *arg)
         /* An intercommunicator takes two ids: its own and its local_comm's. */
         int k = weft__mpi_ctx_lowest_free(d->used), k2 = -1;
         if (k < 0)
-            return MPI_ERR_INTERN; /* 4096 communicators live at once */
+            return weft__mpi_ctx_exhausted();
         if (d->parent->inter) {
             d->used[k / 64] |= 1ull << (k % 64);
             if ((k2 = weft__mpi_ctx_lowest_free(d->used)) < 0)
-                return MPI_ERR_INTERN;
+                return weft__mpi_ctx_exhausted();
         }
         if (weft__mpi_ctx_try_take(k, k2)) { /* both or neither */
             d->k = k;

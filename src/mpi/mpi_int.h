@@ -635,6 +635,11 @@ MPI_Comm weft__mpi_comm_new(MPI_Group group, MPI_Group remote, int k);
  * (MPI_Comm_idup in flight) holds WEFT_MPI_CTX_BITS. */
 #define WEFT_MPI_CTX_BITS  (64 * 64)
 #define WEFT_MPI_ID_P2P(k) (4u * (uint32_t)(k))
+/* The error of a communicator creation that finds no id free at every member
+ * (WEFT_MPI_CTX_BITS communicators live at once, MPI_COMM_WORLD and
+ * MPI_COMM_SELF among them): MPI_ERR_OTHER, said once per process on stderr
+ * with the limit, as the class alone cannot say it. */
+int weft__mpi_ctx_exhausted(void);
 /* The lowest id free in a used-id bitmap of WEFT_MPI_CTX_BITS bits, or -1. */
 int weft__mpi_ctx_lowest_free(const uint64_t *used);
 /* What a duplicate c of comm inherits (§6.4.2): error handler, attributes
