@@ -67,8 +67,10 @@ int weft__tcp_track_up(weft_driver_t *d, weft_track_t *t, int fd)
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = tcp_ev_track(t)};
     if (!weft_list_empty(&t->txq))
         ev.events |= EPOLLOUT;
-    if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+    if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        weft_log_error("tcp: epoll_ctl for rank %d: %s", t->peer_rank, strerror(errno));
         return WEFT_ESYS;
+    }
     t->want_out = (ev.events & EPOLLOUT) != 0;
     t->fd = fd;
     t->up = true;

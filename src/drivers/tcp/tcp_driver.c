@@ -52,8 +52,10 @@ static int listen_on(weft_driver_t *d, int instance)
     if (rc)
         return rc;
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    if (fd < 0) {
+        weft_log_error("tcp: cannot make the listening socket: %s", strerror(errno));
         return WEFT_ESYS;
+    }
     if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, SOMAXCONN) != 0 ||
         getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
         weft_log_error("tcp: cannot listen on %s: %s", d->if_name, strerror(errno));
@@ -108,12 +110,15 @@ static int tcp_init(const weft_driver_params_t *params, const weft_driver_upcall
         goto err;
     rc = WEFT_ESYS;
     d->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (d->epfd < 0)
+    if (d->epfd < 0) {
+        weft_log_error("tcp: epoll_create1: %s", strerror(errno));
         goto err;
+    }
     if ((rc = listen_on(d, params->instance)) != WEFT_OK)
         goto err;
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 0};
     if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->listen_fd, &ev) != 0) {
+        weft_log_error("tcp: epoll_ctl: %s", strerror(errno));
         rc = WEFT_ESYS;
         goto err;
     }

@@ -179,8 +179,11 @@ int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t)
     struct sockaddr_storage ss;
     socklen_t len = weft__tcp_addr_sockaddr(&t->addr, &ss);
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    if (fd < 0) {
+        weft_log_error("tcp: cannot make a socket to rank %d: %s%s", t->peer_rank, strerror(errno),
+                       errno == EMFILE ? " (raise the limit on open files: ulimit -n)" : "");
         return WEFT_ESYS;
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     tcp_conn_t *c = conn_new(d, fd, TCP_C_CONNECTING);
@@ -210,6 +213,7 @@ int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t)
         return WEFT_EPEERDEAD;
     }
     if (set_events(d, c, EPOLLOUT | EPOLLIN, EPOLL_CTL_ADD) != 0) {
+        weft_log_error("tcp: epoll_ctl for rank %d: %s", t->peer_rank, strerror(errno));
         weft__tcp_hs_close(d, c);
         return WEFT_ESYS;
     }

@@ -9,6 +9,7 @@
  * picks an address its peers cannot reach fails at connection, with the
  * address in the log. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -113,7 +114,7 @@ int weft__tcp_iface_pick(const char *spec, struct sockaddr_storage *ss, socklen_
 {
     struct ifaddrs *list;
     if (getifaddrs(&list) != 0) {
-        weft_log_error("tcp: getifaddrs failed");
+        weft_log_error("tcp: getifaddrs: %s", strerror(errno));
         return WEFT_ESYS;
     }
     cidr_t cidr;
