@@ -15,12 +15,20 @@
  * which each sender sends on comm 2, and checks non-overtaking on it), testing
  * random requests on the way; then it completes the rest with a random mix of
  * wait, waitall, test and testany.
- * Arguments: [seed [messages]]. */
+ * Arguments: [seed [messages [rounds]]]. With rounds > 1 the whole plan runs
+ * again with the next seed, in the same context, after a barrier (no message
+ * of one round can match a receive of the next); a negative value -S runs
+ * rounds for S seconds (rank 0 decides). Every 10 rounds, and after the last,
+ * rank 0 prints its resident memory: the soak run (bench/soak.sh) checks it
+ * stays flat. */
+#include <malloc.h>
 #include <sched.h>
+#include <time.h>
 
 #include "../common/test_util.h"
 
 #define NCOMM         4
+#define COMM_ROUNDS   NCOMM /* the between-round barrier */
 #define MAX_RANKS     16
 #define WILD_SIZE_MAX (48u << 10) /* comm 3 receives are posted with the largest */
 
@@ -169,23 +177,15 @@ static void idle_pause(int *idle)
     }
 }
 
-int main(int argc, char **argv)
+/* One run of the plan of seed; verbose: print the counters line. */
+static void torture_round(weft_ctx_t *ctx, uint64_t seed, bool verbose)
 {
-    test_watchdog(110);
-    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240611;
-    nmsg = argc > 2 ? atoi(argv[2]) : 3000;
-    weft_ctx_t *ctx;
-    MUST(weft_init(NULL, &ctx));
-    test_rank = me = weft_rank(ctx);
-    nranks = weft_size(ctx);
-    if (nranks > MAX_RANKS) {
-        weft_finalize(ctx);
-        return 77;
-    }
+    received = sent = 0;
+    npend = nleft = 0;
     plan = calloc((size_t)nmsg, sizeof *plan);
     seen = calloc((size_t)nmsg, 1);
     if (!plan || !seen)
-        return 1;
+        exit(1);
     make_plan(seed);
 
     /* For comm 2 (any tag, known source) the k-th receive this rank posts for
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
     pend = calloc((size_t)(n ? n : 1), sizeof *pend);
     reqs = calloc((size_t)(n ? n : 1), sizeof *reqs);
     if (!pend || !reqs)
-        return 1;
+        exit(1);
     uint64_t rs = seed * 31 + (uint64_t)me;
     weft_status_t st;
     int flag, index, idle = 0;
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 
     weft_counters_t c;
     MUST(weft_counters_get(ctx, &c));
-    if (me == 0) {
+    if (verbose && me == 0) {
         uint64_t total = 0;
         size_t biggest = 0;
         for (int i = 0; i < nmsg; i++) {
@@ -371,14 +371,15 @@ int main(int argc, char **argv)
         printf("mp_torture: seed %llu, %d messages, %llu bytes in all, largest %zu\n",
                (unsigned long long)seed, nmsg, (unsigned long long)total, biggest);
     }
-    printf("mp_torture: rank %d sent %ld, received %ld of %d messages; eager %llu, rendezvous "
-           "%llu (get %llu, rtr %llu), credit stalls %llu, unexpected peak %llu\n",
-           me, sent, received, nmsg, (unsigned long long)c.eager_sent,
-           (unsigned long long)c.rdv_sent, (unsigned long long)c.rdv_rget,
-           (unsigned long long)c.rdv_rtr, (unsigned long long)c.credit_stalls,
-           (unsigned long long)c.unexpected_max);
+    if (verbose)
+        printf("mp_torture: rank %d sent %ld, received %ld of %d messages; eager %llu, "
+               "rendezvous %llu (get %llu, rtr %llu), credit stalls %llu, unexpected peak "
+               "%llu\n",
+               me, sent, received, nmsg, (unsigned long long)c.eager_sent,
+               (unsigned long long)c.rdv_sent, (unsigned long long)c.rdv_rget,
+               (unsigned long long)c.rdv_rtr, (unsigned long long)c.credit_stalls,
+               (unsigned long long)c.unexpected_max);
     fflush(stdout);
-    MUST(weft_finalize(ctx));
     for (int s = 0; s < nranks; s++) {
         free(order2[s]);
         free(ops[s]);
@@ -388,5 +389,93 @@ int main(int argc, char **argv)
     free(reqs);
     free(plan);
     free(seen);
+}
+
+/* Between rounds: every rank tells rank 0 it is done, rank 0 answers go (1)
+ * or stop (0) to all. A barrier too: every receive of the round completed
+ * everywhere before any rank sends in the next. */
+static void send1(weft_ctx_t *ctx, int peer, uint64_t tag, uint8_t *b)
+{
+    weft_request_t *q;
+    MUST(weft_sr_isend(ctx, peer, COMM_ROUNDS, tag, b, 1, &q));
+    MUST(weft_sr_wait(ctx, q, NULL));
+}
+
+static void recv1(weft_ctx_t *ctx, int peer, uint64_t tag, uint8_t *b)
+{
+    weft_request_t *q;
+    MUST(weft_sr_irecv(ctx, peer, COMM_ROUNDS, tag, b, 1, &q));
+    MUST(weft_sr_wait(ctx, q, NULL));
+}
+
+static bool next_round(weft_ctx_t *ctx, bool go)
+{
+    uint8_t b = go;
+    if (me == 0) {
+        for (int r = 1; r < nranks; r++)
+            recv1(ctx, r, 0, &b);
+        b = go;
+        for (int r = 1; r < nranks; r++)
+            send1(ctx, r, 1, &b);
+    } else {
+        send1(ctx, 0, 0, &b);
+        recv1(ctx, 0, 1, &b);
+    }
+    return b != 0;
+}
+
+/* This process's resident and peak resident memory, in KiB, after handing
+ * the heap's free pages back (the plan's buffers of up to 3 MiB come and go,
+ * and what malloc keeps of them would hide a leak or fake one). */
+static void memory_kib(long *rss, long *hwm)
+{
+    malloc_trim(0);
+    *rss = *hwm = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "VmRSS:", 6))
+            *rss = atol(line + 6);
+        else if (!strncmp(line, "VmHWM:", 6))
+            *hwm = atol(line + 6);
+    }
+    if (f)
+        fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240611;
+    nmsg = argc > 2 ? atoi(argv[2]) : 3000;
+    long rounds = argc > 3 ? atol(argv[3]) : 1;
+    /* A round takes seconds at most; a timed run, its time and that. */
+    test_watchdog(rounds < 0 ? (unsigned)(-rounds) + 110
+                             : 110 * (unsigned)(rounds > 1 ? rounds : 1));
+    double end = rounds < 0 ? test_now_s() + (double)-rounds : 0;
+    weft_ctx_t *ctx;
+    MUST(weft_init(NULL, &ctx));
+    test_rank = me = weft_rank(ctx);
+    nranks = weft_size(ctx);
+    if (nranks > MAX_RANKS) {
+        weft_finalize(ctx);
+        return 77;
+    }
+    long done = 0;
+    for (bool go = true; go;) {
+        torture_round(ctx, seed + (uint64_t)done, done == 0);
+        done++;
+        bool more = rounds < 0 ? test_now_s() < end : done < rounds;
+        if (nranks > 1 || rounds != 1)
+            more = next_round(ctx, more);
+        if (me == 0 && (rounds != 1) && (done % 10 == 0 || !more)) {
+            long rss, hwm;
+            memory_kib(&rss, &hwm);
+            printf("mp_torture: round %ld, rank 0 resident %ld KiB (peak %ld KiB)\n", done, rss,
+                   hwm);
+            fflush(stdout);
+        }
+        go = more;
+    }
+    MUST(weft_finalize(ctx));
     return test_summary("mp_torture");
 }
