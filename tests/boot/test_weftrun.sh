@@ -154,22 +154,21 @@ if run 1 15 -n 3 "$HELPER" peer exit0; then
     [ "$(grep -c '^weftrun:' "$err")" = 1 ] && ok "exit(0) then aborts: one line" ||
         bad "exit(0) then aborts: expected one weftrun line, got: $(cat "$err")"
 fi
-if run 1 15 --keep-going -n 3 "$HELPER" peer exit0; then
-    if head -n 1 "$err" | grep -qE "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; waiting for the other ranks"; then
-        ok "--keep-going: the rank that left is named first"
+# first_line PATTERN WHAT: weftrun's first line on stderr matches PATTERN.
+first_line() {
+    if head -n 1 "$err" | grep -qE "$1"; then
+        ok "$2"
     else
-        bad "--keep-going: rank 1 not named first:"
+        bad "$2: the first line is not '$1':"
         sed 's/^/    /' "$err"
     fi
-fi
-if run 137 15 --keep-going -n 3 "$HELPER" peer kill; then
-    if head -n 1 "$err" | grep -qE "^weftrun: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); waiting for the other ranks"; then
-        ok "--keep-going: the killed rank is named first, before its peers' aborts"
-    else
-        bad "--keep-going: killed rank 1 not named first:"
-        sed 's/^/    /' "$err"
-    fi
-fi
+}
+run 1 15 --keep-going -n 3 "$HELPER" peer exit0 &&
+    first_line "^weftrun: rank 1 \(pid [0-9]+\) exited with status 0 without finalizing; waiting for the other ranks" \
+        "--keep-going: the rank that left is named first"
+run 137 15 --keep-going -n 3 "$HELPER" peer kill &&
+    first_line "^weftrun: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); waiting for the other ranks" \
+        "--keep-going: the killed rank is named first, before its peers' aborts"
 run 1 15 -n 3 "$HELPER" abort 77 &&
     expect "$err" "^weftrun: rank 1 \(pid [0-9]+\) aborted the job with code 77: helper abort" \
         "an abort with code 77 exits 1, not skip"
