@@ -31,10 +31,10 @@
  *   an access spans while it runs, so concurrent accesses see each other
  *   whole.
  * - Data representations: "native" and "internal" (the same here), and
- *   "external32" with the native sizes (LP64 has the standard's but for
- *   MPI_LONG, MPI_UNSIGNED_LONG and MPI_WCHAR, which a view keeps at 8, 8
- *   and 4 bytes), so the view's geometry does not change; data goes through
- *   the staging buffer and is
+ *   "external32": the view's etype and filetype are rebuilt as the file sees
+ *   them (MPI_LONG in 4 bytes, pairs without padding: mpi_type_pack.c), so
+ *   positions and extents are the file's, and MPI_File_get_type_extent gives
+ *   the file's extent; data goes through the staging buffer and is
  *   converted there (big-endian, long double as binary128). Names given to
  *   MPI_Register_datarep are recorded, but a view in one is refused with
  *   MPI_ERR_UNSUPPORTED_DATAREP (no conversion through user functions).
@@ -86,12 +86,16 @@ static void view_release(MPI_File fh)
 {
     weft__mpi_type_release(fh->etype);
     weft__mpi_type_release(fh->filetype);
+    weft__mpi_type_release(fh->user_etype);
+    weft__mpi_type_release(fh->user_filetype);
     free(fh->pos);
     fh->pos = NULL;
 }
 
-/* Install a view; the caller has checked the types. */
-static int view_set(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype)
+/* Install a view: etype and filetype as the file sees them, and as the
+ * program gave them; the caller has checked the types. */
+static int view_set(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                    MPI_Datatype user_etype, MPI_Datatype user_filetype)
 {
     size_t *pos = malloc(((size_t)filetype->nsegs + 1) * sizeof *pos);
     if (!pos)
@@ -101,11 +105,15 @@ static int view_set(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dataty
         pos[i + 1] = pos[i] + filetype->segs[i].len;
     weft__mpi_type_retain(etype);
     weft__mpi_type_retain(filetype);
+    weft__mpi_type_retain(user_etype);
+    weft__mpi_type_retain(user_filetype);
     if (fh->pos)
         view_release(fh);
     fh->disp = disp;
     fh->etype = etype;
     fh->filetype = filetype;
+    fh->user_etype = user_etype;
+    fh->user_filetype = user_filetype;
     fh->esize = etype->size;
     fh->fsize = filetype->size;
     fh->fextent = weft__mpi_type_extent(filetype);
@@ -281,9 +289,16 @@ static int range_lock(MPI_File fh, short type, MPI_Offset p, MPI_Offset len)
     return MPI_SUCCESS;
 }
 
-/* The status of an access that moved `bytes` bytes. */
-static void status_bytes(MPI_Status *status, MPI_Offset bytes)
+/* The status of an access of elements of type that moved `moved` bytes of
+ * the file: its count is in the memory's bytes (whole elements where the
+ * file's images have another size). */
+static void status_moved(const struct weft_mpi_file *fh, MPI_Status *status, MPI_Datatype type,
+                         MPI_Offset moved)
 {
+    size_t fb = file_bytes(fh, type);
+    MPI_Offset bytes = moved;
+    if (fb != type->size)
+        bytes = fb ? moved / (MPI_Offset)fb * (MPI_Offset)type->size : 0;
     if (status == MPI_STATUS_IGNORE)
         return;
     status->MPI_SOURCE = MPI_ANY_SOURCE;
@@ -306,7 +321,7 @@ static int access_check(MPI_File fh, bool write, const void *buf, int count, MPI
         return MPI_ERR_READ_ONLY;
     if (!write && (fh->amode & MPI_MODE_WRONLY))
         return MPI_ERR_ACCESS;
-    if (type->size % fh->esize)
+    if (file_bytes(fh, type) % fh->esize)
         return MPI_ERR_TYPE; /* the data must be whole etypes (§13.3) */
     return MPI_SUCCESS;
 }
@@ -317,7 +332,7 @@ static int data_access(MPI_File fh, bool write, MPI_Offset at, void *buf, int co
                        MPI_Datatype type, MPI_Offset *moved)
 {
     *moved = 0;
-    size_t total = (size_t)count * type->size;
+    size_t total = (size_t)count * file_bytes(fh, type);
     if (total == 0)
         return MPI_SUCCESS;
     if (at < 0)
@@ -338,31 +353,54 @@ static int data_access(MPI_File fh, bool write, MPI_Offset at, void *buf, int co
     bool ext = fh->external32;
     if (type->contig && !ext) {
         err = move(fh, write, weft__mpi_at(buf, type->true_lb), p, total, &done);
-    } else {
-        /* external32 converts whole elements: steps hold whole elements. */
+    } else if (!ext) {
         size_t step = total < STAGE ? total : STAGE;
-        if (ext)
-            step = step / type->size ? step / type->size * type->size : type->size;
         char *stage = malloc(step);
         if (!stage)
             err = MPI_ERR_NO_MEM;
         while (!err && done < total) {
             size_t n = total - done < step ? total - done : step, got;
-            if (write) {
+            if (write)
                 weft__mpi_type_pack(type, buf, (size_t)count, done, n, stage);
-                if (ext)
-                    weft__mpi_type_external(type, n / type->size, stage, true);
-            }
             err = move(fh, write, stage, p + (MPI_Offset)done, n, &got);
-            if (!write) {
-                if (ext) /* a piece of an element at the end of the file stays as read */
-                    weft__mpi_type_external(type, got / type->size, stage, false);
+            if (!write)
                 weft__mpi_type_unpack(type, buf, (size_t)count, done, got, stage);
-            }
             done += got;
             if (got < n)
                 break; /* end of file */
         }
+        free(stage);
+    } else {
+        /* external32 converts whole elements, whose file images may be
+         * smaller or larger than their native packing: a step holds whole
+         * elements on both sides. A piece of an element at the end of the
+         * file is counted but not converted. */
+        size_t xs = file_bytes(fh, type), big = xs > type->size ? xs : type->size;
+        size_t per = STAGE / big ? STAGE / big : 1;
+        if (per > (size_t)count)
+            per = (size_t)count;
+        char *native = malloc(per * type->size + 1), *stage = malloc(per * xs + 1);
+        if (!native || !stage)
+            err = MPI_ERR_NO_MEM;
+        for (size_t e = 0; !err && e < (size_t)count; e += per) {
+            size_t k = (size_t)count - e < per ? (size_t)count - e : per, got;
+            if (write) {
+                weft__mpi_type_pack(type, buf, (size_t)count, e * type->size, k * type->size,
+                                    native);
+                weft__mpi_type_external_conv(type, k, native, stage, true);
+            }
+            err = move(fh, write, stage, p + (MPI_Offset)done, k * xs, &got);
+            if (!write) {
+                size_t whole = got / xs;
+                weft__mpi_type_external_conv(type, whole, native, stage, false);
+                weft__mpi_type_unpack(type, buf, (size_t)count, e * type->size, whole * type->size,
+                                      native);
+            }
+            done += got;
+            if (got < k * xs)
+                break; /* end of file */
+        }
+        free(native);
         free(stage);
     }
     if (atomic) {
@@ -546,7 +584,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (!err && (!f->name || !f->sp_name))
         err = MPI_ERR_NO_MEM;
     if (!err)
-        err = view_set(f, 0, MPI_BYTE, MPI_BYTE);
+        err = view_set(f, 0, MPI_BYTE, MPI_BYTE, MPI_BYTE, MPI_BYTE);
     /* Rank 0 creates the file (and alone sees MPI_MODE_EXCL), then the others
      * open what it made; every process returns the worst class any met. */
     int flags = open_flags(amode);
@@ -849,13 +887,31 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     }
     if ((err = info_merge(fh, info)))
         return weft__mpi_err_file(fh, err, fn);
+    /* In external32 the file has its own sizes: the view is made of the
+     * types as it sees them (checked again: no padding can make tiles meet). */
+    MPI_Datatype fe = etype, ff = filetype;
+    if (ext) {
+        err = weft__mpi_type_ext_file(etype, &fe);
+        if (!err && (err = weft__mpi_type_ext_file(filetype, &ff)))
+            weft__mpi_type_release(fe);
+        if (!err && (err = filetype_check(fh, fe, ff))) {
+            weft__mpi_type_release(fe);
+            weft__mpi_type_release(ff);
+        }
+    }
     /* Everyone is past the old view before the shared pointer goes to 0. */
     PMPI_Barrier(fh->comm);
+    if (err) /* the same types everywhere: every rank fails alike */
+        return weft__mpi_err_file(fh, err, fn);
     pthread_mutex_lock(&fh->lock);
-    err = view_set(fh, disp, etype, filetype);
+    err = view_set(fh, disp, fe, ff, etype, filetype);
     if (!err)
         fh->external32 = ext;
     pthread_mutex_unlock(&fh->lock);
+    if (ext) {
+        weft__mpi_type_release(fe);
+        weft__mpi_type_release(ff);
+    }
     if (fh->comm->rank == 0 && !err)
         err = shared_set(fh, 0);
     return weft__mpi_err_file(fh, by_rank0(fh, err), fn);
@@ -880,8 +936,8 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
     FILE_CHECK(fh, fn);
     if (!disp || !etype || !filetype || !datarep)
         return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
-    int err = view_type_out(fh->etype, etype);
-    if (!err && (err = view_type_out(fh->filetype, filetype)) && !fh->etype->predefined)
+    int err = view_type_out(fh->user_etype, etype);
+    if (!err && (err = view_type_out(fh->user_filetype, filetype)) && !fh->user_etype->predefined)
         PMPI_Type_free(etype);
     if (err)
         return weft__mpi_err_file(fh, err, fn);
@@ -899,8 +955,18 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
         return weft__mpi_err_file(fh, MPI_ERR_TYPE, fn);
     if (!extent)
         return weft__mpi_err_file(fh, MPI_ERR_ARG, fn);
-    /* native, and external32 on LP64 (the same sizes): as in memory */
-    *extent = weft__mpi_type_extent(datatype);
+    /* native: as in memory; external32: the extent of the type the file
+     * sees (§13.5.1: byte displacements as given, counts scaled). */
+    if (!fh->external32) {
+        *extent = weft__mpi_type_extent(datatype);
+        return MPI_SUCCESS;
+    }
+    MPI_Datatype f;
+    int err = weft__mpi_type_ext_file(datatype, &f);
+    if (err)
+        return weft__mpi_err_file(fh, err, fn);
+    *extent = weft__mpi_type_extent(f);
+    weft__mpi_type_release(f);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(File_get_type_extent)
@@ -1044,7 +1110,8 @@ static int file_access(MPI_File fh, enum where where, bool write, MPI_Offset off
     int err = access_check(fh, write, buf, count, type);
     if (err)
         return weft__mpi_err_file(fh, err, fn);
-    MPI_Offset moved = 0, etypes = (MPI_Offset)count * (MPI_Offset)(type->size / fh->esize);
+    MPI_Offset moved = 0,
+               etypes = (MPI_Offset)count * (MPI_Offset)(file_bytes(fh, type) / fh->esize);
     switch (where) {
     case AT:
         if (offset < 0)
@@ -1070,7 +1137,7 @@ static int file_access(MPI_File fh, enum where where, bool write, MPI_Offset off
     }
     if (err)
         return weft__mpi_err_file(fh, err, fn);
-    status_bytes(status, moved);
+    status_moved(fh, status, type, moved);
     return MPI_SUCCESS;
 }
 
@@ -1101,7 +1168,7 @@ static int file_write_all(MPI_File fh, enum where where, MPI_Offset offset, cons
     }
     if (rc)
         return weft__mpi_err_file(fh, rc, fn);
-    status_bytes(status, moved);
+    status_moved(fh, status, type, moved);
     return MPI_SUCCESS;
 }
 
@@ -1135,7 +1202,7 @@ static int file_ordered(MPI_File fh, bool write, const void *buf, int count, MPI
 {
     FILE_CHECK(fh, fn);
     int err = access_check(fh, write, buf, count, type);
-    long long mine = err ? 0 : (long long)count * (long long)(type->size / fh->esize);
+    long long mine = err ? 0 : (long long)count * (long long)(file_bytes(fh, type) / fh->esize);
     long long before = 0, total = 0, base = 0;
     PMPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, fh->comm);
     PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, fh->comm);
@@ -1154,7 +1221,7 @@ static int file_ordered(MPI_File fh, bool write, const void *buf, int count, MPI
     err = data_access(fh, write, base + before, (void *)buf, count, type, &moved);
     if (err)
         return weft__mpi_err_file(fh, err, fn);
-    status_bytes(status, moved);
+    status_moved(fh, status, type, moved);
     return MPI_SUCCESS;
 }
 

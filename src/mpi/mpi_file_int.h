@@ -41,6 +41,13 @@ static inline int errno_class(int e)
     }
 }
 
+/* The bytes count elements of t take in the file: their external32 images in
+ * a view in external32, else their data. */
+static inline size_t file_bytes(const struct weft_mpi_file *fh, MPI_Datatype t)
+{
+    return fh->external32 ? weft__mpi_type_ext_size(t) : t->size;
+}
+
 /* The file offset of data byte p of the view, and how many data bytes follow
  * it there without a gap. */
 static inline MPI_Offset view_map(const struct weft_mpi_file *fh, MPI_Offset p, MPI_Offset *run)

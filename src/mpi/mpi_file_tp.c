@@ -217,7 +217,7 @@ int weft__mpi_file_tp_write(MPI_File fh, MPI_Offset at, const void *buf, int cou
     MPI_Comm c = fh->comm;
     int np = c->size;
     *moved = 0;
-    MPI_Offset total = err ? 0 : (MPI_Offset)count * (MPI_Offset)type->size;
+    MPI_Offset total = err ? 0 : (MPI_Offset)count * (MPI_Offset)file_bytes(fh, type);
     size_t n = 0;
     bool sorted = true;
     piece_t *pc = total ? pieces_of(fh, at * (MPI_Offset)fh->esize, total, &n, &sorted) : NULL;
@@ -249,13 +249,21 @@ int weft__mpi_file_tp_write(MPI_File fh, MPI_Offset at, const void *buf, int cou
     const char *src = NULL;
     if (total && type->contig && !fh->external32) {
         src = weft__mpi_at(buf, type->true_lb);
-    } else if (total) {
+    } else if (total && !fh->external32) {
         stage = malloc((size_t)total);
-        if (stage) {
+        if (stage)
             weft__mpi_type_pack(type, buf, (size_t)count, 0, (size_t)total, stage);
-            if (fh->external32)
-                weft__mpi_type_external(type, (size_t)count, stage, true);
+        src = stage;
+    } else if (total) {
+        /* The native packing first, then its external32 images. */
+        size_t native_len = (size_t)count * type->size;
+        char *native = malloc(native_len + 1);
+        stage = native ? malloc((size_t)total) : NULL;
+        if (stage) {
+            weft__mpi_type_pack(type, buf, (size_t)count, 0, native_len, native);
+            weft__mpi_type_external_conv(type, (size_t)count, native, stage, true);
         }
+        free(native);
         src = stage;
     }
     /* Pieces cut at the domains' edges (each edge cuts at most one piece),

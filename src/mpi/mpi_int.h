@@ -251,11 +251,16 @@ void weft__mpi_type_pack(MPI_Datatype t, const void *buf, size_t count, size_t o
                          void *out);
 void weft__mpi_type_unpack(MPI_Datatype t, void *buf, size_t count, size_t offset, size_t len,
                            const void *in);
-/* Convert count elements of t packed at p between native and external32
- * (MPI 3.1 §13.5.2) with native sizes, in place: byte order and long
- * double's format (file views; MPI_Pack_external narrows MPI_LONG,
- * MPI_UNSIGNED_LONG and MPI_WCHAR to the standard's sizes on its own). */
-void weft__mpi_type_external(MPI_Datatype t, size_t count, void *p, bool to_external);
+/* external32 (MPI 3.1 §13.5.2): the bytes of one element of t in it (MPI_LONG
+ * 4, MPI_WCHAR 2, no padding in pairs); count elements of t between their
+ * native packed stream at native (used as scratch: changed on the way) and
+ * their external stream at ext; and the type a file sees for t in a view in
+ * external32 (a new reference, committed; t itself, retained, when no size
+ * in it changes). */
+size_t weft__mpi_type_ext_size(MPI_Datatype t);
+void weft__mpi_type_external_conv(MPI_Datatype t, size_t count, void *native, void *ext,
+                                  bool to_external);
+int weft__mpi_type_ext_file(MPI_Datatype t, MPI_Datatype *out);
 /* Basic elements in the first `bytes` bytes of a stream of elements of t. */
 MPI_Count weft__mpi_type_elements(MPI_Datatype t, MPI_Count bytes);
 /* Set up the predefined types; called once by MPI_Init. */
@@ -335,8 +340,9 @@ struct weft_mpi_file {
     char *name;
     /* The view. */
     MPI_Offset disp;
-    MPI_Datatype etype, filetype;
-    size_t esize, fsize; /* bytes of data in one etype, in one filetype */
+    MPI_Datatype etype, filetype;           /* as the file sees them (external32: its sizes) */
+    MPI_Datatype user_etype, user_filetype; /* as MPI_File_set_view was given them */
+    size_t esize, fsize; /* bytes of data in one etype, in one filetype, in the file */
     MPI_Aint fextent;
     bool dense;    /* the tiles make one range from disp + true_lb */
     size_t *pos;   /* filetype->nsegs + 1 prefix sums of the segment lengths */

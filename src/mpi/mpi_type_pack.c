@@ -175,12 +175,11 @@ WEFT_MPI_ALIAS(Pack_size)
 /* ---------------------------------------------------------------- external32 */
 
 /* external32 (MPI 3.1 §13.5.2, table 13.2): big-endian, long double as IEEE
- * binary128, and three types narrower than on LP64: MPI_LONG and
- * MPI_UNSIGNED_LONG are 4 bytes, MPI_WCHAR 2. Every other predefined type has
- * its native size, so file views (mpi_file.c) convert in place and keep the
- * native geometry; MPI_Pack_external and MPI_Unpack_external give those three
- * their external sizes, as the standard's table does. Narrowing keeps the low
- * bytes (as MPICH does); widening sign-extends MPI_LONG. */
+ * binary128, no padding, and three types narrower than on LP64: MPI_LONG and
+ * MPI_UNSIGNED_LONG are 4 bytes, MPI_WCHAR 2. MPI_Pack_external and file views
+ * in external32 (mpi_file.c) both convert a native packed element into its
+ * external image, whose size can differ. Narrowing keeps the low bytes (as
+ * MPICH does); widening sign-extends MPI_LONG. */
 _Static_assert(sizeof(long) == 8 && sizeof(wchar_t) == 4 && sizeof(long double) == 16 &&
                    sizeof(_Bool) == 1 && sizeof(MPI_Aint) == 8 && sizeof(MPI_Offset) == 8,
                "external32 conversion assumes an LP64 ABI (x86-64, aarch64)");
@@ -242,22 +241,6 @@ static void convert_basic(unsigned char *p, size_t n, MPI_Datatype b, bool to_ex
     }
 }
 
-/* Convert count elements of t laid out as a packed stream at p. */
-static void convert_stream(MPI_Datatype t, size_t count, unsigned char *p, bool to_external)
-{
-    for (size_t e = 0; e < count; e++)
-        for (int r = 0; r < t->nruns; r++) {
-            MPI_Datatype b = t->runs[r].type;
-            convert_basic(p, t->runs[r].n, b, to_external);
-            p += t->runs[r].n * b->size;
-        }
-}
-
-void weft__mpi_type_external(MPI_Datatype t, size_t count, void *p, bool to_external)
-{
-    convert_stream(t, count, p, to_external);
-}
-
 /* The size of basic type b in MPI_Pack_external's stream (table 13.2). */
 static size_t packed_ext_size(MPI_Datatype b)
 {
@@ -313,6 +296,154 @@ static void convert_element(MPI_Datatype t, unsigned char *nat, unsigned char *e
         nat += n * b->size;
         ext += n * xs;
     }
+}
+
+size_t weft__mpi_type_ext_size(MPI_Datatype t)
+{
+    return packed_ext_elem_size(t);
+}
+
+void weft__mpi_type_external_conv(MPI_Datatype t, size_t count, void *native, void *ext,
+                                  bool to_external)
+{
+    unsigned char *n = native, *x = ext;
+    size_t xs = packed_ext_elem_size(t);
+    for (size_t e = 0; e < count; e++, n += t->size, x += xs)
+        convert_element(t, n, x, to_external);
+}
+
+/* ---- the types of a view in external32, as the file sees them ----
+ *
+ * A view's etype and filetype describe the file in its representation
+ * (§13.5.1): a count-based constructor scales with the external sizes of its
+ * children, a byte displacement (hvector, hindexed, struct, resized) is taken
+ * as it is. So the file's type is the same construction over the children's
+ * file types, where a predefined type becomes one of its external size:
+ * MPI_LONG a 4-byte integer, a value/index pair a struct without padding. */
+
+static MPI_Datatype ext_named(MPI_Datatype t)
+{
+    if (t == MPI_LONG)
+        return MPI_INT32_T;
+    if (t == MPI_UNSIGNED_LONG)
+        return MPI_UINT32_T;
+    if (t == MPI_WCHAR)
+        return MPI_UINT16_T;
+    return t;
+}
+
+static bool ext_differs(MPI_Datatype t)
+{
+    if (t->predefined) {
+        if (t->basic == WEFT_MPI_B_PAIR)
+            return packed_ext_elem_size(t) != (size_t)weft__mpi_type_extent(t) ||
+                   ext_differs(t->runs[0].type) || (t->nruns > 1 && ext_differs(t->runs[1].type));
+        return ext_named(t) != t;
+    }
+    for (int i = 0; i < t->ntypes; i++)
+        if (ext_differs(t->types[i]))
+            return true;
+    return false;
+}
+
+static int ext_build(MPI_Datatype t, MPI_Datatype *out);
+
+/* A predefined value/index pair without padding, its members at their
+ * external sizes. */
+static int ext_pair(MPI_Datatype t, MPI_Datatype *out)
+{
+    MPI_Datatype v = t->runs[0].type, k = t->nruns > 1 ? t->runs[1].type : v;
+    int bl[2] = {1, 1};
+    MPI_Aint d[2] = {0, (MPI_Aint)packed_ext_size(v)};
+    MPI_Datatype ty[2] = {ext_named(v), ext_named(k)}, st;
+    int err = PMPI_Type_create_struct(2, bl, d, ty, &st);
+    if (err)
+        return err;
+    err = PMPI_Type_create_resized(st, 0, (MPI_Aint)packed_ext_elem_size(t), out);
+    PMPI_Type_free(&st);
+    return err;
+}
+
+static int ext_rebuild(MPI_Datatype t, MPI_Datatype *kids, MPI_Datatype *out)
+{
+    const int *i = t->ints;
+    const MPI_Aint *a = t->addrs;
+    switch (t->combiner) {
+    case MPI_COMBINER_DUP:
+        return PMPI_Type_dup(kids[0], out);
+    case MPI_COMBINER_CONTIGUOUS:
+        return PMPI_Type_contiguous(i[0], kids[0], out);
+    case MPI_COMBINER_VECTOR:
+        return PMPI_Type_vector(i[0], i[1], i[2], kids[0], out);
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_HVECTOR_INTEGER:
+        return PMPI_Type_create_hvector(i[0], i[1], a[0], kids[0], out);
+    case MPI_COMBINER_INDEXED:
+        return PMPI_Type_indexed(i[0], i + 1, i + 1 + i[0], kids[0], out);
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_HINDEXED_INTEGER:
+        return PMPI_Type_create_hindexed(i[0], i + 1, a, kids[0], out);
+    case MPI_COMBINER_INDEXED_BLOCK:
+        return PMPI_Type_create_indexed_block(i[0], i[1], i + 2, kids[0], out);
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        return PMPI_Type_create_hindexed_block(i[0], i[1], a, kids[0], out);
+    case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_STRUCT_INTEGER:
+        return PMPI_Type_create_struct(i[0], i + 1, a, kids, out);
+    case MPI_COMBINER_SUBARRAY: {
+        int n = i[0];
+        return PMPI_Type_create_subarray(n, i + 1, i + 1 + n, i + 1 + 2 * n, i[1 + 3 * n], kids[0],
+                                         out);
+    }
+    case MPI_COMBINER_DARRAY: {
+        int n = i[2];
+        return PMPI_Type_create_darray(i[0], i[1], n, i + 3, i + 3 + n, i + 3 + 2 * n,
+                                       i + 3 + 3 * n, i[3 + 4 * n], kids[0], out);
+    }
+    case MPI_COMBINER_RESIZED:
+        return PMPI_Type_create_resized(kids[0], a[0], a[1], out);
+    default:
+        return MPI_ERR_TYPE; /* the F90 combiners hold no type that changes */
+    }
+}
+
+static int ext_build(MPI_Datatype t, MPI_Datatype *out)
+{
+    if (!ext_differs(t)) {
+        weft__mpi_type_retain(t);
+        *out = t;
+        return MPI_SUCCESS;
+    }
+    if (t->predefined) {
+        if (t->basic == WEFT_MPI_B_PAIR)
+            return ext_pair(t, out);
+        *out = ext_named(t);
+        weft__mpi_type_retain(*out);
+        return MPI_SUCCESS;
+    }
+    MPI_Datatype local[8] = {0};
+    MPI_Datatype *kids = t->ntypes <= 8 ? local : calloc((size_t)t->ntypes, sizeof *kids);
+    if (!kids)
+        return MPI_ERR_NO_MEM;
+    int err = MPI_SUCCESS, made = 0;
+    for (; made < t->ntypes && !err; made++)
+        err = ext_build(t->types[made], &kids[made]);
+    if (err)
+        made--;
+    if (!err)
+        err = ext_rebuild(t, kids, out);
+    for (int k = 0; k < made; k++)
+        weft__mpi_type_release(kids[k]);
+    if (kids != local)
+        free(kids);
+    if (!err)
+        err = PMPI_Type_commit(out);
+    return err;
+}
+
+int weft__mpi_type_ext_file(MPI_Datatype t, MPI_Datatype *out)
+{
+    return ext_build(t, out);
 }
 
 static int check_datarep(const char *datarep)

@@ -1069,7 +1069,8 @@ static void leftovers(void)
 }
 
 /* Data representations: external32 puts big-endian values in the file and
- * reads them back; the view's geometry is the native one (LP64). A filetype
+ * reads them back, in the standard's sizes (MPI_LONG in 4 bytes, pairs
+ * without padding), which the view's positions follow. A filetype
  * with overlapping regions is refused on a file open for writing and taken
  * on one open read-only (§13.3). A registered representation's name is
  * taken once (§13.5.3). */
@@ -1117,6 +1118,52 @@ static void datareps(void)
     for (int i = 0; i < 8; i++)
         big &= raw[8 + i] == want[7 - i];
     CHECK(big);
+
+    /* The file's own sizes (MPI 3.1 table 13.2): MPI_LONG takes 4 bytes, so
+     * a view of longs places rank r's 3 longs at byte 12 * r, and
+     * MPI_File_get_type_extent gives 4; the data read back is sign-extended. */
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
+    MPI_Aint fext = 0;
+    MPI_MUST(MPI_File_get_type_extent(fh, MPI_LONG, &fext));
+    CHECK(fext == 4);
+    MPI_MUST(MPI_File_get_type_extent(fh, MPI_LONG_INT, &fext));
+    CHECK(fext == 8);
+    MPI_MUST(MPI_File_get_type_extent(fh, MPI_DOUBLE_INT, &fext));
+    CHECK(fext == 12);
+    long lv[3] = {-3 - me, 0x7fffffff, me};
+    MPI_MUST(MPI_File_write_at(fh, (MPI_Offset)me * 3, lv, 3, MPI_LONG, &st));
+    CHECK(count_of(&st, MPI_LONG) == 3);
+    MPI_Offset bo = 0;
+    MPI_MUST(MPI_File_get_byte_offset(fh, (MPI_Offset)me * 3, &bo));
+    CHECK(bo == (MPI_Offset)me * 12);
+    settle(fh, MPI_COMM_WORLD);
+    long lb[3] = {0, 0, 0};
+    MPI_MUST(MPI_File_read_at(fh, (MPI_Offset)me * 3, lb, 3, MPI_LONG, &st));
+    CHECK(count_of(&st, MPI_LONG) == 3);
+    CHECK(lb[0] == lv[0] && lb[1] == lv[1] && lb[2] == lv[2]);
+    MPI_MUST(MPI_File_get_view(fh, &d, &et, &ft, rep));
+    CHECK(et == MPI_LONG && ft == MPI_LONG); /* the types given, not the file's */
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    MPI_MUST(MPI_File_read_at(fh, (MPI_Offset)me * 12, raw, 12, MPI_BYTE, &st));
+    CHECK(raw[0] == 0xff && raw[3] == (unsigned char)(0xfd - me)); /* -3 - me, 4 bytes */
+    CHECK(raw[4] == 0x7f && raw[7] == 0xff && raw[11] == me);
+    settle(fh, MPI_COMM_WORLD);
+    /* A pair type without its padding: each rank's 2 MPI_DOUBLE_INTs are 24
+     * bytes of the file. */
+    struct {
+        double v;
+        int k;
+    } pv[2] = {{0.25 + me, 7}, {-1.0, -me}}, pb[2];
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_DOUBLE_INT, MPI_DOUBLE_INT, "external32", MPI_INFO_NULL));
+    MPI_MUST(MPI_File_write_at(fh, (MPI_Offset)me * 2, pv, 2, MPI_DOUBLE_INT, &st));
+    CHECK(count_of(&st, MPI_DOUBLE_INT) == 2);
+    MPI_MUST(MPI_File_get_byte_offset(fh, (MPI_Offset)me * 2, &bo));
+    CHECK(bo == (MPI_Offset)me * 24);
+    settle(fh, MPI_COMM_WORLD);
+    memset(pb, 0, sizeof pb);
+    MPI_MUST(MPI_File_read_at(fh, (MPI_Offset)me * 2, pb, 2, MPI_DOUBLE_INT, &st));
+    CHECK(pb[0].v == pv[0].v && pb[0].k == 7 && pb[1].v == -1.0 && pb[1].k == -me);
+    MPI_MUST(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
 
     /* Overlapping regions: refused when writable, taken when read-only. */
     int blens[2] = {2, 2};
