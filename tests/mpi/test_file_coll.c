@@ -341,6 +341,39 @@ static void sparse(void)
     close_drop(&fh, name, MPI_COMM_WORLD);
 }
 
+/* The 4-byte big-endian values of an interleaved external32 file of `tiles`
+ * tiles of np + 1 blocks of blk values, block r of tile k holding values
+ * k * blk ... of rank r: how many are not want(r, i). */
+static long check_be32(const unsigned char *f, long tiles, int blk, uint32_t (*want)(int, long))
+{
+    long bad = 0;
+    for (long k = 0; k < tiles; k++)
+        for (int r = 0; r < np; r++)
+            for (int j = 0; j < blk; j++) {
+                const unsigned char *b = f + ((k * (np + 1) + r) * blk + j) * 4;
+                uint32_t v =
+                    (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+                bad += v != want(r, k * blk + j);
+            }
+    return bad;
+}
+
+static uint32_t want_int(int r, long i)
+{
+    return (uint32_t)(r * 1000003 + i);
+}
+
+/* The longs written: alternately negative, so the 4 bytes carry the sign. */
+static long long_value(int r, long i)
+{
+    return (i & 1 ? -1L : 1L) * (r * 1000003L + i);
+}
+
+static uint32_t want_long(int r, long i)
+{
+    return (uint32_t)long_value(r, i);
+}
+
 /* An interleaved view in "external32": big-endian ints in the file. */
 static void external32(void)
 {
@@ -358,16 +391,7 @@ static void external32(void)
     CHECK(mt_verify(back, count, me));
     long tiles = count / blk, len = tiles * (np + 1) * blk * (long)sizeof(int);
     unsigned char *f = (unsigned char *)slurp(fh, len - blk * (long)sizeof(int));
-    long bad = 0;
-    for (long k = 0; k < tiles; k++)
-        for (int r = 0; r < np; r++)
-            for (int j = 0; j < blk; j++) {
-                const unsigned char *b = f + ((k * (np + 1) + r) * blk + j) * sizeof(int);
-                unsigned v =
-                    (unsigned)b[0] << 24 | (unsigned)b[1] << 16 | (unsigned)b[2] << 8 | b[3];
-                bad += v != (unsigned)(r * 1000003 + k * blk + j);
-            }
-    CHECK(bad == 0);
+    CHECK(check_be32(f, tiles, blk, want_int) == 0);
     free(f);
     free(mine);
     free(back);
@@ -387,7 +411,7 @@ static void external32_long(void)
     MPI_MUST(MPI_File_set_view(fh, 0, MPI_LONG, ft, "external32", MPI_INFO_NULL));
     long *mine = malloc(count * sizeof *mine), *back = calloc(count, sizeof *back);
     for (int i = 0; i < count; i++)
-        mine[i] = (i & 1 ? -1L : 1L) * (me * 1000003L + i);
+        mine[i] = long_value(me, i);
     MPI_Status st;
     MPI_MUST(MPI_File_write_all(fh, mine, count, MPI_LONG, &st));
     int got = 0;
@@ -401,17 +425,7 @@ static void external32_long(void)
     CHECK(wrong == 0);
     long tiles = count / blk, len = tiles * (np + 1) * blk * 4L;
     unsigned char *f = (unsigned char *)slurp(fh, len - blk * 4L);
-    long bad = 0;
-    for (long k = 0; k < tiles; k++)
-        for (int r = 0; r < np; r++)
-            for (int j = 0; j < blk; j++) {
-                const unsigned char *b = f + ((k * (np + 1) + r) * blk + j) * 4;
-                int32_t v = (int32_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-                                      (uint32_t)b[2] << 8 | b[3]);
-                long i = k * blk + j;
-                bad += v != (int32_t)((i & 1 ? -1L : 1L) * (r * 1000003L + i));
-            }
-    CHECK(bad == 0);
+    CHECK(check_be32(f, tiles, blk, want_long) == 0);
     free(f);
     free(mine);
     free(back);
