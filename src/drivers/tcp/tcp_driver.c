@@ -290,6 +290,7 @@ static void tcp_shutdown(weft_track_t *t)
 
 static void tcp_fini(weft_driver_t *d)
 {
+    weft__tcp_refused(d, NULL, NULL); /* the count not logged yet */
     for (int r = 0; r < d->size; r++)
         if (d->tracks[r])
             tcp_disconnect(d->tracks[r]);

@@ -107,6 +107,31 @@ void weft__tcp_hs_reap(weft_driver_t *d)
     }
 }
 
+#define TCP_REFUSE_LINES 10
+
+void weft__tcp_refused(weft_driver_t *d, const char *peer, const char *why)
+{
+    uint64_t now = weft__now_ns();
+    if (!peer || now - d->refuse_window_ns >= 1000000000ull) {
+        if (d->refuse_quiet)
+            weft_log_warn("tcp: refused %llu more connections from strangers since %.1f s ago "
+                          "(at most %d lines a second)",
+                          (unsigned long long)d->refuse_quiet,
+                          (double)(now - d->refuse_window_ns) / 1e9, TCP_REFUSE_LINES);
+        d->refuse_window_ns = now;
+        d->refuse_lines = 0;
+        d->refuse_quiet = 0;
+    }
+    if (!peer)
+        return;
+    if (d->refuse_lines < TCP_REFUSE_LINES) {
+        d->refuse_lines++;
+        weft_log_warn("tcp: refused a connection from %s: %s", peer, why);
+    } else {
+        d->refuse_quiet++;
+    }
+}
+
 /* A connection that failed its handshake. A client connection is one of our
  * tracks: its peer is lost. A server connection is nobody yet: refuse it. */
 static void hs_fail(weft_driver_t *d, tcp_conn_t *c, int status, const char *why)
@@ -118,7 +143,7 @@ static void hs_fail(weft_driver_t *d, tcp_conn_t *c, int status, const char *why
         weft__tcp_track_lose(d, t, status, why);
         return;
     }
-    weft_log_warn("tcp: refused a connection from %s: %s", c->peer_name, why);
+    weft__tcp_refused(d, c->peer_name, why);
     weft__tcp_hs_close(d, c);
 }
 
@@ -231,8 +256,7 @@ void weft__tcp_hs_accept(weft_driver_t *d)
         char name[64];
         name_of(&ss, name, sizeof name);
         if (d->naccepted >= TCP_MAX_HANDSHAKES + d->size) {
-            weft_log_warn("tcp: refused a connection from %s: too many unfinished handshakes",
-                          name);
+            weft__tcp_refused(d, name, "too many unfinished handshakes");
             close(fd);
             continue;
         }

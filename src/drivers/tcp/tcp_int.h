@@ -283,7 +283,12 @@ struct weft_driver {
     weft_track_t **tracks;  /* by rank, NULL when not connected through tcp */
     weft_list_t handshakes; /* tcp_conn_t not yet up */
     int nhandshakes;
-    int naccepted;         /* of which accepted, not authenticated yet (bounded) */
+    int naccepted; /* of which accepted, not authenticated yet (bounded) */
+    /* Lines about refused strangers: at most TCP_REFUSE_LINES a second, then
+     * a count (a flood of strangers must not flood the log). */
+    uint64_t refuse_window_ns;
+    unsigned refuse_lines;
+    uint64_t refuse_quiet;
     tcp_conn_t *hs_closed; /* closed connections not yet freed (weft__tcp_hs_reap) */
     uint64_t hs_timeout_ns;
     uint64_t connect_timeout_ns;
@@ -331,6 +336,10 @@ WEFT_INTERNAL void weft__tcp_hs_close(weft_driver_t *d, tcp_conn_t *c);
 /* Free the connections closed since the last reap: at the end of a poll pass
  * and at fini. */
 WEFT_INTERNAL void weft__tcp_hs_reap(weft_driver_t *d);
+
+/* Log a refused connection from peer, rate-limited; with peer NULL, only
+ * say how many went unlogged (at the end). */
+WEFT_INTERNAL void weft__tcp_refused(weft_driver_t *d, const char *peer, const char *why);
 
 /* tcp_region.c */
 WEFT_INTERNAL int weft__tcp_expose(weft_driver_t *d, const void *buf, size_t len,
