@@ -156,11 +156,19 @@ static bool sender_round(int me, int n, size_t len, uint64_t tag)
     weft_progress_counters_t before, after;
     weft_request_t *r;
     weft_status_t st;
+    if (me == 0)
+        test_fill(buf, len, tag);
     sync_ranks(1 - me, tag);
     if (me == 0) {
-        test_fill(buf, len, tag);
         counters(&before);
         MUST(weft_sr_isend(ctx, 1, 0, tag, buf, len, &r));
+        /* Rank 1's delay starts from this note, sent just before the wait:
+         * on a loaded machine the way here from the sync can take longer
+         * than the delay, and the wait would find the receive there. */
+        char go = 1;
+        weft_request_t *note;
+        MUST(weft_sr_isend(ctx, 1, 2, tag, &go, 1, &note));
+        MUST(weft_sr_wait(ctx, note, NULL));
         wait_for(r, &st);
         counters(&after);
         CHECK(after.wait_sleeps > before.wait_sleeps);
@@ -169,6 +177,10 @@ static bool sender_round(int me, int n, size_t len, uint64_t tag)
                len, (unsigned long long)(after.wait_sleeps - before.wait_sleeps),
                (unsigned long long)(after.wait_woken - before.wait_woken));
     } else {
+        char go = 0;
+        weft_request_t *note;
+        MUST(weft_sr_irecv(ctx, 0, 2, tag, &go, 1, &note));
+        MUST(weft_sr_wait(ctx, note, NULL));
         away(DELAY_S);
         MUST(weft_sr_irecv(ctx, 0, 0, tag, buf, len, &r));
         MUST(weft_sr_wait(ctx, r, &st));
