@@ -587,6 +587,32 @@ int weft__boot_init(weft_boot_t **out)
     return WEFT_OK;
 }
 
+int weft__boot_join_fd(int fd, int rank, int size, const char *job_id,
+                       const uint8_t secret[WEFT_BOOT_SECRET_LEN], weft_boot_t **out)
+{
+    if (fd < 0 || rank < 0 || size <= 0 || rank >= size || !job_id ||
+        !weft__boot_jobid_valid(job_id, strlen(job_id)) || !secret || !out)
+        return WEFT_EINVAL;
+    weft_boot_t *b = calloc(1, sizeof *b);
+    if (!b)
+        return WEFT_ENOMEM;
+    b->fd = -1; /* the caller's until the handshake succeeds */
+    b->rank = rank;
+    b->size = size;
+    memcpy(b->job_id, job_id, strlen(job_id) + 1);
+    memcpy(b->secret, secret, WEFT_BOOT_SECRET_LEN);
+    int rc = alloc_buffers(b);
+    if (rc == WEFT_OK)
+        rc = handshake(b, fd, WEFT_BOOT_MSG_HELLO);
+    if (rc != WEFT_OK) {
+        weft__boot_fini(b);
+        return rc;
+    }
+    b->fd = fd;
+    *out = b;
+    return WEFT_OK;
+}
+
 const uint8_t *weft__boot_secret(const weft_boot_t *b)
 {
     return b->secret;
