@@ -8,7 +8,8 @@
  *      the rest is a run of messages, each u8 flags (bit 0: remote data
  *      present), u32 remote data (sender rank << 8 | kind), u16 length, then
  *      that many bytes (fewer at the end). Packets must reach the engine in
- *      each sender's order, and each exactly once, or the sender be lost.
+ *      each sender's order, and each exactly once, or the sender be lost;
+ *      what a track holds back must be ahead of its turn, each number once.
  * Nothing may crash, read or write outside a buffer, or leak. */
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,13 @@ static void receive(const uint8_t *data, size_t size)
             abort();
         if (lost[r] && t->held)
             abort(); /* a lost track holds nothing */
+        /* What a live track holds is ahead of its turn, in order, once. */
+        uint32_t last = t->rx_seq;
+        for (ofi_held_t *h = t->held; h; h = h->next) {
+            if ((int32_t)(h->seq - last) <= 0)
+                abort();
+            last = h->seq;
+        }
         while (t->held) {
             ofi_held_t *h = t->held;
             t->held = h->next;

@@ -2,7 +2,7 @@
  * does for the engine's: on the files given as arguments, or on built-in
  * seeds (a published address, an rkey with a range to read; runs of received
  * messages in order, out of order, from strangers and ranks that are not
- * there, repeated and malformed) and deterministic mutations of them.
+ * there, repeated, repeated while held, and malformed) and deterministic mutations of them.
  * --write-corpus DIR writes the seeds. */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define NSEEDS 6
+#define NSEEDS 7
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -87,6 +87,14 @@ static size_t seed(int k, uint8_t *buf)
         p = message(p, true, 1, OFI_MSG_PACKET, 0, "once");
         p = message(p, true, 1, OFI_MSG_PACKET, 0, "twice");
         p = message(p, true, 1, OFI_MSG_PACKET, 1, "after it was lost");
+        break;
+    case 6: /* receive: a number repeated while ahead (the peer is lost) */
+        buf[0] = 1;
+        p = message(p, true, 1, OFI_MSG_PACKET, 1, "a");
+        p = message(p, true, 1, OFI_MSG_PACKET, 1, "b");
+        p = message(p, true, 1, OFI_MSG_PACKET, 0, "c");
+        p = message(p, true, 1, OFI_MSG_PACKET, 3, "d");
+        p = message(p, true, 1, OFI_MSG_PACKET, 2, "e");
         break;
     default: /* receive: a malformed packet, a packet shorter than its header */
         buf[0] = 1;

@@ -701,6 +701,16 @@ static int on_packet(weft_driver_t *d, weft_track_t *t, const uint8_t *pkt, size
         return 0;
     }
     if (ahead > 0) {
+        ofi_held_t **p = &t->held;
+        while (*p && (int32_t)((*p)->seq - seq) < 0)
+            p = &(*p)->next;
+        /* A number already held is a repeat too. Held twice, the second copy
+         * would stay at the head once the first was handed on, and every
+         * packet held behind it would wait there for ever. */
+        if (*p && (*p)->seq == seq) {
+            lose(d, t, "packet repeated");
+            return 0;
+        }
         ofi_held_t *h = malloc(sizeof *h + len);
         if (!h) {
             lose(d, t, "out of memory holding a packet");
@@ -709,9 +719,6 @@ static int on_packet(weft_driver_t *d, weft_track_t *t, const uint8_t *pkt, size
         h->seq = seq;
         h->len = len - OFI_PKT_HDR;
         memcpy(h->data, pkt + OFI_PKT_HDR, h->len);
-        ofi_held_t **p = &t->held;
-        while (*p && (int32_t)((*p)->seq - seq) < 0)
-            p = &(*p)->next;
         h->next = *p;
         *p = h;
         return 0;
