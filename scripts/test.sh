@@ -60,12 +60,23 @@ if [ $fuzz = 1 ]; then
     echo "== libFuzzer targets (clang), ${WEFT_FUZZ_SECONDS:-30} s each"
     CC=clang cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DWEFT_FUZZ=ON -DWEFT_ASAN=ON -DWEFT_UBSAN=ON -DBUILD_TESTING=ON >/dev/null
-    ninja -C build/fuzz fuzz_wire fuzz_packet fuzz_tcp fuzz_wire_replay fuzz_tcp_replay
-    for t in fuzz_wire fuzz_packet fuzz_tcp; do
+    targets="fuzz_wire fuzz_packet fuzz_tcp fuzz_boot"
+    # The ofi driver's target exists where the driver does (libfabric-dev).
+    if grep -q '^WEFT_OFI:BOOL=ON' build/fuzz/CMakeCache.txt; then targets="$targets fuzz_ofi"; fi
+    replays=""
+    for t in $targets; do
+        if [ $t != fuzz_packet ]; then replays="$replays ${t}_replay"; fi
+    done
+    # shellcheck disable=SC2086
+    ninja -C build/fuzz $targets $replays
+    for t in $targets; do
         corpus=build/fuzz/corpus-$t
         mkdir -p "$corpus"
-        seeds=fuzz_wire_replay
-        [ $t = fuzz_tcp ] && seeds=fuzz_tcp_replay
+        # The committed corpus (tests/fuzz/corpus/, minimized from long runs)
+        # and the replay program's seeds, so that a short run starts deep.
+        if [ -d tests/fuzz/corpus/$t ]; then cp -r tests/fuzz/corpus/$t/. "$corpus"/; fi
+        seeds=${t}_replay
+        [ $t = fuzz_packet ] && seeds=fuzz_wire_replay
         build/fuzz/tests/fuzz/$seeds --write-corpus "$corpus"
         build/fuzz/tests/fuzz/$t -max_total_time="${WEFT_FUZZ_SECONDS:-30}" -max_len=4096 \
             -print_final_stats=1 "$corpus" 2>&1 | tail -4

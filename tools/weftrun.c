@@ -847,39 +847,30 @@ static void protocol_error(struct conn *c, const char *why)
  * rank are all checked before the connection counts for anything. */
 static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32_t len)
 {
-    if (len < 10)
-        return protocol_error(c, "short HELLO");
-    uint32_t rank = weft__boot_get32(p);
-    uint32_t size = weft__boot_get32(p + 4);
-    uint16_t idlen = weft__boot_get16(p + 8);
-    if (idlen > WEFT_BOOT_JOBID_MAX || len != 10u + idlen + WEFT_BOOT_PROOF_LEN)
-        return protocol_error(c, "HELLO length mismatch");
+    weft_boot_hello_t hello;
+    const char *bad = weft__boot_hello_decode(p, len, &hello);
+    if (bad)
+        return protocol_error(c, bad);
+    uint32_t rank = hello.rank;
+    uint32_t size = hello.size;
     bool lifeline = type == WEFT_BOOT_MSG_LIFELINE;
     int status = WEFT_OK;
     const char *why = NULL;
-    uint8_t proof[WEFT_BOOT_PROOF_LEN];
     uint8_t secret[WEFT_BOOT_SECRET_LEN];
     for (int i = 0; i < WEFT_BOOT_SECRET_LEN; i++) {
         unsigned v;
         sscanf(g.secret + 2 * i, "%2x", &v);
         secret[i] = (uint8_t)v;
     }
-    if (idlen != strlen(g.jobid) || memcmp(p + 10, g.jobid, idlen) != 0) {
+    if ((why = weft__boot_hello_verify(&hello, g.jobid, secret, c->nonce)) != NULL) {
         status = WEFT_EPERM;
-        why = "it belongs to another job";
-    } else {
-        weft__boot_proof(secret, c->nonce, g.jobid, idlen, rank, proof);
-        if (weft__memcmp_ct(proof, p + 10 + idlen, sizeof proof) != 0) {
-            status = WEFT_EPERM;
-            why = "it does not know the job secret";
-        } else if (size != (uint32_t)g.nranks || rank >= size) {
-            status = WEFT_ERANK;
-            why = "wrong rank or job size";
-        } else if (!g.ranks[rank].running ||
-                   (lifeline ? g.ranks[rank].lifeline != NULL : g.ranks[rank].conn != NULL)) {
-            status = WEFT_ESTATE;
-            why = "that rank is already connected or not running";
-        }
+    } else if (size != (uint32_t)g.nranks || rank >= size) {
+        status = WEFT_ERANK;
+        why = "wrong rank or job size";
+    } else if (!g.ranks[rank].running ||
+               (lifeline ? g.ranks[rank].lifeline != NULL : g.ranks[rank].conn != NULL)) {
+        status = WEFT_ESTATE;
+        why = "that rank is already connected or not running";
     }
     memset(secret, 0, sizeof secret);
     if (c->tcp)
@@ -918,28 +909,22 @@ static void handle_hello(struct conn *c, uint16_t type, const uint8_t *p, uint32
 
 static void handle_put(struct conn *c, const uint8_t *p, uint32_t len)
 {
-    if (len < 2)
-        return protocol_error(c, "short PUT");
-    uint16_t klen = weft__boot_get16(p);
-    if (klen > WEFT_BOOT_KEY_MAX || len < 6u + klen)
-        return protocol_error(c, "bad key length in PUT");
-    if (!weft__boot_key_valid(p + 2, klen))
-        return protocol_error(c, "bad key in PUT");
-    uint32_t vlen = weft__boot_get32(p + 2 + klen);
-    if (vlen > WEFT_BOOT_VALUE_MAX || len != 6u + klen + vlen)
-        return protocol_error(c, "bad value length in PUT");
-    if (store_put(p + 2, klen, p + 6 + klen, vlen) != 0)
+    weft_boot_put_t put;
+    const char *bad = weft__boot_put_decode(p, len, &put);
+    if (bad)
+        return protocol_error(c, bad);
+    if (store_put(put.key, put.key_len, put.value, put.value_len) != 0)
         propose_cause(false, 1, "the key-value store is full or out of memory");
 }
 
 static void handle_get(struct conn *c, const uint8_t *p, uint32_t len)
 {
-    if (len < 2)
-        return protocol_error(c, "short GET");
-    uint16_t klen = weft__boot_get16(p);
-    if (len != 2u + klen || !weft__boot_key_valid(p + 2, klen))
-        return protocol_error(c, "bad key in GET");
-    struct entry *e = store_find(p + 2, klen, hash_key(p + 2, klen));
+    const uint8_t *key;
+    uint16_t klen;
+    const char *bad = weft__boot_get_decode(p, len, &key, &klen);
+    if (bad)
+        return protocol_error(c, bad);
+    struct entry *e = store_find(key, klen, hash_key(key, klen));
     uint8_t head[8];
     if (!e || !e->has_value) {
         weft__boot_put32(head, (uint32_t)WEFT_ENOTFOUND);
@@ -954,16 +939,16 @@ static void handle_get(struct conn *c, const uint8_t *p, uint32_t len)
 
 static void handle_abort(struct conn *c, const uint8_t *p, uint32_t len)
 {
-    if (len < 6)
-        return protocol_error(c, "short ABORT");
-    int32_t code = (int32_t)weft__boot_get32(p);
-    uint16_t mlen = weft__boot_get16(p + 4);
-    if (len != 6u + mlen || mlen > WEFT_BOOT_ABORT_MSG_MAX)
-        return protocol_error(c, "bad message length in ABORT");
+    weft_boot_abort_t ab;
+    const char *bad = weft__boot_abort_decode(p, len, &ab);
+    if (bad)
+        return protocol_error(c, bad);
+    int32_t code = ab.code;
+    uint16_t mlen = ab.msg_len;
     /* Print the message as text even if it is not: it goes to a terminal. */
     char text[WEFT_BOOT_ABORT_MSG_MAX + 1];
     for (uint16_t i = 0; i < mlen; i++) {
-        uint8_t ch = p[6 + i];
+        uint8_t ch = ab.msg[i];
         text[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
     }
     text[mlen] = 0;
@@ -1021,17 +1006,17 @@ static void conn_process(struct conn *c)
         return; /* the outer call goes on with the buffer */
     c->processing = true;
     size_t off = 0;
-    while (!c->dead && c->reading && c->rx_len - off >= WEFT_BOOT_PROTO_HDR_SIZE) {
+    while (!c->dead && c->reading) {
         weft_boot_hdr_t h;
-        if (weft__boot_hdr_decode(c->rx + off, &h) != 0) {
+        long total = weft__boot_msg_frame(c->rx + off, c->rx_len - off, &h);
+        if (total < 0) {
             protocol_error(c, "bad header");
             break;
         }
-        size_t total = WEFT_BOOT_PROTO_HDR_SIZE + h.body_len;
-        if (c->rx_len - off < total)
+        if (total == 0)
             break;
         handle_msg(c, &h, c->rx + off + WEFT_BOOT_PROTO_HDR_SIZE);
-        off += total;
+        off += (size_t)total;
     }
     c->processing = false;
     if (c->dead)

@@ -240,11 +240,10 @@ static int recv_status(weft_boot_t *b, uint16_t type, int *status)
     int rc = recv_msg(b, type, &len);
     if (rc != WEFT_OK)
         return rc;
-    if (len != 4) {
+    if (weft__boot_status_decode(b->rx, len, status) != 0) {
         weft_log_error("boot: malformed reply from the launcher (length %" PRIu32 ")", len);
         return WEFT_EBOOT;
     }
-    *status = (int32_t)weft__boot_get32(b->rx);
     return WEFT_OK;
 }
 
@@ -507,6 +506,13 @@ static int parse_secret(const char *hex, uint8_t *out)
     return WEFT_OK;
 }
 
+static int alloc_buffers(weft_boot_t *b)
+{
+    b->tx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
+    b->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
+    return b->tx && b->rx ? WEFT_OK : WEFT_ENOMEM;
+}
+
 /* Read the job description weftrun put in the environment. */
 static int init_from_env(weft_boot_t *b, const char *addr)
 {
@@ -528,9 +534,7 @@ static int init_from_env(weft_boot_t *b, const char *addr)
                        2 * WEFT_BOOT_SECRET_LEN);
         return WEFT_EBOOT;
     }
-    b->tx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
-    b->rx = malloc(WEFT_BOOT_PROTO_HDR_SIZE + WEFT_BOOT_PROTO_BODY_MAX);
-    if (!b->tx || !b->rx)
+    if (alloc_buffers(b) != WEFT_OK)
         return WEFT_ENOMEM;
     int rc = connect_launcher(addr, &b->fd);
     if (rc == WEFT_OK)
@@ -579,6 +583,32 @@ int weft__boot_init(weft_boot_t **out)
         }
     }
     weft__log_set_rank(b->rank);
+    *out = b;
+    return WEFT_OK;
+}
+
+int weft__boot_join_fd(int fd, int rank, int size, const char *job_id,
+                       const uint8_t secret[WEFT_BOOT_SECRET_LEN], weft_boot_t **out)
+{
+    if (fd < 0 || rank < 0 || size <= 0 || rank >= size || !job_id ||
+        !weft__boot_jobid_valid(job_id, strlen(job_id)) || !secret || !out)
+        return WEFT_EINVAL;
+    weft_boot_t *b = calloc(1, sizeof *b);
+    if (!b)
+        return WEFT_ENOMEM;
+    b->fd = -1; /* the caller's until the handshake succeeds */
+    b->rank = rank;
+    b->size = size;
+    memcpy(b->job_id, job_id, strlen(job_id) + 1);
+    memcpy(b->secret, secret, WEFT_BOOT_SECRET_LEN);
+    int rc = alloc_buffers(b);
+    if (rc == WEFT_OK)
+        rc = handshake(b, fd, WEFT_BOOT_MSG_HELLO);
+    if (rc != WEFT_OK) {
+        weft__boot_fini(b);
+        return rc;
+    }
+    b->fd = fd;
     *out = b;
     return WEFT_OK;
 }
@@ -673,21 +703,18 @@ int weft__boot_get(weft_boot_t *b, const char *key, void *value, size_t *len)
     rc = recv_msg(b, WEFT_BOOT_MSG_GET_REPLY, &body_len);
     if (rc != WEFT_OK)
         return rc;
-    if (body_len < 8)
+    weft_boot_get_reply_t reply;
+    if (weft__boot_get_reply_decode(b->rx, body_len, &reply) != 0)
         goto err_proto;
-    int status = (int32_t)weft__boot_get32(b->rx);
-    uint32_t vlen = weft__boot_get32(b->rx + 4);
-    if (vlen != body_len - 8 || (status != WEFT_OK && vlen != 0))
-        goto err_proto;
-    if (status != WEFT_OK)
-        return status == WEFT_ENOTFOUND ? WEFT_ENOTFOUND : WEFT_EBOOT;
-    if (vlen > *len) {
-        *len = vlen;
+    if (reply.status != WEFT_OK)
+        return reply.status == WEFT_ENOTFOUND ? WEFT_ENOTFOUND : WEFT_EBOOT;
+    if (reply.value_len > *len) {
+        *len = reply.value_len;
         return WEFT_ENOBUFS;
     }
-    if (vlen)
-        memcpy(value, b->rx + 8, vlen);
-    *len = vlen;
+    if (reply.value_len)
+        memcpy(value, reply.value, reply.value_len);
+    *len = reply.value_len;
     return WEFT_OK;
 
 err_proto:

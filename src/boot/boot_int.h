@@ -12,6 +12,15 @@
 
 typedef struct weft_boot_pmix weft_boot_pmix_t;
 
+/* Join a job over fd, an open stream to a launcher's store: the handshake
+ * (CHALLENGE, HELLO with the proof under secret, HELLO_REPLY) as
+ * weft__boot_init does it, then a store that talks over fd and closes it in
+ * weft__boot_fini. On failure fd stays the caller's. It lets the fuzz target
+ * (tests/fuzz/fuzz_boot.c) feed the client any server bytes without a
+ * launcher; weft__boot_init is what everything else calls. */
+int weft__boot_join_fd(int fd, int rank, int size, const char *job_id,
+                       const uint8_t secret[WEFT_BOOT_SECRET_LEN], weft_boot_t **out);
+
 /* Was this process started by a PMIx launcher? (PMIX_NAMESPACE and PMIX_RANK set,
  * WEFT_BOOT_ADDR not: weftrun's own ranks never take this path.) */
 int weft__boot_pmix_detected(void);

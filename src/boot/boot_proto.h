@@ -155,6 +155,24 @@ static inline int weft__boot_hdr_decode(const uint8_t *p, weft_boot_hdr_t *hdr)
     return 0;
 }
 
+/* Find the first message in p[0, avail): its whole length (header and body)
+ * if it is all there, 0 if more bytes are needed, -1 if its header is
+ * malformed (weft__boot_hdr_decode), which no more bytes can mend. *hdr is
+ * set when the result is positive. */
+static inline long weft__boot_msg_frame(const uint8_t *p, size_t avail, weft_boot_hdr_t *hdr)
+{
+    if (avail < WEFT_BOOT_PROTO_HDR_SIZE)
+        return 0;
+    weft_boot_hdr_t h;
+    if (weft__boot_hdr_decode(p, &h) != 0)
+        return -1;
+    size_t total = WEFT_BOOT_PROTO_HDR_SIZE + (size_t)h.body_len;
+    if (avail < total)
+        return 0;
+    *hdr = h;
+    return (long)total;
+}
+
 /* A job id is non-empty, at most WEFT_BOOT_JOBID_MAX bytes of [A-Za-z0-9_-], so it
  * can be part of a file name (shm segments are /dev/shm/weft-<jobid>-...). */
 static inline int weft__boot_jobid_valid(const char *id, size_t len)
@@ -204,6 +222,153 @@ static inline size_t weft__boot_hello_encode(uint8_t *p, uint32_t rank, uint32_t
     memcpy(p + 10, jobid, jobid_len);
     memcpy(p + 10 + jobid_len, proof, WEFT_BOOT_PROOF_LEN);
     return 10 + jobid_len + WEFT_BOOT_PROOF_LEN;
+}
+
+/* ---- body decoders ----
+ *
+ * Each takes a body whose length the header gave (the caller has all of it)
+ * and checks every length inside it against that length and the limits before
+ * the fields are used. The server's return NULL on success and otherwise what
+ * is wrong, for its log line; the client's return 0 or -1. The pointers they
+ * set point into the body. */
+
+/* HELLO and LIFELINE, as the server receives them. */
+typedef struct weft_boot_hello {
+    uint32_t rank;
+    uint32_t size;
+    const uint8_t *jobid; /* not NUL-terminated */
+    uint16_t jobid_len;   /* at most WEFT_BOOT_JOBID_MAX */
+    const uint8_t *proof; /* WEFT_BOOT_PROOF_LEN bytes */
+} weft_boot_hello_t;
+
+static inline const char *weft__boot_hello_decode(const uint8_t *p, uint32_t len,
+                                                  weft_boot_hello_t *out)
+{
+    if (len < 10)
+        return "short HELLO";
+    uint16_t idlen = weft__boot_get16(p + 8);
+    if (idlen > WEFT_BOOT_JOBID_MAX || len != 10u + idlen + WEFT_BOOT_PROOF_LEN)
+        return "HELLO length mismatch";
+    out->rank = weft__boot_get32(p);
+    out->size = weft__boot_get32(p + 4);
+    out->jobid = p + 10;
+    out->jobid_len = idlen;
+    out->proof = p + 10 + idlen;
+    return NULL;
+}
+
+/* Does a decoded HELLO name this job, with the proof that its sender knows
+ * the job's secret, against the nonce of the CHALLENGE it answers? NULL if
+ * so, else why not. The proof is compared in constant time. */
+static inline const char *weft__boot_hello_verify(const weft_boot_hello_t *h, const char *jobid,
+                                                  const uint8_t secret[WEFT_BOOT_SECRET_LEN],
+                                                  const uint8_t nonce[WEFT_BOOT_NONCE_LEN])
+{
+    size_t idlen = strlen(jobid);
+    if (h->jobid_len != idlen || memcmp(h->jobid, jobid, idlen) != 0)
+        return "it belongs to another job";
+    uint8_t proof[WEFT_BOOT_PROOF_LEN];
+    weft__boot_proof(secret, nonce, jobid, idlen, h->rank, proof);
+    if (weft__memcmp_ct(proof, h->proof, sizeof proof) != 0)
+        return "it does not know the job secret";
+    return NULL;
+}
+
+/* PUT: a valid key and a value of at most WEFT_BOOT_VALUE_MAX bytes. */
+typedef struct weft_boot_put {
+    const uint8_t *key; /* weft__boot_key_valid, not NUL-terminated */
+    uint16_t key_len;
+    const uint8_t *value;
+    uint32_t value_len;
+} weft_boot_put_t;
+
+static inline const char *weft__boot_put_decode(const uint8_t *p, uint32_t len,
+                                                weft_boot_put_t *out)
+{
+    if (len < 2)
+        return "short PUT";
+    uint16_t klen = weft__boot_get16(p);
+    if (klen > WEFT_BOOT_KEY_MAX || len < 6u + klen)
+        return "bad key length in PUT";
+    if (!weft__boot_key_valid(p + 2, klen))
+        return "bad key in PUT";
+    uint32_t vlen = weft__boot_get32(p + 2 + klen);
+    if (vlen > WEFT_BOOT_VALUE_MAX || len != 6u + klen + vlen)
+        return "bad value length in PUT";
+    out->key = p + 2;
+    out->key_len = klen;
+    out->value = p + 6 + klen;
+    out->value_len = vlen;
+    return NULL;
+}
+
+/* GET: a valid key and nothing after it. */
+static inline const char *weft__boot_get_decode(const uint8_t *p, uint32_t len, const uint8_t **key,
+                                                uint16_t *key_len)
+{
+    if (len < 2)
+        return "short GET";
+    uint16_t klen = weft__boot_get16(p);
+    if (len != 2u + klen || !weft__boot_key_valid(p + 2, klen))
+        return "bad key in GET";
+    *key = p + 2;
+    *key_len = klen;
+    return NULL;
+}
+
+/* ABORT: an exit code and a message of at most WEFT_BOOT_ABORT_MSG_MAX bytes
+ * (not necessarily text). */
+typedef struct weft_boot_abort {
+    int32_t code;
+    const uint8_t *msg;
+    uint16_t msg_len;
+} weft_boot_abort_t;
+
+static inline const char *weft__boot_abort_decode(const uint8_t *p, uint32_t len,
+                                                  weft_boot_abort_t *out)
+{
+    if (len < 6)
+        return "short ABORT";
+    uint16_t mlen = weft__boot_get16(p + 4);
+    if (len != 6u + mlen || mlen > WEFT_BOOT_ABORT_MSG_MAX)
+        return "bad message length in ABORT";
+    out->code = (int32_t)weft__boot_get32(p);
+    out->msg = p + 6;
+    out->msg_len = mlen;
+    return NULL;
+}
+
+/* HELLO_REPLY, FENCE_REPLY and ABORT_REPLY, as the client receives them: an
+ * i32 status and nothing else. */
+static inline int weft__boot_status_decode(const uint8_t *p, uint32_t len, int *status)
+{
+    if (len != 4)
+        return -1;
+    *status = (int32_t)weft__boot_get32(p);
+    return 0;
+}
+
+/* GET_REPLY: a status, then a value whose length must be what is left of the
+ * body; a failed GET carries no value. */
+typedef struct weft_boot_get_reply {
+    int status;
+    const uint8_t *value;
+    uint32_t value_len;
+} weft_boot_get_reply_t;
+
+static inline int weft__boot_get_reply_decode(const uint8_t *p, uint32_t len,
+                                              weft_boot_get_reply_t *out)
+{
+    if (len < 8)
+        return -1;
+    int status = (int32_t)weft__boot_get32(p);
+    uint32_t vlen = weft__boot_get32(p + 4);
+    if (vlen != len - 8 || (status != 0 && vlen != 0))
+        return -1;
+    out->status = status;
+    out->value = p + 8;
+    out->value_len = vlen;
+    return 0;
 }
 
 #endif

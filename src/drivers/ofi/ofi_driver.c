@@ -393,8 +393,8 @@ static int ofi_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
 {
     if (peer_rank < 0 || peer_rank >= d->size || d->tracks[peer_rank])
         return WEFT_EINVAL;
-    const uint8_t *a = addr;
-    if (addrlen <= OFI_ADDR_HDR || addrlen > WEFT_ADDR_MAX || get32(a) != (uint32_t)peer_rank) {
+    ofi_addr_t a;
+    if (weft__ofi_addr_decode(addr, addrlen, peer_rank, &a) != WEFT_OK) {
         weft_log_error("ofi: rank %d published a malformed address", peer_rank);
         return WEFT_EPROTO;
     }
@@ -405,9 +405,9 @@ static int ofi_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
     t->peer_cookie = peer_cookie;
     t->peer_rank = peer_rank;
     t->ping.kind = OFI_OP_PING;
-    t->pid = on_this_node(d, peer_rank) && peer_rank != d->rank ? (int)get32(a + 4) : 0;
+    t->pid = on_this_node(d, peer_rank) && peer_rank != d->rank ? (int)a.pid : 0;
     weft_list_init(&t->reads);
-    int n = fi_av_insert(d->av, a + OFI_ADDR_HDR, 1, &t->addr, 0, NULL);
+    int n = fi_av_insert(d->av, a.name, 1, &t->addr, 0, NULL);
     if (n != 1) {
         weft_log_error("ofi: cannot add rank %d's address to the address vector", peer_rank);
         free(t);
@@ -688,19 +688,29 @@ static void hand_on(weft_driver_t *d, weft_track_t *t, const uint8_t *pkt, size_
  * one behind it), so each packet carries the peer's sequence number: the
  * next one expected is handed on at once, with those held after it; one
  * ahead is held (copied, so that its receive is posted again at once). */
-static int on_packet(weft_driver_t *d, weft_track_t *t, ofi_buf_t *b, size_t len)
+static int on_packet(weft_driver_t *d, weft_track_t *t, const uint8_t *pkt, size_t len)
 {
     if (len < OFI_PKT_HDR) {
         lose(d, t, "packet shorter than its header");
         return 0;
     }
-    uint32_t seq = get32(b->data);
+    uint32_t seq = get32(pkt);
     int32_t ahead = (int32_t)(seq - t->rx_seq);
     if (ahead < 0) {
         lose(d, t, "packet repeated");
         return 0;
     }
     if (ahead > 0) {
+        ofi_held_t **p = &t->held;
+        while (*p && (int32_t)((*p)->seq - seq) < 0)
+            p = &(*p)->next;
+        /* A number already held is a repeat too. Held twice, the second copy
+         * would stay at the head once the first was handed on, and every
+         * packet held behind it would wait there for ever. */
+        if (*p && (*p)->seq == seq) {
+            lose(d, t, "packet repeated");
+            return 0;
+        }
         ofi_held_t *h = malloc(sizeof *h + len);
         if (!h) {
             lose(d, t, "out of memory holding a packet");
@@ -708,16 +718,13 @@ static int on_packet(weft_driver_t *d, weft_track_t *t, ofi_buf_t *b, size_t len
         }
         h->seq = seq;
         h->len = len - OFI_PKT_HDR;
-        memcpy(h->data, b->data + OFI_PKT_HDR, h->len);
-        ofi_held_t **p = &t->held;
-        while (*p && (int32_t)((*p)->seq - seq) < 0)
-            p = &(*p)->next;
+        memcpy(h->data, pkt + OFI_PKT_HDR, h->len);
         h->next = *p;
         *p = h;
         return 0;
     }
     t->rx_seq++;
-    hand_on(d, t, b->data + OFI_PKT_HDR, len - OFI_PKT_HDR);
+    hand_on(d, t, pkt + OFI_PKT_HDR, len - OFI_PKT_HDR);
     int n = 1;
     while (t->held && t->held->seq == t->rx_seq && !t->lost) {
         ofi_held_t *h = t->held;
@@ -730,17 +737,22 @@ static int on_packet(weft_driver_t *d, weft_track_t *t, ofi_buf_t *b, size_t len
     return n;
 }
 
+int weft__ofi_recv(weft_driver_t *d, uint64_t flags, uint64_t data, const uint8_t *pkt, size_t len)
+{
+    /* Without remote data it is nobody's packet (a stranger's). */
+    weft_track_t *t = (flags & FI_REMOTE_CQ_DATA) ? track_of(d, data) : NULL;
+    if (t && !t->lost && (data & 0xFF) == OFI_MSG_PACKET)
+        return on_packet(d, t, pkt, len);
+    return 0;
+}
+
 static int handle(weft_driver_t *d, const struct fi_cq_tagged_entry *e)
 {
     ofi_ctx_t *c = e->op_context;
     switch (c->kind) {
     case OFI_OP_RECV: {
         ofi_buf_t *b = (ofi_buf_t *)c;
-        /* Without remote data it is nobody's packet (a stranger's). */
-        weft_track_t *t = (e->flags & FI_REMOTE_CQ_DATA) ? track_of(d, e->data) : NULL;
-        int n = 0;
-        if (t && !t->lost && (e->data & 0xFF) == OFI_MSG_PACKET)
-            n = on_packet(d, t, b, e->len);
+        int n = weft__ofi_recv(d, e->flags, e->data, b->data, e->len);
         repost_later(d, b);
         return n;
     }

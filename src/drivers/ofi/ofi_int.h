@@ -226,6 +226,31 @@ WEFT_INTERNAL void weft__ofi_reads_orphan(weft_driver_t *d, weft_track_t *t, boo
 /* Free the orphaned reads, once the endpoint is closed. */
 WEFT_INTERNAL void weft__ofi_reads_free(weft_driver_t *d);
 
+/* ofi_wire.c: what peers send, decoded. Pure functions, so that the fuzz
+ * target (tests/fuzz/fuzz_ofi.c) reaches them without libfabric. */
+typedef struct ofi_addr {
+    uint32_t rank;
+    uint32_t pid;        /* the publisher's process id */
+    const uint8_t *name; /* its endpoint's name, for fi_av_insert */
+    size_t namelen;
+} ofi_addr_t;
+/* The address peer_rank published (ofi_address): WEFT_OK, or WEFT_EPROTO
+ * if it is too short or too long or names another rank. */
+WEFT_INTERNAL int weft__ofi_addr_decode(const void *addr, size_t len, int peer_rank,
+                                        ofi_addr_t *out);
+/* An rkey from a peer, for a read of [offset, offset+len) of its region:
+ * WEFT_OK, or WEFT_EINVAL if it is not an ofi rkey or the range is not
+ * inside the region. */
+WEFT_INTERNAL int weft__ofi_rkey_decode(const weft_rkey_t *rkey, uint64_t offset, size_t len,
+                                        ofi_rkey_t *out);
+
+/* ofi_driver.c: a message that arrived in a receive buffer (a completion's
+ * flags and remote data, and its bytes): handed on to the engine, in the
+ * sender's order, if it is a packet of a live peer; returns how many packets
+ * were handed on. The buffer is the caller's again when it returns. */
+WEFT_INTERNAL int weft__ofi_recv(weft_driver_t *d, uint64_t flags, uint64_t data,
+                                 const uint8_t *pkt, size_t len);
+
 /* A libfabric error code as a weft status. */
 WEFT_INTERNAL int weft__ofi_status(int fi_rc);
 

@@ -237,10 +237,7 @@ int weft__ofi_rget(weft_track_t *t, const struct iovec *local, int iovcnt, const
     if (t->lost)
         return WEFT_EPEERDEAD;
     ofi_rkey_t k;
-    if (!d->rma || rkey->len != sizeof k || iovcnt < 0)
-        return WEFT_EINVAL;
-    memcpy(&k, rkey->bytes, sizeof k);
-    if (offset > k.len || len > k.len - offset)
+    if (!d->rma || iovcnt < 0 || weft__ofi_rkey_decode(rkey, offset, len, &k) != WEFT_OK)
         return WEFT_EINVAL;
     size_t total = 0;
     for (int i = 0; i < iovcnt; i++)
