@@ -42,8 +42,13 @@
 
 #define WEFT_MPI_STR_(x) #x
 #define WEFT_MPI_STR(x)  WEFT_MPI_STR_(x)
-/* Make MPI_name a weak alias of PMPI_name (defined in the same file). */
-#define WEFT_MPI_ALIAS(name) _Pragma(WEFT_MPI_STR(weak MPI_##name = PMPI_##name))
+/* Make MPI_name a weak alias of PMPI_name (defined in the same file), exported:
+ * clang gives a "#pragma weak" alias hidden visibility under
+ * -fvisibility=hidden, whatever the declaration in mpi.h says, so the alias
+ * is declared with its attributes. */
+#define WEFT_MPI_ALIAS(name)                                                                       \
+    extern __typeof__(PMPI_##name) MPI_##name                                                      \
+        __attribute__((weak, alias(WEFT_MPI_STR(PMPI_##name)), visibility("default")));
 
 /* Magic numbers in every object: a handle that is not one of ours (garbage, freed,
  * wrong kind) is caught and reported with the right error class. */
