@@ -28,58 +28,7 @@ ln -s "$RSH" "$tmp/ssh"
 SSH=$tmp/ssh
 REMOTE="--rsh $RSH --boot-addr 127.0.0.1"
 
-ok() { echo "ok: $*"; }
-bad() { echo "FAIL: $*"; fail=1; }
-
-run() {
-    expect=$1 max=$2
-    shift 2
-    start=$(date +%s)
-    "$WEFTRUN" "$@" >"$out" 2>"$err"
-    status=$?
-    elapsed=$(($(date +%s) - start))
-    if [ "$status" != "$expect" ]; then
-        bad "weftrun $*: status $status, expected $expect"
-        sed 's/^/    stdout: /' "$out"
-        sed 's/^/    stderr: /' "$err"
-        return 1
-    fi
-    if [ "$elapsed" -ge "$max" ]; then
-        bad "weftrun $*: took ${elapsed}s (limit ${max}s)"
-        return 1
-    fi
-    return 0
-}
-
-expect() {
-    if grep -qE -- "$2" "$1"; then
-        ok "$3"
-    else
-        bad "$3: no line matching '$2' in:"
-        sed 's/^/    /' "$1"
-    fi
-}
-
-alive() {
-    [ -r "/proc/$1/stat" ] || return 1
-    state=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)
-    [ -n "$state" ] && [ "$state" != Z ]
-}
-
-# wait_lines FILE N [PATTERN]: up to 10 s for N lines (matching PATTERN) in FILE.
-# A job started in the background opens its output only once the shell's child
-# runs, which under load can be after the first look: remove FILE before
-# starting the job, or the look finds the previous job's lines in it.
-wait_lines() {
-    i=0
-    while :; do
-        n=$(grep -c -- "${3:-}" "$1" 2>/dev/null)
-        [ "${n:-0}" -ge "$2" ] && return 0
-        i=$((i + 1))
-        [ $i -gt 100 ] && return 1
-        sleep 0.1
-    done
-}
+. "$(dirname "$0")/weftrun_lib.sh"
 
 # all_dead FILE WHAT: every "sleeping rank R pid P" of FILE ends within 5 s.
 all_dead() {
@@ -91,7 +40,7 @@ all_dead() {
     fi
     i=0
     for pid in $pids; do
-        while alive "$pid" && [ $i -lt 50 ]; do
+        while alive "$pid" && [ $i -lt 600 ]; do
             sleep 0.1
             i=$((i + 1))
         done
