@@ -147,16 +147,22 @@ if run 0 10 -n 1 "$HELPER" shm; then
 fi
 
 # --- signals to weftrun reach the ranks; ranks die if weftrun dies
-for sig in TERM KILL; do
+# start_bg HELPER-ARGS...: weftrun -n 2 of the helper in the background
+# ($wpid), once both ranks have printed their first line; on failure it is
+# killed and the check fails.
+start_bg() {
     : >"$out" # see wait_lines
-    "$WEFTRUN" -n 2 "$HELPER" sleep >"$out" 2>"$err" &
+    "$WEFTRUN" -n 2 "$HELPER" "$@" >"$out" 2>"$err" &
     wpid=$!
-    if ! wait_lines "$out" 2; then
-        bad "SIG$sig: ranks did not start"
-        kill -KILL $wpid
-        wait $wpid
-        continue
-    fi
+    wait_lines "$out" 2 && return 0
+    bad "$*: ranks did not start"
+    kill -KILL $wpid
+    wait $wpid
+    return 1
+}
+
+for sig in TERM KILL; do
+    start_bg sleep || continue
     kill -$sig $wpid
     wait $wpid
     status=$?
@@ -207,15 +213,7 @@ fi
 
 # --- SIGUSR1, SIGUSR2, SIGALRM to weftrun reach the ranks; the job goes on
 for sig in USR1 USR2 ALRM; do
-    : >"$out" # see wait_lines
-    "$WEFTRUN" -n 2 "$HELPER" signal $sig >"$out" 2>"$err" &
-    wpid=$!
-    if ! wait_lines "$out" 2; then
-        bad "SIG$sig: ranks did not start"
-        kill -KILL $wpid
-        wait $wpid
-        continue
-    fi
+    start_bg signal $sig || continue
     kill -$sig $wpid
     wait $wpid
     status=$?

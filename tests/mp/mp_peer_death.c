@@ -3,8 +3,9 @@
  *  - Under weftrun's default policy the job ends within seconds and weftrun
  *    names rank 1 (the test checks weftrun's line).
  *  - Under weftrun --keep-going rank 0 survives: its wait returns
- *    WEFT_EPEERDEAD (within a few seconds; the test allows ten times more,
- *    for a loaded machine), and a send to the dead rank fails
+ *    WEFT_EPEERDEAD (it prints how long that took, about 0.02 s here; a wait
+ *    that never returns is caught by the watchdog), and a send to the dead
+ *    rank fails
  *    with WEFT_EPEERDEAD (from isend or from its wait). Rank 0 then prints
  *    "rank 0: peer death detected" and exits 0 (weftrun still exits non-zero,
  *    because rank 1 failed: the test decides on that line).
@@ -20,7 +21,7 @@ int main(int argc, char **argv)
 {
     /* "kill": rank 1 dies by SIGKILL instead of _exit(9). */
     bool kill_self = argc > 1 && !strcmp(argv[1], "kill");
-    test_watchdog(100); /* past the 50 s the death may take on a loaded machine */
+    test_watchdog(100);
     weft_ctx_t *ctx = test_init("mp_peer_death", 2);
     uint8_t ping[100], pong[100];
     weft_request_t *sreq, *rreq;
@@ -66,7 +67,6 @@ int main(int argc, char **argv)
     double took = test_now_s() - t0;
     printf("rank 0: wait on the dead peer returned %s after %.3f s\n", weft_status_name(rc), took);
     CHECK(rc == WEFT_EPEERDEAD && st.error == WEFT_EPEERDEAD);
-    CHECK(took < 50.0);
 
     /* Messages that arrived before the death are still there to receive. */
     for (int i = 0; i < 3; i++) {
