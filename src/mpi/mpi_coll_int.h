@@ -326,14 +326,18 @@ static inline int weft__coll_rd_rank(const weft__coll_rd_t *rd, int vpeer)
  *   - after a dead peer (WEFT_EPEERDEAD): nothing for a message of n > 0
  *     bytes, one byte for a message of none (a receive of 0 bytes posts room
  *     for one); the receive fails with WEFT_EPEERDEAD (MPIX_ERR_PROC_FAILED);
- *   - after any other failure: one byte more than the receive has room for,
- *     which truncates it (MPI_ERR_TRUNCATE).
+ *   - after any other failure: one byte more than the receive's data (a
+ *     receive of 0 bytes counts as one); every receive is posted with one
+ *     spare byte past its data, so that poison arrives whole and the receive
+ *     fails with WEFT__COLL_EMEMBER (MPI_ERR_OTHER, "another member of the
+ *     collective failed"), distinct from a truncation of its own.
  * The receiving rank's later sends are poisons in turn. Every message still
  * leaves, so nobody waits for ever; every rank whose result depends on a
  * failed member fails; a rank whose part was complete (a bcast leaf fed by
  * live ranks, a reduce's non-root) may succeed, with a correct result.
  * Members always send a message of the size its receiver expects (the type
- * signatures match), so a poison is never taken for data. */
+ * signatures match), so a poison is never taken for data; a message longer
+ * than a poison still truncates. */
 
 /* The length of the poison that replaces a send of n bytes after a failure
  * (why: a weft status). */
@@ -347,11 +351,16 @@ static inline size_t weft__coll_poison_len(size_t n, int why)
  * the request has completed (NULL if none). */
 int weft__coll_isend_poison(int world, uint32_t cid, uint64_t tag, size_t n, int why,
                             weft_request_t **req, void **tmp);
-/* A receive of n bytes (posted with room for max(n, 1)) ended with rc after
- * got bytes: its status, WEFT_EPEERDEAD for a dead peer's poison. */
+/* A receive of n bytes (posted with room for max(n, 1) and a spare byte)
+ * ended with rc after got bytes: its status, WEFT_EPEERDEAD for a dead
+ * peer's poison, WEFT__COLL_EMEMBER for another failure's. */
 static inline int weft__coll_recv_status(int rc, size_t n, size_t got)
 {
-    return rc == WEFT_OK && got == weft__coll_poison_len(n, WEFT_EPEERDEAD) ? WEFT_EPEERDEAD : rc;
+    if (rc != WEFT_OK)
+        return rc;
+    if (got == weft__coll_poison_len(n, WEFT_EPEERDEAD))
+        return WEFT_EPEERDEAD;
+    return got == weft__coll_poison_len(n, WEFT_ETRUNC) ? WEFT__COLL_EMEMBER : WEFT_OK;
 }
 
 /* Small blocking collectives that run without a schedule (allreduce, bcast)
@@ -366,8 +375,9 @@ static inline int weft__coll_recv_status(int rc, size_t n, size_t got)
 #define WEFT_COLL_DIRECT_MAX 34 /* a binomial tree's parent and children */
 typedef struct weft__coll_direct {
     weft_request_t *reqs[WEFT_COLL_DIRECT_MAX];
-    size_t n[WEFT_COLL_DIRECT_MAX];  /* a receive's expected bytes; SIZE_MAX: a send */
-    void *tmp[WEFT_COLL_DIRECT_MAX]; /* a poison's bytes */
+    size_t n[WEFT_COLL_DIRECT_MAX];   /* a receive's expected bytes; SIZE_MAX: a send */
+    void *tmp[WEFT_COLL_DIRECT_MAX];  /* a poison's bytes */
+    char spare[WEFT_COLL_DIRECT_MAX]; /* a receive's room for a poison's last byte */
     int nreq;
 } weft__coll_direct_t;
 int weft__coll_post_direct(weft__coll_direct_t *d, MPI_Comm c, int peer, uint64_t tag, void *buf,

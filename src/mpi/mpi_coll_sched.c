@@ -44,7 +44,7 @@ typedef struct step {
     MPI_Datatype dtype;
     MPI_Op op;
     weft_request_t *wreq;
-    char scratch;             /* a 0-byte receive's room for a poison */
+    char spare[2];            /* a receive's room for a poison past its data */
     void *staging;            /* packed data of a non-contiguous buffer */
     weft__coll_call_fn *call; /* STEP_CALL, with dst as its argument */
     uint8_t held;             /* HELD_*: the references step_hold took */
@@ -350,34 +350,41 @@ static int post(weft__mpi_sched_t *s, step_t *st, bool poison)
     size_t count = send ? st->scount : st->dcount;
     void *buf = send ? (void *)st->src : st->dst;
     size_t n = weft__coll_bytes(count, t);
-    int rc;
 
     if (send && poison)
         return weft__coll_isend_poison(
             st->world, st->cid, st->tag, n,
             s->err == MPIX_ERR_PROC_FAILED ? WEFT_EPEERDEAD : WEFT_ETRUNC, &st->wreq, &st->staging);
     if (!send && n == 0)
-        return weft_sr_irecv(ctx, st->world, st->cid, st->tag, &st->scratch, 1, &st->wreq);
+        return weft_sr_irecv(ctx, st->world, st->cid, st->tag, st->spare, 2, &st->wreq);
+    /* A receive has one spare byte past its data, for a poison (see
+     * mpi_coll_int.h). */
+    struct iovec iov[COLL_IOV_MAX + 1];
+    int niov = 1;
     if (!t || t->contig || n == 0) {
         char *p = n ? (char *)buf + (t ? t->true_lb : 0) : NULL;
-        rc = send ? weft_sr_isend(ctx, st->world, st->cid, st->tag, p, n, &st->wreq)
-                  : weft_sr_irecv(ctx, st->world, st->cid, st->tag, p, n, &st->wreq);
-        return rc;
+        if (send)
+            return weft_sr_isend(ctx, st->world, st->cid, st->tag, p, n, &st->wreq);
+        iov[0].iov_base = p;
+        iov[0].iov_len = n;
+    } else {
+        niov = weft__mpi_type_iov(t, buf, count, iov, COLL_IOV_MAX);
     }
-    struct iovec iov[COLL_IOV_MAX];
-    int niov = weft__mpi_type_iov(t, buf, count, iov, COLL_IOV_MAX);
     if (niov <= COLL_IOV_MAX) {
-        return send ? weft_sr_isendv(ctx, st->world, st->cid, st->tag, iov, niov, &st->wreq)
-                    : weft_sr_irecvv(ctx, st->world, st->cid, st->tag, iov, niov, &st->wreq);
+        if (send)
+            return weft_sr_isendv(ctx, st->world, st->cid, st->tag, iov, niov, &st->wreq);
+        iov[niov].iov_base = st->spare;
+        iov[niov].iov_len = 1;
+        return weft_sr_irecvv(ctx, st->world, st->cid, st->tag, iov, niov + 1, &st->wreq);
     }
-    st->staging = malloc(n);
+    st->staging = malloc(n + 1);
     if (!st->staging)
         return WEFT_ENOMEM;
     if (send) {
         weft__mpi_type_pack(t, buf, count, 0, n, st->staging);
         return weft_sr_isend(ctx, st->world, st->cid, st->tag, st->staging, n, &st->wreq);
     }
-    return weft_sr_irecv(ctx, st->world, st->cid, st->tag, st->staging, n, &st->wreq);
+    return weft_sr_irecv(ctx, st->world, st->cid, st->tag, st->staging, n + 1, &st->wreq);
 }
 
 static int run_local(step_t *st)
@@ -650,9 +657,12 @@ int weft__coll_post_direct(weft__coll_direct_t *d, MPI_Comm c, int peer, uint64_
     int i = d->nreq;
     int rc;
     d->tmp[i] = NULL;
-    if (!send)
-        rc = weft_sr_irecv(ctx, world, c->id_coll, tag, buf, n ? n : 1, &d->reqs[i]);
-    else if (why != WEFT_OK)
+    if (!send) {
+        /* With a spare byte for a poison (see above). */
+        struct iovec iov[2] = {{.iov_base = buf, .iov_len = n ? n : 1},
+                               {.iov_base = &d->spare[i], .iov_len = 1}};
+        rc = weft_sr_irecvv(ctx, world, c->id_coll, tag, iov, 2, &d->reqs[i]);
+    } else if (why != WEFT_OK)
         rc = weft__coll_isend_poison(world, c->id_coll, tag, n, why, &d->reqs[i], &d->tmp[i]);
     else
         rc = weft_sr_isend(ctx, world, c->id_coll, tag, buf, n, &d->reqs[i]);

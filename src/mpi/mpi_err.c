@@ -92,6 +92,20 @@ static const char *const class_strings[MPI_ERR_LASTCODE] = {
                              "such an error)",
 };
 
+/* weft's own error codes, from MPI_ERR_LASTCODE + 1. */
+static const struct {
+    int class_;
+    const char *string;
+} own_codes[WEFT_MPI_N_OWN_CODES] = {
+    {MPI_ERR_OTHER, "MPI_ERR_OTHER: another member of the collective failed (it stopped on an "
+                    "error of its own, not a dead process)"},
+};
+
+static bool own_code(int code)
+{
+    return code > MPI_ERR_LASTCODE && code <= MPI_ERR_LASTCODE + WEFT_MPI_N_OWN_CODES;
+}
+
 /* Classes and codes added by the application (MPI_Add_error_class/code). A code
  * above MPI_ERR_LASTCODE indexes this table; its class may be a predefined one. */
 typedef struct user_code {
@@ -112,7 +126,7 @@ static int user_code_new(int class_)
         user_codes = t;
         cap_user_codes = cap;
     }
-    int code = MPI_ERR_LASTCODE + 1 + n_user_codes;
+    int code = MPI_ERR_LASTCODE + WEFT_MPI_N_OWN_CODES + 1 + n_user_codes;
     user_codes[n_user_codes].class_ = class_ < 0 ? code : class_;
     user_codes[n_user_codes].string = NULL;
     n_user_codes++;
@@ -121,14 +135,14 @@ static int user_code_new(int class_)
 
 static user_code_t *user_code(int code)
 {
-    int i = code - MPI_ERR_LASTCODE - 1;
+    int i = code - MPI_ERR_LASTCODE - WEFT_MPI_N_OWN_CODES - 1;
     return i >= 0 && i < n_user_codes ? &user_codes[i] : NULL;
 }
 
 /* The largest error code in use, for the MPI_LASTUSEDCODE attribute. */
 int weft__mpi_err_lastused(void)
 {
-    return MPI_ERR_LASTCODE + n_user_codes;
+    return MPI_ERR_LASTCODE + WEFT_MPI_N_OWN_CODES + n_user_codes;
 }
 
 int weft__mpi_err_from_weft(int status)
@@ -151,6 +165,8 @@ int weft__mpi_err_from_weft(int status)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     case WEFT_EPEERDEAD:
         return MPIX_ERR_PROC_FAILED;
+    case WEFT__COLL_EMEMBER:
+        return WEFT_MPI_ERR_COLL_MEMBER;
     default:
         return MPI_ERR_INTERN;
     }
@@ -469,6 +485,10 @@ int PMPI_Error_class(int errorcode, int *errorclass)
         *errorclass = errorcode;
         return MPI_SUCCESS;
     }
+    if (own_code(errorcode)) {
+        *errorclass = own_codes[errorcode - MPI_ERR_LASTCODE - 1].class_;
+        return MPI_SUCCESS;
+    }
     user_code_t *u = user_code(errorcode);
     if (!u)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Error_class");
@@ -488,6 +508,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         s = "MPI_ERR_LASTCODE: last error code";
     else if (errorcode >= MPI_T_ERR_MEMORY && errorcode < MPI_ERR_LASTCODE)
         s = "MPI_T error";
+    else if (own_code(errorcode))
+        s = own_codes[errorcode - MPI_ERR_LASTCODE - 1].string;
     user_code_t *u = user_code(errorcode);
     if (u)
         s = u->string ? u->string : "";

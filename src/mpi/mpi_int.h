@@ -587,6 +587,13 @@ int weft__mpi_err_win(MPI_Win win, int err, const char *fn);
 int weft__mpi_err_file(MPI_File file, int err, const char *fn);
 /* The MPI error class for a weft status. */
 int weft__mpi_err_from_weft(int status);
+/* The weft status of a collective's receive that got another member's failure
+ * poison (see mpi_coll_int.h); weft__mpi_err_from_weft maps it to this error
+ * code of class MPI_ERR_OTHER. Codes of weft's own follow MPI_ERR_LASTCODE;
+ * the application's (MPI_Add_error_code) follow them. */
+#define WEFT__COLL_EMEMBER       (-100)
+#define WEFT_MPI_ERR_COLL_MEMBER (MPI_ERR_LASTCODE + 1)
+#define WEFT_MPI_N_OWN_CODES     1
 
 /* Argument checks shared by the parts. Each returns MPI_SUCCESS or an error class. */
 int weft__mpi_check_comm(MPI_Comm comm);
