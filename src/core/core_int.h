@@ -21,6 +21,7 @@
 #include "core/match.h"
 #include "core/wire.h"
 #include "drivers/driver.h"
+#include "progress/progress_queue.h"
 #include "util/list.h"
 #include "util/lock.h"
 #include "util/slab.h"
@@ -396,13 +397,22 @@ struct weft_ctx {
         const weft_driver_ops_t *ops;
         weft_driver_t *drv;
     } drivers[WEFT_MAX_DRIVERS];
-    /* What every progress pass polls (weft__ctx_add_driver): the drivers but self,
-     * whose queue holds packets only after a send to oneself (self_pending). */
+    /* What a progress pass runs under the engine lock (weft__progress_step):
+     * the submission drain, the self driver (its queue holds packets only
+     * after a send to oneself: self_pending), every other driver's poll
+     * (weft__ctx_add_driver; poll[] holds their arguments), the pending
+     * gates, the cooperative copies, in that order. pass_copy: where the
+     * running pass hands out a piece to copy after the lock (or NULL). */
+    weft__pq_t pass;
+    weft__coop_copy_t *pass_copy;
     int npoll;
     struct {
         int (*poll)(weft_driver_t *d);
         weft_driver_t *drv;
     } poll[WEFT_MAX_DRIVERS];
+    /* What every thread that made a pass runs after it, without the engine
+     * lock: the front ends' callbacks (weft_progress_register). */
+    weft__pq_t callbacks;
     weft__match_t *match;
     int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
     int rail_driver[WEFT_MAX_RAILS - 1];

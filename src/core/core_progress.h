@@ -54,14 +54,19 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked);
  * Returns events. Inline: every waiting loop polls through it. */
 static inline int weft__progress_try(struct weft_ctx *ctx)
 {
-    if (!weft_lock_try(&ctx->lock))
-        return 0;
-    weft__coop_copy_t copy;
-    copy.req = NULL;
-    int n = weft__progress_step(ctx, &copy);
-    weft_lock_release(&ctx->lock);
-    if (WEFT_UNLIKELY(copy.req != NULL))
-        weft__coop_copy_run(&copy, true);
+    int n = 0;
+    if (weft_lock_try(&ctx->lock)) {
+        weft__coop_copy_t copy;
+        copy.req = NULL;
+        n = weft__progress_step(ctx, &copy);
+        weft_lock_release(&ctx->lock);
+        if (WEFT_UNLIKELY(copy.req != NULL))
+            weft__coop_copy_run(&copy, true);
+    }
+    /* The front ends' callbacks, also when another thread holds the engine:
+     * they take it themselves when they need it. */
+    if (WEFT_UNLIKELY(weft__pq_used(&ctx->callbacks)))
+        n += weft__pq_run_shared(&ctx->callbacks);
     return n;
 }
 /* A request completes: leave the list, free its cell. */
