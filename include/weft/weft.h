@@ -150,6 +150,30 @@ WEFT_API void weft_abort(weft_ctx_t *ctx, int code, const char *msg) __attribute
  * number of events handled (>= 0) or an error. */
 WEFT_API int weft_progress(weft_ctx_t *ctx);
 
+/* A progress callback: advances some work of the caller's (a front end's
+ * schedules, forwarding, retries) and returns how many events it handled
+ * (> 0 when it did work, 0 when it found nothing). */
+typedef int (*weft_progress_fn)(void *arg);
+
+/* Register fn(arg) with the context's progress: from now on every
+ * weft_progress call, every thread waiting in weft (wait, test, idle loops)
+ * and the progress thread run it after their pass over the drivers, without
+ * the engine lock held, so it may call any weft function. It never runs
+ * twice at once (a thread that finds it running skips it), nor inside
+ * itself. *id_out names it for weft_progress_unregister. Errors: WEFT_EINVAL,
+ * WEFT_ENOBUFS (16 callbacks are registered already). Thread-safe. */
+WEFT_API int weft_progress_register(weft_ctx_t *ctx, weft_progress_fn fn, void *arg, int *id_out);
+
+/* Unregister callback id; returns once no thread runs it, so its argument
+ * may be freed after. Must not be called from inside that callback.
+ * Errors: WEFT_EINVAL (no such callback). Thread-safe. */
+WEFT_API int weft_progress_unregister(weft_ctx_t *ctx, int id);
+
+/* Whether the context runs a progress thread (WEFT_PROGRESS_THREAD=1): then
+ * progress callbacks run on it too, concurrently with the application's
+ * threads at any thread level. Thread-safe. */
+WEFT_API int weft_progress_thread_running(const weft_ctx_t *ctx);
+
 /* The state of a caller's own polling loop (weft_progress, test, iprobe...):
  * zero it before the loop, and again after a poll that found what the loop
  * waits for if the loop goes on. */
