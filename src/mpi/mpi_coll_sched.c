@@ -58,7 +58,8 @@ struct weft__mpi_sched {
     atomic_flag busy;
     bool listed;
     atomic_bool done;
-    int err; /* the first failure: later sends are poisons, local steps are skipped */
+    atomic_uint moves; /* rounds ended: how a walk tells that it moved the schedule */
+    int err;           /* the first failure: later sends are poisons, local steps are skipped */
     MPI_Comm comm;
     uint32_t seq, seq_local; /* on comm, on comm->local_comm */
     uint32_t phase;
@@ -556,6 +557,7 @@ static void advance(weft__mpi_sched_t *s)
             return;
         }
         s->cur++;
+        atomic_fetch_add_explicit(&s->moves, 1, memory_order_relaxed);
         s->pending = round_start(s, s->cur);
     }
 }
@@ -597,14 +599,20 @@ void weft__coll_discard(weft__mpi_sched_t *s)
     weft__mpi_sched_free(s);
 }
 
-void weft__mpi_sched_progress_all(void)
+int weft__mpi_progress_cb(void *arg)
+{
+    (void)arg;
+    return weft__mpi_sched_progress_all();
+}
+
+int weft__mpi_sched_progress_all(void)
 {
     enum { SNAP = 32 };
     weft__mpi_sched_t *local[SNAP], **snap = local;
-    int n = 0, cap = SNAP;
+    int n = 0, cap = SNAP, moved = 0;
     /* Cheap check first: no active schedule, nothing to do. */
     if (!weft__mpi_scheds_active())
-        return;
+        return 0;
     weft_lock_acquire(&weft__mpi.lock);
     for (weft__mpi_sched_t *s = weft__mpi.scheds; s; s = s->next) {
         if (n == cap) {
@@ -625,11 +633,14 @@ void weft__mpi_sched_progress_all(void)
     weft_lock_release(&weft__mpi.lock);
     for (int i = 0; i < n; i++) {
         bool done;
+        unsigned before = atomic_load_explicit(&snap[i]->moves, memory_order_relaxed);
         weft__mpi_sched_poll(snap[i], &done);
+        moved += done || atomic_load_explicit(&snap[i]->moves, memory_order_relaxed) != before;
         sched_unref(snap[i]);
     }
     if (snap != local)
         free(snap);
+    return moved;
 }
 
 void weft__mpi_sched_fini(void)

@@ -57,8 +57,11 @@ static int instance_start(int required, const char *fn)
     weft__mpi.world_rank = weft_rank(weft__mpi.ctx);
     weft__mpi.world_known = true;
     weft__mpi.world_size = weft_size(weft__mpi.ctx);
-    weft_lock_init(&weft__mpi.lock, weft__mpi.thread_level == MPI_THREAD_MULTIPLE ? WEFT_LOCK_MUTEX
-                                                                                  : WEFT_LOCK_NONE);
+    /* A progress thread runs the collective schedules (weft__mpi_progress_cb)
+     * beside the application's threads, at any thread level. */
+    bool shared = weft__mpi.thread_level == MPI_THREAD_MULTIPLE ||
+                  weft_progress_thread_running(weft__mpi.ctx);
+    weft_lock_init(&weft__mpi.lock, shared ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     weft__mpi_types_init();
     if ((rc = weft__mpi_comms_init()) != MPI_SUCCESS) {
         weft_finalize(weft__mpi.ctx);
@@ -66,6 +69,9 @@ static int instance_start(int required, const char *fn)
         return rc;
     }
     weft__mpi_t_engine(weft__mpi.ctx);
+    if (weft_progress_register(weft__mpi.ctx, weft__mpi_progress_cb, NULL,
+                               &weft__mpi.progress_id) != WEFT_OK)
+        weft__mpi.progress_id = -1; /* schedules then move in MPI calls only */
     atomic_store_explicit(&weft__mpi.initialized, 1, memory_order_release);
     return MPI_SUCCESS;
 }
@@ -81,6 +87,8 @@ static int instance_end(void)
     PMPI_Buffer_detach(&bsend_buf, &bsend_size);
     weft__mpi_req_drain();
     weft__mpi_part_fini();
+    if (weft__mpi.progress_id >= 0)
+        weft_progress_unregister(weft__mpi.ctx, weft__mpi.progress_id);
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();
     weft__mpi_t_engine(NULL);

@@ -510,8 +510,14 @@ void weft__mpi_bsend_forget(MPI_Request r);
  * collective moves on even while the application waits on something else. */
 int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done);
 void weft__mpi_sched_free(weft__mpi_sched_t *s);
-/* Advance every active schedule once (called by weft__mpi_progress). */
-void weft__mpi_sched_progress_all(void);
+/* Advance every active schedule once; returns how many moved (a round
+ * ended, or the schedule). */
+int weft__mpi_sched_progress_all(void);
+/* The layer's progress callback (weft_progress_register): every thread that
+ * makes a progress pass, the progress thread included, advances the active
+ * schedules, so a non-blocking collective moves on while the application
+ * computes. */
+int weft__mpi_progress_cb(void *arg);
 /* Cancel-free teardown at finalize. */
 void weft__mpi_sched_fini(void);
 
@@ -527,7 +533,8 @@ typedef struct weft__mpi_state {
     int world_rank, world_size;
     bool world_known; /* world_rank is set: the instance started once */
     /* Guards the layer's shared tables (free lists, keyvals, context ids,
-     * active schedules); kind from the thread level. Never held while waiting. */
+     * active schedules); a mutex at MPI_THREAD_MULTIPLE or with a progress
+     * thread, else none. Never held while waiting. */
     weft_lock_t lock;
     /* Context ids in use (bit set = taken), agreed on by the members of a new
      * communicator with an all-reduce, like MPICH does. */
@@ -544,6 +551,7 @@ typedef struct weft__mpi_state {
     int bsend_size;
     /* Active schedules of non-blocking collectives. */
     weft__mpi_sched_t *scheds;
+    int progress_id; /* weft__mpi_progress_cb's registration, -1: none */
 } weft__mpi_state_t;
 
 extern weft__mpi_state_t weft__mpi;
@@ -562,7 +570,8 @@ static inline bool weft__mpi_scheds_active(void)
     return __atomic_load_n(&weft__mpi.scheds, __ATOMIC_ACQUIRE) != NULL;
 }
 
-/* Advance the engine and every active collective once. */
+/* Advance the engine and every active collective once (the engine runs
+ * weft__mpi_progress_cb in its pass). */
 void weft__mpi_progress(void);
 
 /* ---------------------------------------------------------------- errors */

@@ -80,7 +80,7 @@ void weft__mpi_req_drain(void)
 void weft__mpi_progress(void)
 {
     weft_progress(weft__mpi.ctx);
-    if (weft__mpi_scheds_active())
+    if (weft__mpi.progress_id < 0 && weft__mpi_scheds_active())
         weft__mpi_sched_progress_all();
     reap_detached(false);
 }

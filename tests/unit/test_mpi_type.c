@@ -18,7 +18,10 @@ __attribute__((weak)) int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done)
     return MPI_SUCCESS;
 }
 __attribute__((weak)) void weft__mpi_sched_free(weft__mpi_sched_t *s) {}
-__attribute__((weak)) void weft__mpi_sched_progress_all(void) {}
+__attribute__((weak)) int weft__mpi_sched_progress_all(void)
+{
+    return 0;
+}
 __attribute__((weak)) void weft__mpi_sched_fini(void) {}
 __attribute__((weak)) int weft__mpi_topo_dup(const weft_mpi_topo_t *t, weft_mpi_topo_t **out)
 {
