@@ -43,6 +43,8 @@ METRICS = {
     "rate_Mmsgs": ("M msg/s", True),
     "us_per_req": ("µs per request", False),
     "overlap_ratio": ("overlap ratio", True),
+    "overlap_pct": ("overlap %", True),
+    "pure_us": ("µs", False),
     "total_us": ("µs", False),
     "comm_us": ("µs", False),
     "us_per_msg": ("µs per message", False),
@@ -90,6 +92,17 @@ SECTIONS = [
      [("overlap_sender", "overlap_ratio", "compute on the sender"),
       ("overlap_receiver", "overlap_ratio", "compute on the receiver"),
       ("overlap_both", "overlap_ratio", "compute on both")], "log", "linear"),
+    ("Non-blocking collectives overlapped with computation", "ncoll",
+     "OSU's non-blocking collective measurement (`mpi_ncoll`, as osu_iallreduce "
+     "and osu_ibcast): the collective alone (t_pure), then started, followed "
+     "by t_pure of register arithmetic on every rank with no MPI call, then "
+     "waited for (t_total); overlap = 100 - 100 (t_total - t_compute) / t_pure, "
+     "at least 0. weft runs with WEFT_PROGRESS_THREAD=1. A library that moves "
+     "the collective only inside MPI calls shows about 0; 100 needs a CPU for "
+     "the progress thread beside every computing thread (`--cores 2`).",
+     "message size (bytes)",
+     [("iallreduce", "overlap_pct", "MPI_Iallreduce"),
+      ("ibcast", "overlap_pct", "MPI_Ibcast")], "log2", "linear"),
     ("Tag matching with shuffled tags", "match",
      "Seed 000's matching benchmark (`mpi_match`, `weft_match`): N receives "
      "with distinct tags; expected: receives posted first, messages arrive in "
@@ -169,6 +182,8 @@ HEADLINE = [
     ("overlap, compute on receiver, 64 ms", "overlap_receiver", "overlap_ratio", 64000),
     ("overlap, compute on sender, 64 ms", "overlap_sender", "overlap_ratio", 64000),
     ("overlap, compute on both, 64 ms", "overlap_both", "overlap_ratio", 64000),
+    ("MPI_Iallreduce 1 MiB, overlap (%)", "iallreduce", "overlap_pct", 1 << 20),
+    ("MPI_Ibcast 1 MiB, overlap (%)", "ibcast", "overlap_pct", 1 << 20),
     ("matching, expected, N=4096 (µs/req)", "match_expected", "us_per_req", 4096),
     ("matching, unexpected, N=4096 (µs/req)", "match_unexpected", "us_per_req", 4096),
 ] + [
