@@ -60,6 +60,7 @@
 #include <sched.h>
 
 #include "core/core_int.h"
+#include "core/kinds.h"
 #include "util/log.h"
 
 /* Values of the shared cell layout: both processes read them, and
@@ -719,3 +720,21 @@ void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req)
     }
     req->coop_cell = -1;
 }
+
+static int decode_coop(const uint8_t *p, weft__wire_chunk_t *c, uint64_t *payload)
+{
+    c->sreq = weft__le64_get(p + 8);
+    c->cell = weft__le32_get(p + 16);
+    c->gen = weft__le32_get(p + 20);
+    c->len = weft__le64_get(p + 24);
+    c->piece = weft__le64_get(p + 32);
+    c->rkey.len = weft__le32_get(p + 40);
+    if (c->rkey.len == 0 || c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0 ||
+        c->len == 0 || c->piece == 0)
+        return WEFT_EPROTO;
+    memcpy(c->rkey.bytes, p + 48, c->rkey.len);
+    return WEFT_OK;
+}
+
+const weft__kind_t weft__kind_coop = {
+    .name = "COOP", .hdr = WEFT_WIRE_COOP_HDR, .decode = decode_coop, .handle = weft__coop_on_coop};

@@ -778,6 +778,17 @@ void weft__proto_queue_ctrl(weft__gate_t *g, weft__chunk_t *c);
  * already. For a peer that waits on shared memory alone, which no packet
  * would otherwise wake. Under the engine lock. */
 void weft__proto_nudge(weft__gate_t *g);
+/* Eager bytes of this peer were consumed: return them as credit, in batches
+ * (proto_credit.c). Inline: every eager receive returns its bytes. */
+static inline void weft__proto_credit_return(weft__gate_t *g, uint64_t cost)
+{
+    g->eager_held -= cost;
+    g->credit_owed += cost;
+    if (g->credit_owed >= g->ctx->eager_credits / 4)
+        weft__proto_nudge(g);
+}
+/* Queue the CANCEL of a send whose message has left (proto_cancel.c). */
+void weft__proto_cancel_ask(weft__gate_t *g, struct weft_request *req);
 /* Release one hold of a send; it completes when none is left. */
 void weft__proto_send_release(struct weft_ctx *ctx, struct weft_request *req, int err);
 /* Ask the receiver to take back a send's message if no receive matched it yet

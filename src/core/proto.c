@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/core_int.h"
+#include "core/kinds.h"
 #include "util/log.h"
 
 /* Copy len bytes of src into an iovec starting at byte offset off. */
@@ -72,84 +73,11 @@ static void send_ack(weft__gate_t *g, uint64_t sreq)
     weft__proto_queue_ctrl(g, c);
 }
 
-void weft__proto_nudge(weft__gate_t *g)
-{
-    /* credit_owed, the credit chunk's queued and dead change under the
-     * engine lock, which the caller holds: only queuing takes the gate's. */
-    if (g->credit_chunk.queued || g->dead)
-        return;
-    weft__gate_lock(g);
-    weft__chunk_queue(g, &g->credit_chunk, false);
-    weft__gate_mark_pending(g);
-    weft__gate_unlock(g);
-}
-
-/* Eager bytes of this peer were consumed: return them as credit, in batches. */
-static void credit_return(weft__gate_t *g, uint64_t cost)
-{
-    g->eager_held -= cost;
-    g->credit_owed += cost;
-    if (g->credit_owed >= g->ctx->eager_credits / 4)
-        weft__proto_nudge(g);
-}
-
 /* A receive fed by RDATA is done when every byte it accepted is in. */
 static void recv_maybe_complete(struct weft_ctx *ctx, struct weft_request *req)
 {
     if (req->expected == 0)
         weft__request_complete(ctx, req, req->status.error);
-}
-
-/* The receiver's side: take the message back if it is still unexpected and in
- * matching (a matched probe took it out: it counts as matched). */
-static int on_cancel(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
-{
-    bool taken = false;
-    weft__chunk_t *r = weft__ctrl_alloc(ctx); /* first: an answer is owed once taken */
-    if (!r)
-        return WEFT_ENOMEM;
-    ctx->counters.chunks_received++;
-    /* A message not arrived yet (which one track never lets happen) is
-     * answered "matched": it will be delivered, and the send completes as
-     * sent. The walk is linear in the unexpected messages: a cancel is rare. */
-    if (weft__seq_before(c->seq, g->recv_seq)) {
-        weft_slab_cursor_t cur = {0, 0};
-        weft__unexpected_t *u;
-        while ((u = weft_slab_next(&ctx->unexpected, &cur))) {
-            if (u->match.source != g->peer || u->seq != c->seq)
-                continue;
-            weft__match_lock(ctx);
-            bool inside = weft__match_msg_inside(&u->match);
-            if (inside)
-                weft__match_remove_msg(ctx->match, &u->match);
-            weft__match_unlock(ctx);
-            if (inside) {
-                if (u->kind != WEFT_CHUNK_RDV)
-                    credit_return(g, weft__eager_cost(u->length));
-                weft__unexpected_free(ctx, u);
-                taken = true;
-            }
-            break;
-        }
-    }
-    r->kind = WEFT_CHUNK_CANCEL_REPLY;
-    r->hdr_len = (uint16_t)weft__wire_put_cancel_reply(r->hdr, c->sreq, taken);
-    weft__proto_queue_ctrl(g, r);
-    return WEFT_OK;
-}
-
-static int on_cancel_reply(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
-{
-    struct weft_request *req = weft__handle_get(&ctx->handles, c->sreq);
-    if (!req || req->kind != WEFT_REQ_SEND || req->gate != g || req->cancel != WEFT_CANCEL_ASKED)
-        return WEFT_EPROTO;
-    ctx->counters.chunks_received++;
-    req->cancel = WEFT_CANCEL_NONE;
-    if (c->taken)
-        weft__request_complete(ctx, req, WEFT_ECANCELED);
-    else
-        weft__proto_send_release(ctx, req, WEFT_OK);
-    return WEFT_OK;
 }
 
 /* Send an RTR: the sender will stream the accepted bytes as RDATA. */
@@ -274,7 +202,7 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
         uint64_t n = WEFT_MIN(u->length, (uint64_t)req->length);
         copy_to_recv(req, weft__unexpected_data(u), n);
         req->status.length = n;
-        credit_return(g, weft__eager_cost(u->length));
+        weft__proto_credit_return(g, weft__eager_cost(u->length));
         if (u->kind == WEFT_CHUNK_EAGER_SYNC)
             send_ack(g, u->sreq);
         weft__request_complete(ctx, req, u->length > req->length ? WEFT_ETRUNC : WEFT_OK);
@@ -299,7 +227,7 @@ struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32
     weft__request_take(ctx);
     uint64_t n = WEFT_MIN(u->length, (uint64_t)len);
     weft__copy(buf, weft__unexpected_data(u), n);
-    credit_return(&ctx->gates[src], weft__eager_cost(u->length));
+    weft__proto_credit_return(&ctx->gates[src], weft__eager_cost(u->length));
     int err = u->length > len ? WEFT_ETRUNC : WEFT_OK;
     weft__unexpected_free(ctx, u);
     weft__request_born_done(req, WEFT_REQ_RECV, src, comm, tag, n, err);
@@ -485,7 +413,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     uint64_t n = WEFT_MIN(c->len, (uint64_t)req->length);
     copy_to_recv(req, c->payload, n);
     req->status.length = n;
-    credit_return(g, weft__eager_cost(c->len));
+    weft__proto_credit_return(g, weft__eager_cost(c->len));
     if (c->kind == WEFT_CHUNK_EAGER_SYNC)
         send_ack(g, c->sreq);
     weft__request_complete(ctx, req, c->len > req->length ? WEFT_ETRUNC : WEFT_OK);
@@ -592,44 +520,7 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
     packet_counted(ctx, g, len);
     while ((rc = weft__wire_next(&it, &c)) == 1) {
         g->stats.chunks_received++;
-        switch (c.kind) {
-        case WEFT_CHUNK_EAGER:
-        case WEFT_CHUNK_EAGER_SYNC:
-        case WEFT_CHUNK_RDV:
-            rc = on_message(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_RTR:
-            rc = on_rtr(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_RDATA:
-            rc = on_rdata(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_ACK:
-            rc = on_ack(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_COOP:
-            rc = weft__coop_on_coop(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_CANCEL:
-            rc = on_cancel(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_CANCEL_REPLY:
-            rc = on_cancel_reply(ctx, g, &c);
-            break;
-        case WEFT_CHUNK_CREDIT:
-            /* More credit than was ever granted is a lie. */
-            weft__gate_lock(g);
-            if (c.bytes > g->peer_window || (uint64_t)g->send_credit + c.bytes > g->peer_window) {
-                rc = WEFT_EPROTO;
-            } else {
-                g->send_credit += (int64_t)c.bytes;
-                rc = WEFT_OK;
-            }
-            weft__gate_unlock(g);
-            break;
-        default:
-            rc = WEFT_EPROTO;
-        }
+        rc = weft__kinds[c.kind]->handle(ctx, g, &c);
         if (rc)
             goto malformed;
     }
@@ -712,3 +603,74 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
         weft__request_complete(ctx, req, WEFT_EPEERDEAD);
     }
 }
+
+/* ---------------------------------------------------------------- kinds */
+
+static int decode_msg(const uint8_t *p, weft__wire_chunk_t *c, uint64_t *payload)
+{
+    c->seq = weft__le32_get(p + 4);
+    c->tag = weft__le64_get(p + 8);
+    c->comm = weft__le32_get(p + 16);
+    if (weft__le32_get(p + 20) != 0 || c->tag == UINT64_MAX)
+        return WEFT_EPROTO;
+    c->len = weft__le64_get(p + 24);
+    if (c->kind == WEFT_CHUNK_EAGER_SYNC)
+        c->sreq = weft__le64_get(p + 32);
+    if (c->kind != WEFT_CHUNK_RDV) {
+        *payload = c->len;
+        return WEFT_OK;
+    }
+    c->sreq = weft__le64_get(p + 32);
+    c->rkey.len = weft__le32_get(p + 40);
+    if (c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0 ||
+        (c->flags && (c->rkey.len == 0 || c->rkey.len % (c->flags + 1u))))
+        return WEFT_EPROTO;
+    memcpy(c->rkey.bytes, p + 48, c->rkey.len);
+    return WEFT_OK;
+}
+
+static int decode_rtr(const uint8_t *p, weft__wire_chunk_t *c, uint64_t *payload)
+{
+    c->sreq = weft__le64_get(p + 8);
+    c->rreq = weft__le64_get(p + 16);
+    c->len = weft__le64_get(p + 24);
+    return WEFT_OK;
+}
+
+static int decode_rdata(const uint8_t *p, weft__wire_chunk_t *c, uint64_t *payload)
+{
+    c->rreq = weft__le64_get(p + 8);
+    c->offset = weft__le64_get(p + 16);
+    c->len = weft__le64_get(p + 24);
+    *payload = c->len;
+    return WEFT_OK;
+}
+
+static int decode_ack(const uint8_t *p, weft__wire_chunk_t *c, uint64_t *payload)
+{
+    c->sreq = weft__le64_get(p + 8);
+    return WEFT_OK;
+}
+
+const weft__kind_t weft__kind_eager = {.name = "EAGER",
+                                       .hdr = WEFT_WIRE_EAGER_HDR,
+                                       .message = true,
+                                       .decode = decode_msg,
+                                       .handle = on_message};
+const weft__kind_t weft__kind_eager_sync = {.name = "EAGER_SYNC",
+                                            .hdr = WEFT_WIRE_EAGER_SYNC_HDR,
+                                            .message = true,
+                                            .decode = decode_msg,
+                                            .handle = on_message};
+const weft__kind_t weft__kind_rdv = {.name = "RDV",
+                                     .hdr = WEFT_WIRE_RDV_HDR,
+                                     .message = true,
+                                     .flags = true,
+                                     .decode = decode_msg,
+                                     .handle = on_message};
+const weft__kind_t weft__kind_rtr = {
+    .name = "RTR", .hdr = WEFT_WIRE_RTR_HDR, .decode = decode_rtr, .handle = on_rtr};
+const weft__kind_t weft__kind_rdata = {
+    .name = "RDATA", .hdr = WEFT_WIRE_RDATA_HDR, .decode = decode_rdata, .handle = on_rdata};
+const weft__kind_t weft__kind_ack = {
+    .name = "ACK", .hdr = WEFT_WIRE_ACK_HDR, .decode = decode_ack, .handle = on_ack};

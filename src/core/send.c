@@ -257,75 +257,6 @@ static struct weft_request *send_fast_locked(struct weft_ctx *ctx, weft__gate_t 
     return req;
 }
 
-/* ---- cancel of a send ----
- *
- * MPI lets a send be cancelled until a receive matched it. The message may be
- * sitting in the receiver's unexpected queue (eager data, or a rendezvous
- * announcement), so only the receiver can tell: the sender sends CANCEL naming
- * the message's sequence number, and the receiver answers CANCEL_REPLY: taken
- * back (removed from matching, its eager credit returned: the application
- * never sees it) or matched. CANCEL is a control chunk and control chunks
- * overtake queued messages, so it leaves only once the message has left
- * (a cancel asked before waits in WEFT_CANCEL_WANTED); on one track it then
- * arrives after the message. The send holds one step more while the answer is
- * due, so it cannot complete (and drop its wire id) before it. */
-
-/* Queue the CANCEL of a send whose message has left. */
-static void cancel_ask(weft__gate_t *g, struct weft_request *req)
-{
-    weft__chunk_t *c = weft__ctrl_alloc(g->ctx);
-    if (!c) {
-        /* Not asked: the send goes on as if the message had matched. */
-        req->cancel = WEFT_CANCEL_NONE;
-        weft__proto_send_release(g->ctx, req, WEFT_OK);
-        return;
-    }
-    c->kind = WEFT_CHUNK_CANCEL;
-    c->hdr_len = (uint16_t)weft__wire_put_cancel(c->hdr, req->id, req->seq);
-    req->cancel = WEFT_CANCEL_ASKED;
-    weft__proto_queue_ctrl(g, c);
-}
-
-static int send_cancel_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req);
-
-int weft__proto_send_cancel(struct weft_ctx *ctx, struct weft_request *req)
-{
-    weft__gate_t *g = req->gate;
-    weft__gate_lock(g);
-    int rc = send_cancel_locked(ctx, g, req);
-    weft__gate_unlock(g);
-    return rc;
-}
-
-static int send_cancel_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req)
-{
-    bool done = atomic_load_explicit(&req->done, memory_order_relaxed);
-    if (req->cancel != WEFT_CANCEL_NONE)
-        return WEFT_INPROGRESS; /* asked already */
-    /* A send that the receiver answered (ACK, RTR, COOP, or its publication
-     * claimed) matched; one that completed other than as a plain eager send
-     * that left matched or failed. */
-    if (req->answered || g->dead || (done && (req->error || req->chunk.kind != WEFT_CHUNK_EAGER)))
-        return WEFT_ESTATE;
-    if (!req->id && weft__handle_add(&ctx->handles, req, &req->id) < 0)
-        return WEFT_ENOMEM;
-    if (done) {
-        /* An eager send completes once its message left, matched or not:
-         * reopen it until the receiver answers. */
-        req->error = req->status.error = WEFT_OK;
-        req->holds = 0;
-        weft_list_push_back(&ctx->live_requests, &req->link);
-        atomic_store_explicit(&req->done, 0, memory_order_relaxed);
-    }
-    req->holds++;
-    weft__coop_unwatch(req); /* a rendezvous being taken back must not claim a publication */
-    if (req->chunk.queued)
-        req->cancel = WEFT_CANCEL_WANTED; /* asked once the message leaves (chunks_sent) */
-    else
-        cancel_ask(g, req);
-    return WEFT_INPROGRESS;
-}
-
 void weft__proto_chunk_failed(weft__gate_t *g, weft__chunk_t *c, int err)
 {
     struct weft_ctx *ctx = g->ctx;
@@ -374,7 +305,7 @@ void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status)
             continue;
         }
         if (req->cancel == WEFT_CANCEL_WANTED)
-            cancel_ask(g, req);
+            weft__proto_cancel_ask(g, req);
         weft__proto_send_release(ctx, req, status);
     }
 }

@@ -3,19 +3,13 @@
  * packet length against what arrived, each chunk's kind, reserved fields, header
  * and payload bounds, and that the chunk count matches the bytes exactly. */
 #include "core/wire.h"
+#include "core/kinds.h"
 #include "weft/weft.h"
-
-static const uint8_t hdr_size[WEFT_CHUNK_KIND_MAX] = {
-    [WEFT_CHUNK_EAGER] = WEFT_WIRE_EAGER_HDR,   [WEFT_CHUNK_EAGER_SYNC] = WEFT_WIRE_EAGER_SYNC_HDR,
-    [WEFT_CHUNK_RDV] = WEFT_WIRE_RDV_HDR,       [WEFT_CHUNK_RTR] = WEFT_WIRE_RTR_HDR,
-    [WEFT_CHUNK_RDATA] = WEFT_WIRE_RDATA_HDR,   [WEFT_CHUNK_ACK] = WEFT_WIRE_ACK_HDR,
-    [WEFT_CHUNK_CREDIT] = WEFT_WIRE_CREDIT_HDR, [WEFT_CHUNK_COOP] = WEFT_WIRE_COOP_HDR,
-    [WEFT_CHUNK_CANCEL] = WEFT_WIRE_CANCEL_HDR, [WEFT_CHUNK_CANCEL_REPLY] = WEFT_WIRE_CANCEL_HDR,
-};
 
 size_t weft__wire_chunk_hdr_size(uint8_t kind)
 {
-    return kind < WEFT_CHUNK_KIND_MAX ? hdr_size[kind] : 0;
+    const weft__kind_t *k = weft__kind_get(kind);
+    return k ? k->hdr : 0;
 }
 
 size_t weft__wire_put_packet(uint8_t *buf, uint16_t nchunks, uint64_t length)
@@ -196,10 +190,12 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
         return WEFT_EPROTO;
     const uint8_t *p = it->pos;
     uint8_t kind = p[0];
-    size_t hdr = weft__wire_chunk_hdr_size(kind);
-    /* Flags: only RDV has any, the number of rail keys beyond the first. */
-    if (hdr == 0 || hdr > avail || (p[1] != 0 && kind != WEFT_CHUNK_RDV) ||
-        p[1] >= WEFT_WIRE_RDV_KEYS_MAX || weft__le16_get(p + 2) != 0)
+    const weft__kind_t *k = weft__kind_get(kind);
+    size_t hdr = k ? k->hdr : 0;
+    /* Flags: only a kind that has them (RDV: the number of rail keys beyond
+     * the first). */
+    if (hdr == 0 || hdr > avail || (p[1] != 0 && !k->flags) || p[1] >= WEFT_WIRE_RDV_KEYS_MAX ||
+        weft__le16_get(p + 2) != 0 || (!k->message && weft__le32_get(p + 4) != 0))
         return WEFT_EPROTO;
     /* Only the fields every kind may leave unset are cleared (the rkey's bytes
      * are read only up to its length). */
@@ -212,75 +208,7 @@ int weft__wire_next(weft__wire_iter_t *it, weft__wire_chunk_t *c)
     c->rkey.len = 0;
     c->payload = NULL;
     uint64_t payload = 0;
-    switch (kind) {
-    case WEFT_CHUNK_EAGER:
-    case WEFT_CHUNK_EAGER_SYNC:
-    case WEFT_CHUNK_RDV:
-        c->seq = weft__le32_get(p + 4);
-        c->tag = weft__le64_get(p + 8);
-        c->comm = weft__le32_get(p + 16);
-        if (weft__le32_get(p + 20) != 0 || c->tag == UINT64_MAX)
-            return WEFT_EPROTO;
-        c->len = weft__le64_get(p + 24);
-        if (kind == WEFT_CHUNK_EAGER_SYNC)
-            c->sreq = weft__le64_get(p + 32);
-        if (kind == WEFT_CHUNK_RDV) {
-            c->sreq = weft__le64_get(p + 32);
-            c->rkey.len = weft__le32_get(p + 40);
-            if (c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0 ||
-                (c->flags && (c->rkey.len == 0 || c->rkey.len % (c->flags + 1u))))
-                return WEFT_EPROTO;
-            memcpy(c->rkey.bytes, p + 48, c->rkey.len);
-        } else {
-            payload = c->len;
-        }
-        break;
-    case WEFT_CHUNK_RTR:
-        c->sreq = weft__le64_get(p + 8);
-        c->rreq = weft__le64_get(p + 16);
-        c->len = weft__le64_get(p + 24);
-        break;
-    case WEFT_CHUNK_RDATA:
-        c->rreq = weft__le64_get(p + 8);
-        c->offset = weft__le64_get(p + 16);
-        c->len = weft__le64_get(p + 24);
-        payload = c->len;
-        break;
-    case WEFT_CHUNK_ACK:
-        c->sreq = weft__le64_get(p + 8);
-        break;
-    case WEFT_CHUNK_CREDIT:
-        c->bytes = weft__le64_get(p + 8);
-        break;
-    case WEFT_CHUNK_COOP:
-        c->sreq = weft__le64_get(p + 8);
-        c->cell = weft__le32_get(p + 16);
-        c->gen = weft__le32_get(p + 20);
-        c->len = weft__le64_get(p + 24);
-        c->piece = weft__le64_get(p + 32);
-        c->rkey.len = weft__le32_get(p + 40);
-        if (c->rkey.len == 0 || c->rkey.len > WEFT_RKEY_MAX || weft__le32_get(p + 44) != 0 ||
-            c->len == 0 || c->piece == 0)
-            return WEFT_EPROTO;
-        memcpy(c->rkey.bytes, p + 48, c->rkey.len);
-        break;
-    case WEFT_CHUNK_CANCEL:
-    case WEFT_CHUNK_CANCEL_REPLY: {
-        c->sreq = weft__le64_get(p + 8);
-        uint32_t word = weft__le32_get(p + 16);
-        /* Only a request with an id can be answered; a reply is yes or no. */
-        if (c->sreq == 0 || weft__le32_get(p + 20) != 0 ||
-            (kind == WEFT_CHUNK_CANCEL_REPLY && word > 1))
-            return WEFT_EPROTO;
-        if (kind == WEFT_CHUNK_CANCEL)
-            c->seq = word;
-        else
-            c->taken = word == 1;
-        break;
-    }
-    }
-    if (kind != WEFT_CHUNK_EAGER && kind != WEFT_CHUNK_EAGER_SYNC && kind != WEFT_CHUNK_RDV &&
-        weft__le32_get(p + 4) != 0)
+    if (k->decode(p, c, &payload))
         return WEFT_EPROTO;
     /* Payload must fit in what arrived; compare without overflowing. */
     if (payload > avail - hdr)
