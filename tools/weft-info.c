@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/core_int.h"
-#include "util/param.h"
+#include "core/registry.h"
 
 int main(int argc, char **argv)
 {
@@ -15,20 +15,23 @@ int main(int argc, char **argv)
         return 0;
     }
     printf("weft %s\n\n", WEFT_VERSION_STRING);
-    printf("drivers:\n");
-    printf("  %-8s %s\n", weft__driver_self_ops.name, "loopback within a process");
-    printf("  %-8s %s\n", weft__driver_shm_ops.name,
-           "processes of one node: per-peer rings, single-copy CMA for large messages");
-    printf("  %-8s %s\n", weft__driver_tcp_ops.name,
-           "between nodes: one authenticated connection per peer, rendezvous read straight "
-           "into the receive buffer");
-#ifdef WEFT_HAVE_OFI
-    printf("  %-8s %s\n", weft__driver_ofi_ops.name,
-           "libfabric (InfiniBand, Omni-Path, Slingshot, EFA...): RDM endpoint, tagged packets, "
-           "rendezvous by fi_read");
-#endif
-    printf("\nstrategies (WEFT_STRATEGY):\n");
+    printf("drivers (highest preference first within each reach):\n");
     size_t n;
+    const weft_driver_ops_t *const *drv = weft__drivers_builtin(&n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = drv[i]->reach;
+        char reach[64] = "";
+        const char *what[] = {"this process", "this node", "other nodes"};
+        for (int k = 0; k < 3; k++)
+            if (r & (1u << k))
+                snprintf(reach + strlen(reach), sizeof reach - strlen(reach), "%s%s",
+                         reach[0] ? ", " : "", what[k]);
+        printf("  %-8s %s\n           reaches %s; preference %d%s%s%s\n", drv[i]->name,
+               drv[i]->description, reach, drv[i]->preference,
+               drv[i]->native_only ? "; between nodes only on a native fabric unless named" : "",
+               drv[i]->strategy ? "; strategy " : "", drv[i]->strategy ? drv[i]->strategy : "");
+    }
+    printf("\nstrategies (WEFT_STRATEGY):\n");
     const weft__strategy_ops_t *const *st = weft__strategy_list(&n);
     for (size_t i = 0; i < n; i++)
         printf("  %s\n", st[i]->name);

@@ -84,11 +84,19 @@ typedef struct weft_status {
 /* Fields of weft_init_params_t that the caller has set. */
 enum {
     WEFT_INIT_FIELD_THREAD_LEVEL = 1u << 0,
+    WEFT_INIT_FIELD_DRIVERS = 1u << 1,
 };
+
+struct weft_driver_ops; /* a driver (src/drivers/driver.h, for driver authors) */
 
 typedef struct weft_init_params {
     uint64_t field_mask; /* which of the fields below are set (WEFT_INIT_FIELD_*) */
     int thread_level;    /* requested weft_thread_level_t; default WEFT_THREAD_SINGLE */
+    /* Drivers of the program's own, beside the built-in ones: the context
+     * chooses among all of them by what each says of itself (reach,
+     * preference; WEFT_DRIVERS may name them). Every rank must pass the same. */
+    const struct weft_driver_ops *const *drivers;
+    int ndrivers;
 } weft_init_params_t;
 
 /* Wildcards for receives and probes. */

@@ -368,7 +368,8 @@ typedef struct weft__handles {
     uint32_t free_head; /* UINT32_MAX when empty */
 } weft__handles_t;
 
-#define WEFT_MAX_DRIVERS 8
+#define WEFT_MAX_DRIVERS       8
+#define WEFT_MAX_KNOWN_DRIVERS 16 /* built-in ones and a program's own */
 /* Slots of the per-thread deferred counts (struct weft_ctx, deferred). */
 #define WEFT_DEFER_SLOTS 16
 
@@ -414,7 +415,11 @@ struct weft_ctx {
      * lock: the front ends' callbacks (weft_progress_register). */
     weft__pq_t callbacks;
     weft__match_t *match;
-    int nrail_drivers; /* extra tcp instances (WEFT_TCP_RAILS - 1) */
+    /* The drivers it may open, highest preference first (ctx.c). */
+    const weft_driver_ops_t *known[WEFT_MAX_KNOWN_DRIVERS];
+    int nknown;
+    const weft_driver_ops_t *rail_ops; /* the driver with rails (its rails_param > 1) */
+    int nrail_drivers;                 /* its extra instances */
     int rail_driver[WEFT_MAX_RAILS - 1];
     weft__handles_t handles;
     weft_list_t pending_gates; /* gates with a backlog and an idle track */

@@ -47,9 +47,6 @@ extern const weft__strategy_ops_t weft__strategy_default;
 extern const weft__strategy_ops_t weft__strategy_aggreg;
 extern const weft__strategy_ops_t weft__strategy_split_balance;
 const weft__strategy_ops_t *weft__strategy_find(const char *name);
-/* The strategy a gate gets when WEFT_STRATEGY is unset, by the name of the
- * driver of its track. */
-const weft__strategy_ops_t *weft__strategy_for_driver(const char *driver);
 /* Every strategy built in; *count receives their number. */
 const weft__strategy_ops_t *const *weft__strategy_list(size_t *count);
 /* Append one chunk (or the next RDATA fragment) to a packet being built; false

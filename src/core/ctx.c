@@ -15,22 +15,13 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "core/registry.h"
 #include "util/log.h"
 #include "util/param.h"
 
 #define NODE_ID_MAX 256
 
-/* In order of preference between nodes: ofi (a native fabric) before tcp. */
-static const weft_driver_ops_t *const builtin_drivers[] = {
-    &weft__driver_self_ops,
-    &weft__driver_shm_ops,
-#ifdef WEFT_HAVE_OFI
-    &weft__driver_ofi_ops,
-#endif
-    &weft__driver_tcp_ops,
-};
-
-#define DRIVERS_DEFAULT "self,shm,ofi,tcp"
+#define DRIVERS_DEFAULT "every driver"
 
 /* Which node this process runs on: host name and kernel boot id, unless
  * WEFT_NODE_ID says otherwise (network-namespace test clusters share both). */
@@ -53,23 +44,57 @@ static void node_id(char *buf, size_t len)
     snprintf(buf, len, "%s/%s", host, boot);
 }
 
-/* Is a driver allowed by WEFT_DRIVERS (a comma-separated list)? self always is. */
-static bool driver_allowed(const char *name)
+/* Is a driver allowed by WEFT_DRIVERS (a comma-separated list; unset:
+ * every one)? One that reaches only this process always is. */
+static bool driver_allowed(const weft_driver_ops_t *ops)
 {
-    if (!strcmp(name, "self"))
+    if (ops->reach == WEFT_DRV_REACH_SELF)
         return true;
-    const char *list = weft__param_str("WEFT_DRIVERS", DRIVERS_DEFAULT);
-    size_t n = strlen(name);
+    const char *list = weft__param_str("WEFT_DRIVERS", NULL);
+    if (!list)
+        return true;
+    size_t n = strlen(ops->name);
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == n && !strncmp(p, name, n))
+        if (l == n && !strncmp(p, ops->name, n))
             return true;
         if (!e)
             break;
         p = e + 1;
     }
     return false;
+}
+
+/* The drivers this context may open (ctx->known): the built-in ones and the
+ * program's own, highest preference first (a stable order: the built-in
+ * list's among equals, the program's after). */
+static int known_drivers(weft_ctx_t *ctx, const weft_init_params_t *params)
+{
+    size_t nb;
+    const weft_driver_ops_t *const *b = weft__drivers_builtin(&nb);
+    int n = 0;
+    for (size_t i = 0; i < nb; i++)
+        ctx->known[n++] = b[i];
+    if (params && (params->field_mask & WEFT_INIT_FIELD_DRIVERS)) {
+        if (params->ndrivers < 0 || (params->ndrivers && !params->drivers))
+            return WEFT_EINVAL;
+        for (int i = 0; i < params->ndrivers; i++) {
+            const weft_driver_ops_t *ops = params->drivers[i];
+            if (!ops || !ops->name || !ops->reach || !ops->init || !ops->connect || !ops->send ||
+                !ops->poll || n == WEFT_MAX_KNOWN_DRIVERS)
+                return WEFT_EINVAL;
+            ctx->known[n++] = ops;
+        }
+    }
+    for (int i = 1; i < n; i++) /* insertion sort: stable */
+        for (int j = i; j > 0 && ctx->known[j]->preference > ctx->known[j - 1]->preference; j--) {
+            const weft_driver_ops_t *t = ctx->known[j];
+            ctx->known[j] = ctx->known[j - 1];
+            ctx->known[j - 1] = t;
+        }
+    ctx->nknown = n;
+    return WEFT_OK;
 }
 
 static int find_node(weft_ctx_t *ctx, int **node_ranks, int *node_size, int *node_index)
@@ -191,13 +216,14 @@ static void pass_complete(weft_ctx_t *ctx)
     (void)weft__pq_add(&ctx->pass, pass_coop, ctx);
 }
 
-/* WEFT_TCP_RAILS > 1: more tcp instances, each a rail of every tcp gate
- * (rail.c), publishing addr.tcp.<instance>.<rank>. */
-static int open_rails(weft_ctx_t *ctx, weft_driver_params_t *params)
+/* ops->rails_param > 1 (WEFT_TCP_RAILS): more instances of the driver, each
+ * a rail of every gate on it (rail.c), publishing addr.<name>.<i>.<rank>. */
+static int open_rails(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver_params_t *params)
 {
-    uint64_t rails = weft__param_size("WEFT_TCP_RAILS", 1);
+    uint64_t rails = weft__param_size(ops->rails_param, 1);
     if (rails > WEFT_MAX_RAILS) {
-        weft_log_warn("WEFT_TCP_RAILS=%llu: using %d", (unsigned long long)rails, WEFT_MAX_RAILS);
+        weft_log_warn("%s=%llu: using %d", ops->rails_param, (unsigned long long)rails,
+                      WEFT_MAX_RAILS);
         rails = WEFT_MAX_RAILS;
     }
     weft_driver_upcalls_t up;
@@ -208,19 +234,20 @@ static int open_rails(weft_ctx_t *ctx, weft_driver_params_t *params)
         weft_driver_params_t p = *params;
         p.instance = i;
         weft_driver_t *drv;
-        int rc = weft__driver_tcp_ops.init(&p, &up, &drv);
+        int rc = ops->init(&p, &up, &drv);
         if (rc) {
-            weft_log_error("tcp rail %d failed to start: %s", i, weft_strerror(rc));
+            weft_log_error("%s rail %d failed to start: %s", ops->name, i, weft_strerror(rc));
             return rc;
         }
+        ctx->rail_ops = ops;
         ctx->rail_driver[ctx->nrail_drivers++] = ctx->ndrivers;
-        weft__ctx_add_driver(ctx, &weft__driver_tcp_ops, drv);
+        weft__ctx_add_driver(ctx, ops, drv);
         uint8_t blob[WEFT_ADDR_MAX];
         size_t len = sizeof blob;
         char key[64];
-        if ((rc = weft__driver_tcp_ops.address(drv, blob, &len)) < 0)
+        if ((rc = ops->address(drv, blob, &len)) < 0)
             return rc;
-        snprintf(key, sizeof key, "addr.tcp.%d.%d", i, ctx->rank);
+        snprintf(key, sizeof key, "addr.%s.%d.%d", ops->name, i, ctx->rank);
         if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
             return rc;
     }
@@ -244,9 +271,10 @@ static double rail_bandwidth(int k, double caps_bw)
     return caps_bw;
 }
 
-/* Connect a tcp gate's extra rails. */
+/* Connect the extra rails of a gate on the driver that has them. */
 static int connect_rails(weft_ctx_t *ctx, weft__gate_t *g)
 {
+    const weft_driver_ops_t *ops = ctx->rail_ops;
     g->bandwidth = rail_bandwidth(0, g->caps.bandwidth_mbs);
     g->rail_measure = !weft__param_str("WEFT_RAIL_BW", NULL);
     for (int i = 0; i < ctx->nrail_drivers; i++) {
@@ -254,19 +282,19 @@ static int connect_rails(weft_ctx_t *ctx, weft__gate_t *g)
         uint8_t blob[WEFT_ADDR_MAX];
         size_t len = sizeof blob;
         char key[64];
-        snprintf(key, sizeof key, "addr.tcp.%d.%d", i + 1, g->peer);
+        snprintf(key, sizeof key, "addr.%s.%d.%d", ops->name, i + 1, g->peer);
         int rc = weft__boot_get(ctx->boot, key, blob, &len);
         if (rc)
             return rc;
         weft__rail_t *r = &g->rails[i];
         r->gate = g;
-        rc = weft__driver_tcp_ops.connect(drv, g->peer, blob, len, r, &r->track, &r->caps);
+        rc = ops->connect(drv, g->peer, blob, len, r, &r->track, &r->caps);
         if (rc) {
             weft_log_error("cannot connect rail %d to rank %d: %s", i + 1, g->peer,
                            weft_strerror(rc));
             return rc;
         }
-        r->drv_ops = &weft__driver_tcp_ops;
+        r->drv_ops = ops;
         r->drv = drv;
         r->bandwidth = rail_bandwidth(i + 1, r->caps.bandwidth_mbs);
         g->nrails++;
@@ -297,26 +325,32 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
     int wrc = weft__boot_put(ctx->boot, wkey, window, sizeof window);
     if (wrc)
         return wrc;
-    for (size_t i = 0; i < WEFT_ARRAY_SIZE(builtin_drivers); i++) {
-        const weft_driver_ops_t *ops = builtin_drivers[i];
-        if (!driver_allowed(ops->name))
+    /* A network driver is needed only for peers on other nodes, or for node
+     * peers when no node driver is allowed (WEFT_DRIVERS=tcp). */
+    bool node_driver = false;
+    for (int i = 0; i < ctx->nknown; i++)
+        node_driver |=
+            (ctx->known[i]->reach & WEFT_DRV_REACH_NODE) && driver_allowed(ctx->known[i]);
+    bool need_net = node_size < ctx->size || (!node_driver && ctx->size > 1);
+    for (int i = 0; i < ctx->nknown; i++) {
+        const weft_driver_ops_t *ops = ctx->known[i];
+        if (!driver_allowed(ops))
             continue;
-        /* A node driver is pointless alone on its node; a network driver is
-         * needed only for peers on other nodes, or for node peers when shm
-         * is not allowed (WEFT_DRIVERS=tcp). */
-        if (!strcmp(ops->name, "shm") && node_size < 2)
+        unsigned reach = ops->reach;
+        bool useful = (reach & WEFT_DRV_REACH_SELF) ||
+                      ((reach & WEFT_DRV_REACH_NODE) && node_size > 1) ||
+                      ((reach & WEFT_DRV_REACH_NET) && need_net);
+        if (!useful || ctx->ndrivers == WEFT_MAX_DRIVERS)
             continue;
-        bool network = !strcmp(ops->name, "tcp") || !strcmp(ops->name, "ofi");
-        if (network && node_size == ctx->size && (driver_allowed("shm") || ctx->size < 2))
-            continue;
-        /* ofi stands in for tcp only on a native fabric, unless named. */
-        params.only_native = !strcmp(ops->name, "ofi") && !weft__param_str("WEFT_DRIVERS", NULL);
+        /* Not named, a native-only driver stands in only on a native fabric. */
+        params.only_native = ops->native_only && !weft__param_str("WEFT_DRIVERS", NULL);
+        params.instance = 0;
         weft_driver_t *drv;
         int rc = ops->init(&params, &up, &drv);
         if (rc && params.only_native) {
-            /* Not asked for by name: tcp does the job. */
+            /* Not asked for by name: another network driver does the job. */
             if (rc != WEFT_EUNSUPPORTED)
-                weft_log_warn("driver %s failed to start (%s); using tcp", ops->name,
+                weft_log_warn("driver %s failed to start (%s); using the next one", ops->name,
                               weft_strerror(rc));
             continue;
         }
@@ -324,7 +358,9 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
             weft_log_error("driver %s failed to start: %s", ops->name, weft_strerror(rc));
             return rc;
         }
-        if (ops == &weft__driver_self_ops)
+        /* The driver that reaches only this process is polled only after a
+         * send to oneself (self_pending). */
+        if (reach == WEFT_DRV_REACH_SELF && ctx->self_driver < 0)
             ctx->self_driver = ctx->ndrivers;
         weft__ctx_add_driver(ctx, ops, drv);
         uint8_t blob[WEFT_ADDR_MAX];
@@ -335,18 +371,10 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         snprintf(key, sizeof key, "addr.%s.%d", ops->name, ctx->rank);
         if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
             return rc;
-        if (ops == &weft__driver_tcp_ops && (rc = open_rails(ctx, &params)))
+        if (ops->rails_param && !ctx->nrail_drivers && (rc = open_rails(ctx, ops, &params)))
             return rc;
     }
     return WEFT_OK;
-}
-
-static int driver_index(weft_ctx_t *ctx, const char *name)
-{
-    for (int i = 0; i < ctx->ndrivers; i++)
-        if (!strcmp(ctx->drivers[i].ops->name, name))
-            return i;
-    return -1;
 }
 
 /* What a gate may send, from its track's caps; its strategy, unless
@@ -363,7 +391,7 @@ static void gate_limits(weft__gate_t *g)
     if (!g->strategy && g->caps.strategy)
         g->strategy = weft__strategy_find(g->caps.strategy);
     if (!g->strategy)
-        g->strategy = weft__strategy_for_driver(g->drv_ops->name);
+        g->strategy = weft__strategy_find(g->drv_ops->strategy ? g->drv_ops->strategy : "default");
     /* Sending without the engine lock: only where there is one to find
      * taken, and only on a track that allows it. */
     if (g->ctx->lock.kind != WEFT_LOCK_NONE && (g->caps.flags & WEFT_DRV_CAP_SEND_MT))
@@ -380,27 +408,40 @@ static void gate_attach(struct weft_ctx *ctx, weft__gate_t *g, const weft_driver
     gate_limits(g);
 }
 
-/* The network driver for a peer: ofi where both ranks opened it, else tcp. */
-static int network_driver(weft_ctx_t *ctx, int peer)
+/* Whether peer opened the driver of ctx->drivers[i] (published its address). */
+static bool peer_has(weft_ctx_t *ctx, int i, int peer)
 {
-    int di = driver_index(ctx, "ofi");
-    if (di >= 0) {
-        char key[64];
-        uint8_t blob[WEFT_ADDR_MAX];
-        size_t len = sizeof blob;
-        snprintf(key, sizeof key, "addr.ofi.%d", peer);
-        if (weft__boot_get(ctx->boot, key, blob, &len) == WEFT_OK)
-            return di;
+    char key[64];
+    uint8_t blob[WEFT_ADDR_MAX];
+    size_t len = sizeof blob;
+    snprintf(key, sizeof key, "addr.%s.%d", ctx->drivers[i].ops->name, peer);
+    return weft__boot_get(ctx->boot, key, blob, &len) == WEFT_OK;
+}
+
+/* The driver for peer: one that reaches only this process for itself; for
+ * a peer of the node, the preferred node driver both opened, else the
+ * preferred network driver both opened. ctx->drivers is in preference order
+ * (opened so), rails aside. -1 if none. */
+static int driver_for(weft_ctx_t *ctx, int peer, bool same_node)
+{
+    if (peer == ctx->rank)
+        return ctx->self_driver;
+    for (int pass = same_node ? 0 : 1; pass < 2; pass++) {
+        unsigned want = pass == 0 ? WEFT_DRV_REACH_NODE : WEFT_DRV_REACH_NET;
+        for (int i = 0; i < ctx->ndrivers; i++) {
+            bool rail = false;
+            for (int k = 0; k < ctx->nrail_drivers; k++)
+                rail |= ctx->rail_driver[k] == i;
+            if (!rail && (ctx->drivers[i].ops->reach & want) && peer_has(ctx, i, peer))
+                return i;
+        }
     }
-    return driver_index(ctx, "tcp");
+    return -1;
 }
 
 static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
 {
-    int di = g->peer == ctx->rank ? driver_index(ctx, "self")
-                                  : (same_node ? driver_index(ctx, "shm") : -1);
-    if (di < 0 && g->peer != ctx->rank)
-        di = network_driver(ctx, g->peer);
+    int di = driver_for(ctx, g->peer, same_node);
     if (di < 0) {
         weft_log_error("no driver reaches rank %d (WEFT_DRIVERS=%s)", g->peer,
                        weft__param_str("WEFT_DRIVERS", DRIVERS_DEFAULT));
@@ -422,7 +463,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     }
     gate_attach(ctx, g, ops, ctx->drivers[di].drv);
     g->bandwidth = g->caps.bandwidth_mbs;
-    if (ops == &weft__driver_tcp_ops && ctx->nrail_drivers && (rc = connect_rails(ctx, g)))
+    if (ops == ctx->rail_ops && ctx->nrail_drivers && (rc = connect_rails(ctx, g)))
         return rc;
     /* Eager credit is the window the peer grants, which its own
      * WEFT_EAGER_CREDITS sets: ranks need not agree. */
@@ -575,6 +616,11 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     weft_ctx_t *ctx = ctx_new(level, level == WEFT_THREAD_MULTIPLE || progress_thread);
     if (!ctx)
         return WEFT_ENOMEM;
+    if (known_drivers(ctx, params) != WEFT_OK) {
+        weft_log_error("weft_init: a driver in params->drivers lacks a name, reach or operation");
+        ctx_free(ctx);
+        return WEFT_EINVAL;
+    }
     ctx->wait_policy = policy;
     /* Waiters that may sleep sleep on the drivers' doorbells too, unless a
      * progress thread watches them (progress.c). */

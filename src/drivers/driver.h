@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "util/param.h"
 #include "weft/weft.h"
 
 typedef struct weft_driver weft_driver_t; /* a driver's own instance state */
@@ -135,8 +136,38 @@ typedef struct weft_rkey {
 #define WEFT_DRV_WAIT_POLL (-2) /* work arrives with no doorbell: keep polling */
 #define WEFT_DRV_WAIT_BUSY (-3) /* work waits now: poll, then ask again */
 
+/* Which peers a driver can reach (weft_driver_ops_t.reach). */
+enum {
+    WEFT_DRV_REACH_SELF = 1, /* this process */
+    WEFT_DRV_REACH_NODE = 2, /* processes of this node */
+    WEFT_DRV_REACH_NET = 4,  /* processes of other nodes (and of this one, if asked) */
+};
+
+/* A driver: its description, read by the engine to choose drivers (ctx.c)
+ * and by weft-info to list them, so no driver name appears in the engine;
+ * then its operations. */
 typedef struct weft_driver_ops {
     const char *name;
+    const char *description; /* one line, for weft-info */
+    unsigned reach;          /* WEFT_DRV_REACH_*: the peers it can reach */
+    /* Among the drivers that reach a peer, the engine takes the one with the
+     * highest preference that both ranks opened; a node driver before a
+     * network one for peers of the node. */
+    int preference;
+    /* Opened only where some peer needs it (REACH_NET: a peer on another
+     * node, or node peers when no node driver is allowed); native_only: unless
+     * WEFT_DRIVERS names it, it starts only on a native fabric
+     * (weft_driver_params_t.only_native) and its failure is no error. */
+    bool native_only;
+    /* The parameter that asks for more instances of it, each a rail of every
+     * gate on it ("WEFT_TCP_RAILS"), or NULL. */
+    const char *rails_param;
+    /* The strategy its gates take unless WEFT_STRATEGY or a track's caps say
+     * otherwise; NULL: "default". */
+    const char *strategy;
+    /* Its own WEFT_* parameters, ending with an entry whose name is NULL
+     * (listed by weft-info and MPI_T; read with weft__param_*). */
+    const weft_param_desc_t *params;
     /* Create the instance; *out on success. */
     int (*init)(const weft_driver_params_t *params, const weft_driver_upcalls_t *up,
                 weft_driver_t **out);
@@ -206,7 +237,8 @@ typedef struct weft_driver_ops {
     void (*fini)(weft_driver_t *d);
 } weft_driver_ops_t;
 
-/* The drivers built into this library. */
+/* The drivers built into this library, in order of preference between nodes
+ * (weft__drivers_builtin lists them). */
 extern const weft_driver_ops_t weft__driver_self_ops;
 extern const weft_driver_ops_t weft__driver_shm_ops;
 extern const weft_driver_ops_t weft__driver_tcp_ops;

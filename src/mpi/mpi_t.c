@@ -30,7 +30,7 @@
 
 #include "mpi/mpi_int.h"
 #include "util/log.h"
-#include "util/param.h"
+#include "core/registry.h"
 #include "util/util.h"
 
 #define WEFT_MPI_T_STRLEN 256 /* chars of a control variable's value, its NUL included */

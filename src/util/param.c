@@ -1,5 +1,6 @@
-/* WEFT_* parameters: the one table of everything weft reads from the
- * environment, so that the README and weft-info never drift from the code. */
+/* WEFT_* parameters: the table of what the engine itself reads from the
+ * environment (each driver lists its own: weft_driver_ops_t.params), so that
+ * the README and weft-info never drift from the code. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,86 +52,76 @@ static const weft_param_desc_t params[] = {
      "a rank bound within one core gets it on that core's other hardware threads (else on the "
      "core itself, at idle priority), an unbound rank on a core left over by the ranks of its "
      "node, if any (cores found with hwloc)"},
-    {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
-    {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
-    {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},
-    {"WEFT_TCP_IF", "first up non-loopback interface, else lo",
-     "tcp: interface name (eth0) or CIDR (10.77.0.0/24, fd00::/64) to listen on; with "
-     "WEFT_TCP_RAILS, a comma-separated list gives rail i the i-th entry"},
-    {"WEFT_TCP_TIMEOUT_MS", "10000",
-     "tcp: a silent peer is declared dead after this long (keepalive + TCP_USER_TIMEOUT)"},
-    {"WEFT_TCP_HANDSHAKE_MS", "5000",
-     "tcp: an accepted connection must prove job membership within this time"},
-    {"WEFT_TCP_RAILS", "1",
-     "tcp: rails (connections) per peer, 1-4, one tcp instance each, rail i on WEFT_TCP_IF's "
-     "i-th entry or all on its only one; rail 0 carries every packet; with "
-     "WEFT_STRATEGY=split_balance large messages are read in parts over the first two"},
     {"WEFT_RAIL_BW", "measured",
      "bandwidth of each rail in MB/s, comma-separated (rail 0 first): the fixed shares in "
      "which split_balance cuts a large message; unset: each receiver measures its rails as "
      "parts arrive and follows what it measured"},
-    {"WEFT_TCP_CONNECT_MS", "30000", "tcp: how long init waits for every connection to come up"},
-    {"WEFT_OFI_PROVIDER", "the first libfabric offers",
-     "ofi: libfabric provider (verbs, psm3, cxi, efa, tcp, shm, \"tcp;ofi_rxm\"...)"},
-    {"WEFT_OFI_DOMAIN", "the provider's first",
-     "ofi: libfabric domain (a NIC, or for the tcp provider an interface: eth0, lo)"},
-    {"WEFT_OFI_LIBRARY", "libfabric.so.1",
-     "ofi: the libfabric to load when the driver first starts (a name or a path)"},
-    {"WEFT_OFI_RMA", "1",
-     "ofi: 0 moves rendezvous data by copy (sender streams it) instead of fi_read"},
-    {"WEFT_OFI_PACKET", "64K", "ofi: largest packet (eager messages up to half of it)"},
-    {"WEFT_OFI_RX_DEPTH", "64", "ofi: receive buffers (one packet each) posted at all times"},
-    {"WEFT_OFI_TX_DEPTH", "64", "ofi: send buffers (one packet each) for packets in flight"},
-    {"WEFT_OFI_MR_CACHE", "64",
-     "ofi: idle memory registrations kept for reuse (providers that do not pin memory)"},
-    {"WEFT_OFI_PING_MS", "1000", "ofi: keepalive period to each peer (finds dead peers)"},
-    {"WEFT_OFI_TIMEOUT_MS", "10000",
-     "ofi: a peer whose keepalive stays unsent this long is declared dead"},
     {"WEFT_NODE_ID", "host name + boot id", "which ranks share a node (and so use shm)"},
     {"WEFT_SEQ_START", "0", "first per-peer sequence number (test hook for wrap-around)"},
 };
 
-const weft_param_desc_t *weft__param_table(size_t *count)
+const weft_param_desc_t *weft__param_engine_table(size_t *count)
 {
     *count = WEFT_ARRAY_SIZE(params);
     return params;
 }
 
-/* Overrides, one slot per table entry; noverrides spares the lookup when
- * there are none (the usual case). */
-static char *overrides[WEFT_ARRAY_SIZE(params)];
+/* Overrides, by name; noverrides spares the walk when there are none (the
+ * usual case). Written only while no engine runs (see param.h). */
+typedef struct override {
+    struct override *next;
+    char *name, *value;
+} override_t;
+static override_t *overrides;
 static size_t noverrides;
 
-int weft__param_set(size_t index, const char *value)
+static override_t *override_find(const char *name)
 {
-    if (index >= WEFT_ARRAY_SIZE(params))
-        return -1;
+    for (override_t *o = overrides; o; o = o->next)
+        if (!strcmp(o->name, name))
+            return o;
+    return NULL;
+}
+
+int weft__param_override(const char *name, const char *value)
+{
+    override_t *o = override_find(name);
     char *copy = NULL;
     if (value && !(copy = strdup(value)))
         return -2;
-    if (overrides[index])
+    if (!o) {
+        if (!copy)
+            return 0;
+        if (!(o = calloc(1, sizeof *o)) || !(o->name = strdup(name))) {
+            free(o);
+            free(copy);
+            return -2;
+        }
+        o->next = overrides;
+        overrides = o;
+    }
+    if (o->value)
         noverrides--;
-    free(overrides[index]);
-    overrides[index] = copy;
+    free(o->value);
+    o->value = copy;
     if (copy)
         noverrides++;
     return 0;
 }
 
-const char *weft__param_get(size_t index)
-{
-    if (index >= WEFT_ARRAY_SIZE(params))
-        return NULL;
-    return overrides[index] ? overrides[index] : getenv(params[index].name);
-}
-
 static const char *lookup(const char *name)
 {
-    if (noverrides)
-        for (size_t i = 0; i < WEFT_ARRAY_SIZE(params); i++)
-            if (overrides[i] && !strcmp(params[i].name, name))
-                return overrides[i];
+    if (noverrides) {
+        override_t *o = override_find(name);
+        if (o && o->value)
+            return o->value;
+    }
     return getenv(name);
+}
+
+const char *weft__param_value(const char *name)
+{
+    return lookup(name);
 }
 
 uint64_t weft__param_size(const char *name, uint64_t deflt)

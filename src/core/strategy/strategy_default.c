@@ -32,14 +32,3 @@ const weft__strategy_ops_t *weft__strategy_find(const char *name)
             return all[i];
     return NULL;
 }
-
-const weft__strategy_ops_t *weft__strategy_for_driver(const char *driver)
-{
-    /* Over tcp every packet costs a system call on each side, so packing a
-     * burst into one pays many times over (bench/weft_aggreg.c); over shm and
-     * self a packet costs a ring write or a queue push, and default is as
-     * fast with less delay. */
-    if (driver && !strcmp(driver, "tcp"))
-        return &weft__strategy_aggreg;
-    return &weft__strategy_default;
-}

@@ -896,8 +896,35 @@ static void ofi_fini(weft_driver_t *d)
     ofi_free(d);
 }
 
+/* The parameters this driver reads. */
+static const weft_param_desc_t ofi_params[] = {
+    {"WEFT_OFI_PROVIDER", "the first libfabric offers",
+     "ofi: libfabric provider (verbs, psm3, cxi, efa, tcp, shm, \"tcp;ofi_rxm\"...)"},
+    {"WEFT_OFI_DOMAIN", "the provider's first",
+     "ofi: libfabric domain (a NIC, or for the tcp provider an interface: eth0, lo)"},
+    {"WEFT_OFI_LIBRARY", "libfabric.so.1",
+     "ofi: the libfabric to load when the driver first starts (a name or a path)"},
+    {"WEFT_OFI_RMA", "1",
+     "ofi: 0 moves rendezvous data by copy (sender streams it) instead of fi_read"},
+    {"WEFT_OFI_PACKET", "64K", "ofi: largest packet (eager messages up to half of it)"},
+    {"WEFT_OFI_RX_DEPTH", "64", "ofi: receive buffers (one packet each) posted at all times"},
+    {"WEFT_OFI_TX_DEPTH", "64", "ofi: send buffers (one packet each) for packets in flight"},
+    {"WEFT_OFI_MR_CACHE", "64",
+     "ofi: idle memory registrations kept for reuse (providers that do not pin memory)"},
+    {"WEFT_OFI_PING_MS", "1000", "ofi: keepalive period to each peer (finds dead peers)"},
+    {"WEFT_OFI_TIMEOUT_MS", "10000",
+     "ofi: a peer whose keepalive stays unsent this long is declared dead"},
+    {NULL, NULL, NULL},
+};
+
 const weft_driver_ops_t weft__driver_ofi_ops = {
     .name = "ofi",
+    .description = "libfabric (InfiniBand, Omni-Path, Slingshot, EFA...): RDM endpoint, tagged "
+                   "packets, rendezvous by fi_read",
+    .reach = WEFT_DRV_REACH_NET,
+    .preference = 20,
+    .native_only = true,
+    .params = ofi_params,
     .init = ofi_init,
     .address = ofi_address,
     .connect = ofi_connect,

@@ -222,6 +222,9 @@ static void self_fini(weft_driver_t *d)
 
 const weft_driver_ops_t weft__driver_self_ops = {
     .name = "self",
+    .description = "loopback within a process",
+    .reach = WEFT_DRV_REACH_SELF,
+    .preference = 0,
     .init = self_init,
     .address = self_address,
     .connect = self_connect,

@@ -771,8 +771,20 @@ static void shm_fini(weft_driver_t *d)
     free(d);
 }
 
+/* The parameters this driver reads. */
+static const weft_param_desc_t shm_params[] = {
+    {"WEFT_SHM_RING", "256K", "bytes of each per-peer shared-memory ring"},
+    {"WEFT_SHM_CMA", "1", "use single-copy process_vm_readv for large shm messages (0: copy path)"},
+    {"WEFT_PEER_CHECK_MS", "200", "how often a waiting rank checks that its shm peers are alive"},
+    {NULL, NULL, NULL},
+};
+
 const weft_driver_ops_t weft__driver_shm_ops = {
     .name = "shm",
+    .description = "processes of one node: per-peer rings, single-copy CMA for large messages",
+    .reach = WEFT_DRV_REACH_NODE,
+    .preference = 10,
+    .params = shm_params,
     .init = shm_init,
     .address = shm_address,
     .connect = shm_connect,

@@ -327,8 +327,36 @@ static int tcp_rget(weft_track_t *t, const struct iovec *local, int iovcnt, cons
     return weft__tcp_rget(t, local, iovcnt, rkey, offset, len, cookie);
 }
 
+/* The parameters this driver reads. */
+static const weft_param_desc_t tcp_params[] = {
+    {"WEFT_TCP_IF", "first up non-loopback interface, else lo",
+     "tcp: interface name (eth0) or CIDR (10.77.0.0/24, fd00::/64) to listen on; with "
+     "WEFT_TCP_RAILS, a comma-separated list gives rail i the i-th entry"},
+    {"WEFT_TCP_TIMEOUT_MS", "10000",
+     "tcp: a silent peer is declared dead after this long (keepalive + TCP_USER_TIMEOUT)"},
+    {"WEFT_TCP_HANDSHAKE_MS", "5000",
+     "tcp: an accepted connection must prove job membership within this time"},
+    {"WEFT_TCP_RAILS", "1",
+     "tcp: rails (connections) per peer, 1-4, one tcp instance each, rail i on WEFT_TCP_IF's "
+     "i-th entry or all on its only one; rail 0 carries every packet; with "
+     "WEFT_STRATEGY=split_balance large messages are read in parts over the first two"},
+    {"WEFT_TCP_CONNECT_MS", "30000", "tcp: how long init waits for every connection to come up"},
+    {NULL, NULL, NULL},
+};
+
 const weft_driver_ops_t weft__driver_tcp_ops = {
     .name = "tcp",
+    .description = "between nodes: one authenticated connection per peer, rendezvous read straight "
+                   "into the receive buffer",
+    .reach = WEFT_DRV_REACH_NET,
+    .preference = 10,
+    .rails_param = "WEFT_TCP_RAILS",
+    /* Every packet costs a system call on each side, so packing a burst
+     * into one pays many times over (bench/weft_aggreg.c); over shm and self
+     * a packet costs a ring write or a queue push, and default is as fast
+     * with less delay. */
+    .strategy = "aggreg",
+    .params = tcp_params,
     .init = tcp_init,
     .address = tcp_address,
     .connect = tcp_connect,
