@@ -158,6 +158,29 @@ WEFT_API void weft_abort(weft_ctx_t *ctx, int code, const char *msg) __attribute
  * number of events handled (>= 0) or an error. */
 WEFT_API int weft_progress(weft_ctx_t *ctx);
 
+/* The WEFT_* parameters weft reads from the environment: the engine's and
+ * each built-in driver's, each with its default (as text) and a sentence. */
+typedef struct weft_param {
+    const char *name;  /* "WEFT_EAGER_CREDITS" */
+    const char *deflt; /* default value, as text */
+    const char *help;  /* one sentence */
+} weft_param_t;
+
+/* The table of every parameter; *count gets its length. The table lives as
+ * long as the process. Thread-safe. */
+WEFT_API const weft_param_t *weft_param_table(size_t *count);
+
+/* Override parameter `name`: the value wins over the environment for every
+ * later read (a context started after this call reads it); value NULL
+ * removes the override. Errors: WEFT_EINVAL (name NULL), WEFT_ENOMEM. Not
+ * thread-safe, and not while a context is running: a read may hold the
+ * string an override replaces. */
+WEFT_API int weft_param_set(const char *name, const char *value);
+
+/* The value in effect of parameter `name`: its override, else the
+ * environment's, else NULL. Thread-safe against other reads. */
+WEFT_API const char *weft_param_get(const char *name);
+
 /* A progress callback: advances some work of the caller's (a front end's
  * schedules, forwarding, retries) and returns how many events it handled
  * (> 0 when it did work, 0 when it found nothing). */

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "util/log.h"
 #include "util/util.h"
 
 static const weft_driver_ops_t *const builtin[] = {
@@ -79,4 +80,28 @@ const char *weft__param_get(size_t index)
     size_t n;
     const weft_param_desc_t *t = weft__param_table(&n);
     return index < n ? weft__param_value(t[index].name) : NULL;
+}
+
+const weft_param_t *weft_param_table(size_t *count)
+{
+    size_t n;
+    const weft_param_desc_t *t = weft__param_table(&n);
+    if (count)
+        *count = n;
+    return t;
+}
+
+int weft_param_set(const char *name, const char *value)
+{
+    if (!name)
+        return WEFT_EINVAL;
+    if (weft__param_override(name, value) != 0)
+        return WEFT_ENOMEM;
+    weft__log_reread(); /* WEFT_LOG may be the one */
+    return WEFT_OK;
+}
+
+const char *weft_param_get(const char *name)
+{
+    return name ? weft__param_value(name) : NULL;
 }

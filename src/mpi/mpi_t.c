@@ -29,8 +29,6 @@
 #include <string.h>
 
 #include "mpi/mpi_int.h"
-#include "util/log.h"
-#include "core/registry.h"
 #include "util/util.h"
 
 #define WEFT_MPI_T_STRLEN 256 /* chars of a control variable's value, its NUL included */
@@ -112,14 +110,14 @@ static const struct category {
 static int cvar_count(void)
 {
     size_t n;
-    weft__param_table(&n);
+    weft_param_table(&n);
     return (int)n;
 }
 
 static int cvar_category(int i)
 {
     size_t n;
-    const char *name = weft__param_table(&n)[i].name;
+    const char *name = weft_param_table(&n)[i].name;
     for (int c = 1; c < CAT_COUNTERS; c++)
         for (int k = 0; k < 2; k++)
             if (cats[c].prefix[k] && !strncmp(name, cats[c].prefix[k], strlen(cats[c].prefix[k])))
@@ -268,7 +266,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
     if (cvar_index < 0 || cvar_index >= cvar_count())
         T_RETURN(MPI_T_ERR_INVALID_INDEX);
     size_t n;
-    const weft_param_desc_t *p = &weft__param_table(&n)[cvar_index];
+    const weft_param_t *p = &weft_param_table(&n)[cvar_index];
     put_str(p->name, name, name_len);
     if (desc_len) {
         char text[1024];
@@ -295,7 +293,7 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
     if (!name || !cvar_index)
         T_RETURN(MPI_T_ERR_INVALID);
     size_t n;
-    const weft_param_desc_t *t = weft__param_table(&n);
+    const weft_param_t *t = weft_param_table(&n);
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(t[i].name, name)) {
             *cvar_index = (int)i;
@@ -357,9 +355,9 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (!buf)
         T_RETURN(MPI_T_ERR_INVALID);
     size_t n;
-    const char *v = weft__param_get((size_t)handle->index);
+    const char *v = weft_param_get(weft_param_table(&n)[handle->index].name);
     if (!v || !*v)
-        v = weft__param_table(&n)[handle->index].deflt;
+        v = weft_param_table(&n)[handle->index].deflt;
     int len = WEFT_MPI_T_STRLEN;
     put_str(v, buf, &len);
     T_RETURN(MPI_SUCCESS);
@@ -379,9 +377,9 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
         T_RETURN(MPI_T_ERR_CVAR_SET_NOT_NOW);
     if (state == 2)
         T_RETURN(MPI_T_ERR_CVAR_SET_NEVER);
-    if (weft__param_set((size_t)handle->index, buf) != 0)
+    size_t n;
+    if (weft_param_set(weft_param_table(&n)[handle->index].name, buf) != WEFT_OK)
         T_RETURN(MPI_T_ERR_MEMORY);
-    weft__log_reread();
     T_RETURN(MPI_SUCCESS);
 }
 WEFT_MPI_ALIAS(T_cvar_write)

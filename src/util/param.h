@@ -7,11 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct weft_param_desc {
-    const char *name;  /* "WEFT_EAGER_CREDITS" */
-    const char *deflt; /* default value, as text */
-    const char *help;  /* one sentence */
-} weft_param_desc_t;
+#include "weft/weft.h"
+
+/* A parameter's description: weft_param_t of the public API. */
+typedef weft_param_t weft_param_desc_t;
 
 /* The table of the engine's own parameters (drivers list theirs); *count
  * receives its length. core/params.h joins them all. */
