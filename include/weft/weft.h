@@ -200,6 +200,13 @@ WEFT_API int weft_progress_register(weft_ctx_t *ctx, weft_progress_fn fn, void *
  * Errors: WEFT_EINVAL (no such callback). Thread-safe. */
 WEFT_API int weft_progress_unregister(weft_ctx_t *ctx, int id);
 
+/* Turn callback id off (on = 0) or back on: an owner with nothing to advance
+ * for a while turns it off, and passes skip it at the cost of one load; a
+ * callback starts on. Turning it on is seen by every pass that starts after
+ * the call; a pass that started before turning it off may still run it once.
+ * Errors: WEFT_EINVAL. Thread-safe. */
+WEFT_API int weft_progress_arm(weft_ctx_t *ctx, int id, int on);
+
 /* Whether the context runs a progress thread (WEFT_PROGRESS_THREAD=1): then
  * progress callbacks run on it too, concurrently with the application's
  * threads at any thread level. Thread-safe. */

@@ -65,7 +65,7 @@ static inline int weft__progress_try(struct weft_ctx *ctx)
     }
     /* The front ends' callbacks, also when another thread holds the engine:
      * they take it themselves when they need it. */
-    if (WEFT_UNLIKELY(weft__pq_used(&ctx->callbacks)))
+    if (WEFT_UNLIKELY(weft__pq_any_armed(&ctx->callbacks)))
         n += weft__pq_run_shared(&ctx->callbacks);
     return n;
 }

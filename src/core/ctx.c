@@ -803,6 +803,16 @@ int weft_progress_unregister(weft_ctx_t *ctx, int id)
     return weft__pq_remove(&ctx->callbacks, id);
 }
 
+int weft_progress_arm(weft_ctx_t *ctx, int id, int on)
+{
+    if (!ctx || id < 0 || id >= WEFT__PQ_MAX)
+        return WEFT_EINVAL;
+    weft__pq_arm(&ctx->callbacks, id, on != 0);
+    if (on)
+        weft__progress_wanted(ctx);
+    return WEFT_OK;
+}
+
 int weft_progress_thread_running(const weft_ctx_t *ctx)
 {
     return ctx && ctx->progress_running;

@@ -526,6 +526,8 @@ static void unlist(weft__mpi_sched_t *s)
         if (*p)
             __atomic_store_n(p, s->next, __ATOMIC_RELEASE); /* read unlocked */
         s->listed = false;
+        if (!weft__mpi.scheds)
+            weft__mpi_progress_arm(false);
     }
     weft_lock_release(&weft__mpi.lock);
     if (was)
@@ -599,6 +601,12 @@ void weft__coll_discard(weft__mpi_sched_t *s)
     weft__mpi_sched_free(s);
 }
 
+void weft__mpi_progress_arm(bool on)
+{
+    if (weft__mpi.progress_id >= 0)
+        weft_progress_arm(weft__mpi.ctx, weft__mpi.progress_id, on);
+}
+
 int weft__mpi_progress_cb(void *arg)
 {
     (void)arg;
@@ -649,6 +657,7 @@ void weft__mpi_sched_fini(void)
     weft_lock_acquire(&weft__mpi.lock);
     weft__mpi_sched_t *s = weft__mpi.scheds;
     __atomic_store_n(&weft__mpi.scheds, NULL, __ATOMIC_RELEASE);
+    weft__mpi_progress_arm(false);
     weft_lock_release(&weft__mpi.lock);
     while (s) {
         weft__mpi_sched_t *next = s->next;
@@ -755,6 +764,8 @@ int weft__coll_start(weft__mpi_sched_t *s, MPI_Comm comm, MPI_Request *request)
     weft_lock_acquire(&weft__mpi.lock);
     s->listed = true;
     s->next = weft__mpi.scheds;
+    if (!s->next)
+        weft__mpi_progress_arm(true);
     __atomic_store_n(&weft__mpi.scheds, s, __ATOMIC_RELEASE);
     weft_lock_release(&weft__mpi.lock);
     bool done;

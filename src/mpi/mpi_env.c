@@ -72,6 +72,7 @@ static int instance_start(int required, const char *fn)
     if (weft_progress_register(weft__mpi.ctx, weft__mpi_progress_cb, NULL,
                                &weft__mpi.progress_id) != WEFT_OK)
         weft__mpi.progress_id = -1; /* schedules then move in MPI calls only */
+    weft__mpi_progress_arm(false);  /* until a schedule is listed */
     atomic_store_explicit(&weft__mpi.initialized, 1, memory_order_release);
     return MPI_SUCCESS;
 }

@@ -518,6 +518,9 @@ int weft__mpi_sched_progress_all(void);
  * schedules, so a non-blocking collective moves on while the application
  * computes. */
 int weft__mpi_progress_cb(void *arg);
+/* Turn that callback on (a schedule was listed into an empty list) or off
+ * (the list emptied); under weft__mpi.lock, so the state follows the list. */
+void weft__mpi_progress_arm(bool on);
 /* Cancel-free teardown at finalize. */
 void weft__mpi_sched_fini(void);
 

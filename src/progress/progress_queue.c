@@ -8,11 +8,13 @@
 void weft__pq_init(weft__pq_t *q)
 {
     atomic_init(&q->n, 0);
+    atomic_init(&q->narmed, 0);
     pthread_mutex_init(&q->reg, NULL);
     for (int i = 0; i < WEFT__PQ_MAX; i++) {
         atomic_init(&q->slot[i].fn, NULL);
         q->slot[i].arg = NULL;
         atomic_init(&q->slot[i].running, false);
+        atomic_init(&q->slot[i].armed, false);
     }
 }
 
@@ -37,6 +39,8 @@ int weft__pq_add(weft__pq_t *q, weft__pq_fn fn, void *arg)
     /* A runner reads arg only after it sees fn (release/acquire); a slot
      * reused after a removal has no runner left (weft__pq_remove waited). */
     q->slot[id].arg = arg;
+    atomic_store_explicit(&q->slot[id].armed, true, memory_order_relaxed);
+    atomic_fetch_add_explicit(&q->narmed, 1, memory_order_relaxed);
     atomic_store(&q->slot[id].fn, fn);
     if (id == n)
         atomic_store_explicit(&q->n, n + 1, memory_order_release);
@@ -57,6 +61,8 @@ int weft__pq_remove(weft__pq_t *q, int id)
      * `running` after this store sees fn NULL, or this loop sees it running
      * and waits for it. */
     atomic_store(&q->slot[id].fn, NULL);
+    if (atomic_exchange_explicit(&q->slot[id].armed, false, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&q->narmed, 1, memory_order_relaxed);
     while (atomic_load(&q->slot[id].running))
         sched_yield();
     pthread_mutex_unlock(&q->reg);
@@ -69,7 +75,8 @@ int weft__pq_run_shared(weft__pq_t *q)
     int n = atomic_load_explicit(&q->n, memory_order_acquire);
     for (int i = 0; i < n; i++) {
         weft__pq_slot_t *s = &q->slot[i];
-        if (!atomic_load_explicit(&s->fn, memory_order_relaxed) ||
+        if (!atomic_load_explicit(&s->armed, memory_order_relaxed) ||
+            !atomic_load_explicit(&s->fn, memory_order_relaxed) ||
             atomic_load_explicit(&s->running, memory_order_relaxed) ||
             atomic_exchange(&s->running, true))
             continue;

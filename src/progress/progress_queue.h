@@ -10,7 +10,8 @@
  *
  * A queue is a fixed array of slots. Adding and removing take a small lock;
  * running takes none. In a queue run by many threads at once (shared), each
- * slot has a `running` word: a thread that finds it taken skips the
+ * slot has an `armed` word its owner may turn off while it has nothing to
+ * advance, and a `running` word: a thread that finds it taken skips the
  * callback (another thread is running it), so a callback never runs twice
  * at once, nor inside itself when it waits on the engine. Removing waits
  * until no thread runs the callback, so its argument may be freed after. */
@@ -31,10 +32,12 @@ typedef struct weft__pq_slot {
     _Atomic(weft__pq_fn) fn; /* NULL: free */
     void *arg;               /* written before fn is published */
     atomic_bool running;     /* shared queues: a thread runs fn */
+    atomic_bool armed;       /* shared queues: run it (its owner turns it off while idle) */
 } weft__pq_slot_t;
 
 typedef struct weft__pq {
-    atomic_int n; /* slots ever used: runners look at slot[0, n) */
+    atomic_int n;      /* slots ever used: runners look at slot[0, n) */
+    atomic_int narmed; /* callbacks registered and armed: 0 spares a shared run */
     pthread_mutex_t reg;
     weft__pq_slot_t slot[WEFT__PQ_MAX];
 } weft__pq_t;
@@ -64,13 +67,27 @@ static inline int weft__pq_run_serial(weft__pq_t *q)
     return events;
 }
 
-/* Run every callback that no other thread is running. Returns the events. */
+/* Turn the callback of slot id on or off in a shared queue: an owner with
+ * nothing to advance turns it off, so passes skip it for one load. A new
+ * callback is on. */
+static inline void weft__pq_arm(weft__pq_t *q, int id, bool on)
+{
+    if (id < 0 || id >= WEFT__PQ_MAX ||
+        !atomic_load_explicit(&q->slot[id].fn, memory_order_relaxed))
+        return;
+    if (atomic_exchange_explicit(&q->slot[id].armed, on, memory_order_relaxed) != on)
+        atomic_fetch_add_explicit(&q->narmed, on ? 1 : -1, memory_order_relaxed);
+}
+
+/* Run every armed callback that no other thread is running. Returns the
+ * events. */
 int weft__pq_run_shared(weft__pq_t *q);
 
-/* Whether any callback was ever registered (cheap: one relaxed load). */
-static inline bool weft__pq_used(const weft__pq_t *q)
+/* Whether a shared run has anything to run: a callback registered and armed
+ * (cheap: one relaxed load, inline in every pass). */
+static inline bool weft__pq_any_armed(const weft__pq_t *q)
 {
-    return atomic_load_explicit(&q->n, memory_order_relaxed) != 0;
+    return atomic_load_explicit(&q->narmed, memory_order_relaxed) != 0;
 }
 
 #endif

@@ -11,8 +11,10 @@
  *    weft call (given up after 20 s, and the check fails).
  * 3. Four threads call weft_progress in a loop: the callback never runs
  *    twice at once (its `inside` word), and every call of it is counted.
- * 4. The queue holds 16; the 17th registration is refused; unregistering
- *    twice is refused; an unregistered callback is not called again.
+ * 4. The queue holds 16; the 17th registration is refused; a callback
+ *    turned off (weft_progress_arm) is skipped until turned on again;
+ *    unregistering twice is refused; an unregistered callback is not
+ *    called again.
  * 5. A callback that sends to the next rank and receives from the previous
  *    one, driven only by this thread's weft_progress: a callback may call
  *    any weft function. */
@@ -145,6 +147,22 @@ int main(void)
         CHECK(weft_progress_unregister(ctx, ids[i]) == WEFT_OK);
     CHECK(weft_progress_unregister(ctx, ids[0]) == WEFT_EINVAL);
     CHECK(weft_progress_unregister(ctx, 99) == WEFT_EINVAL);
+    /* Turned off, it is skipped; turned on, it runs again. */
+    CHECK(weft_progress_arm(ctx, id, 0) == WEFT_OK);
+    /* A pass already past the look (the progress thread's) may still run
+     * it once; 100 passes of ours would run it 100 times. */
+    long off = atomic_load(&calls);
+    for (int i = 0; i < 100; i++)
+        weft_progress(ctx);
+    CHECK(atomic_load(&calls) - off <= 1);
+    off = atomic_load(&calls);
+    CHECK(weft_progress_arm(ctx, id, 1) == WEFT_OK);
+    t0 = test_now_s();
+    do
+        weft_progress(ctx);
+    while (atomic_load(&calls) == off && test_now_s() - t0 < GIVE_UP_S);
+    CHECK(atomic_load(&calls) > off);
+    CHECK(weft_progress_arm(ctx, -1, 1) == WEFT_EINVAL);
     CHECK(weft_progress_unregister(ctx, id) == WEFT_OK);
     long after = atomic_load(&calls), idle_after = atomic_load(&idle_calls);
     for (int i = 0; i < 100; i++)
