@@ -399,13 +399,11 @@ struct weft_ctx {
         weft_driver_t *drv;
     } drivers[WEFT_MAX_DRIVERS];
     /* What a progress pass runs under the engine lock (weft__progress_step):
-     * the submission drain, the self driver (its queue holds packets only
+     * the submission drain and the self driver (its queue holds packets only
      * after a send to oneself: self_pending), every other driver's poll
-     * (weft__ctx_add_driver; poll[] holds their arguments), the pending
-     * gates, the cooperative copies, in that order. pass_copy: where the
-     * running pass hands out a piece to copy after the lock (or NULL). */
+     * (weft__ctx_add_driver), the pending gates and the cooperative copies,
+     * then the callbacks protocols add (pass, weft__ctx_pass_add). */
     weft__pq_t pass;
-    weft__coop_copy_t *pass_copy;
     int npoll;
     struct {
         int (*poll)(weft_driver_t *d);
@@ -768,6 +766,10 @@ int weft__progress_locked(struct weft_ctx *ctx);
 /* One progress pass (weft__progress_locked), a piece of cooperative transfer
  * handed out in *copy instead of being copied under the lock. */
 int weft__progress_step(struct weft_ctx *ctx, weft__coop_copy_t *copy);
+/* Add fn(arg) to every pass, run under the engine lock after the engine's
+ * own work (a protocol's work that must advance on its own): its slot, or
+ * WEFT_ENOBUFS. */
+int weft__ctx_pass_add(struct weft_ctx *ctx, weft__pq_fn fn, void *arg);
 /* What an eager message of len bytes costs of the receiver's credit: its
  * bytes and a fixed overhead, so a flood of empty messages is bounded too. */
 #define WEFT_CREDIT_OVERHEAD 64

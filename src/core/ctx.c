@@ -151,48 +151,6 @@ static const weft_driver_upcalls_t *upcalls_for(weft_ctx_t *ctx, weft_driver_upc
 
 _Static_assert(WEFT_BOOT_SECRET_LEN == WEFT_DRV_SECRET_LEN, "one secret size");
 
-/* The pass's callbacks (see weft_ctx_t.pass). */
-static int pass_drain(void *arg)
-{
-    weft_ctx_t *ctx = arg;
-    if (!atomic_load_explicit(&ctx->submitted, memory_order_relaxed))
-        return 0;
-    weft__submit_drain(ctx);
-    return 1;
-}
-
-static int pass_self(void *arg)
-{
-    weft_ctx_t *ctx = arg;
-    if (WEFT_LIKELY(!ctx->self_pending))
-        return 0;
-    int n = ctx->drivers[ctx->self_driver].ops->poll(ctx->drivers[ctx->self_driver].drv);
-    ctx->self_pending = n > 0;
-    return n;
-}
-
-static int pass_driver(void *arg)
-{
-    const typeof(((weft_ctx_t *)0)->poll[0]) *d = arg;
-    return d->poll(d->drv);
-}
-
-static int pass_pending(void *arg)
-{
-    weft_ctx_t *ctx = arg;
-    if (!atomic_load_explicit(&ctx->pending_any, memory_order_relaxed))
-        return 0;
-    return weft__sched_pending(ctx);
-}
-
-static int pass_coop(void *arg)
-{
-    weft_ctx_t *ctx = arg;
-    if (weft_list_empty(&ctx->coop))
-        return 0;
-    return weft__coop_progress(ctx, ctx->pass_copy);
-}
-
 void weft__ctx_add_driver(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver_t *drv)
 {
     int i = ctx->ndrivers++;
@@ -201,19 +159,8 @@ void weft__ctx_add_driver(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_dr
     if (i != ctx->self_driver) {
         ctx->poll[ctx->npoll].poll = ops->poll;
         ctx->poll[ctx->npoll].drv = drv;
-        /* Cannot fail: a context has at most WEFT_MAX_DRIVERS, and the
-         * queue room for them and the engine's five. */
-        (void)weft__pq_add(&ctx->pass, pass_driver, &ctx->poll[ctx->npoll]);
         ctx->npoll++;
     }
-}
-
-/* The pass's callbacks that run after the drivers' polls, once every driver
- * is open. */
-static void pass_complete(weft_ctx_t *ctx)
-{
-    (void)weft__pq_add(&ctx->pass, pass_pending, ctx);
-    (void)weft__pq_add(&ctx->pass, pass_coop, ctx);
 }
 
 /* ops->rails_param > 1 (WEFT_TCP_RAILS): more instances of the driver, each
@@ -574,8 +521,6 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     weft_list_init(&ctx->coop);
     weft__pq_init(&ctx->pass);
     weft__pq_init(&ctx->callbacks);
-    (void)weft__pq_add(&ctx->pass, pass_drain, ctx);
-    (void)weft__pq_add(&ctx->pass, pass_self, ctx);
     ctx->eager_credits = weft__param_size("WEFT_EAGER_CREDITS", 4u << 20);
     if (ctx->eager_credits < 4096)
         ctx->eager_credits = 4096;
@@ -658,7 +603,6 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     if ((rc = open_drivers(ctx, node_ranks, node_size, node_index,
                            progress_thread || ctx->wait_doorbells)))
         goto err;
-    pass_complete(ctx);
     if ((rc = weft__boot_fence(ctx->boot)))
         goto err;
     for (int r = 0, n = 0; r < ctx->size; r++) {
@@ -779,8 +723,39 @@ int weft__progress_locked(weft_ctx_t *ctx)
 
 int weft__progress_step(weft_ctx_t *ctx, weft__coop_copy_t *copy)
 {
-    ctx->pass_copy = copy;
-    return weft__pq_run_serial(&ctx->pass);
+    /* The engine's own work is written out, each part behind a cheap look:
+     * the pass is what a waiter repeats, and every call in it is latency
+     * (as callbacks, an empty pass cost 102 instructions instead of 69). */
+    int events = 0;
+    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
+        weft__submit_drain(ctx);
+        events++;
+    }
+    /* The self driver has work only after a send to oneself. */
+    if (WEFT_UNLIKELY(ctx->self_pending)) {
+        int n = ctx->drivers[ctx->self_driver].ops->poll(ctx->drivers[ctx->self_driver].drv);
+        ctx->self_pending = n > 0;
+        if (n > 0)
+            events += n;
+    }
+    for (int i = 0; i < ctx->npoll; i++) {
+        int n = ctx->poll[i].poll(ctx->poll[i].drv);
+        if (n > 0)
+            events += n;
+    }
+    if (atomic_load_explicit(&ctx->pending_any, memory_order_relaxed))
+        events += weft__sched_pending(ctx);
+    if (!weft_list_empty(&ctx->coop))
+        events += weft__coop_progress(ctx, copy);
+    /* What protocols add (weft__ctx_pass_add). */
+    if (WEFT_UNLIKELY(atomic_load_explicit(&ctx->pass.n, memory_order_relaxed)))
+        events += weft__pq_run_serial(&ctx->pass);
+    return events;
+}
+
+int weft__ctx_pass_add(weft_ctx_t *ctx, weft__pq_fn fn, void *arg)
+{
+    return weft__pq_add(&ctx->pass, fn, arg);
 }
 
 int weft_progress_register(weft_ctx_t *ctx, weft_progress_fn fn, void *arg, int *id_out)
@@ -860,7 +835,6 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
     if ((rc = ops->init(&params, upcalls_for(ctx, &up), &drv)))
         goto err;
     weft__ctx_add_driver(ctx, ops, drv);
-    pass_complete(ctx);
     for (int r = 0; r < size; r++) {
         weft__gate_t *g = &ctx->gates[r];
         gate_init(ctx, g, r, st);

@@ -677,6 +677,26 @@ static void test_rails_measured(void)
     free(rb);
 }
 
+/* A protocol's own work (weft__ctx_pass_add) runs in every pass, under the
+ * engine lock, after the drivers'; its events count as the pass's. */
+static int pass_calls;
+static int pass_cb(void *arg)
+{
+    CHECK(arg == &pass_calls);
+    return ++pass_calls == 1 ? 5 : 0;
+}
+
+static void test_pass_add(void)
+{
+    open_pair("default", 0);
+    CHECK(weft__ctx_pass_add(ctx[0], pass_cb, &pass_calls) >= 0);
+    CHECK(weft_progress(ctx[0]) >= 5 && pass_calls == 1);
+    weft_progress(ctx[0]);
+    weft_progress(ctx[1]);
+    CHECK(pass_calls == 2);
+    close_pair();
+}
+
 int main(void)
 {
     test_watchdog(100);
@@ -693,6 +713,7 @@ int main(void)
     test_hold_adapts();
     test_malformed();
     test_counters_api();
+    test_pass_add();
     test_rails();
     test_rails_measured();
     setenv("WEFT_RDV_PIECE", "4K", 1); /* cooperative transfers of several pieces */
