@@ -14,6 +14,18 @@ double bench_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+static volatile double compute_sink;
+
+void bench_compute_us(double us)
+{
+    double end = bench_now_us() + us, x = 1.0;
+    do {
+        for (int i = 0; i < 512; i++)
+            x = x * 1.0000001 + 1e-9;
+    } while (bench_now_us() < end);
+    compute_sink = x;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

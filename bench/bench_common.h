@@ -10,6 +10,10 @@
 /* Monotonic time in microseconds. */
 double bench_now_us(void);
 
+/* Work in registers until `us` microseconds have passed, calling no library
+ * (so only a library that progresses on its own moves a transfer meanwhile). */
+void bench_compute_us(double us);
+
 /* Median of n values (sorts v in place). */
 double bench_median(double *v, int n);
 

@@ -28,19 +28,7 @@
 #include "bench_common.h"
 #include "bench_mpi.h"
 
-static volatile double sink;
 static int rank, size;
-
-/* Work in registers until `us` microseconds have passed, with no MPI call. */
-static void compute(double us)
-{
-    double end = bench_now_us() + us, x = 1.0;
-    do {
-        for (int i = 0; i < 512; i++)
-            x = x * 1.0000001 + 1e-9;
-    } while (bench_now_us() < end);
-    sink = x;
-}
 
 static double slowest(double t)
 {
@@ -62,7 +50,7 @@ static double run_once(int bcast, double *in, double *out, size_t len, double c)
         MPI_Iallreduce(in, out, (int)(len / sizeof(double)), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
                        &req);
     if (c > 0)
-        compute(c);
+        bench_compute_us(c);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     return slowest(bench_now_us() - t0);
 }
@@ -71,7 +59,7 @@ static double run_compute(double c)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = bench_now_us();
-    compute(c);
+    bench_compute_us(c);
     return slowest(bench_now_us() - t0);
 }
 

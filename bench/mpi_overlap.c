@@ -45,19 +45,6 @@ static const char *const mode_bench[] = {"overlap_none", "overlap_sender", "over
 
 static MPI_Comm data, ctrl;
 static int rank, peer;
-static volatile double sink;
-
-/* Work in registers until `us` microseconds have passed, with no MPI call (so
- * only a library that progresses on its own moves the transfer meanwhile). */
-static void compute(double us)
-{
-    double end = bench_now_us() + us, x = 1.0;
-    do {
-        for (int i = 0; i < 512; i++)
-            x = x * 1.0000001 + 1e-9;
-    } while (bench_now_us() < end);
-    sink = x;
-}
 
 /* One transfer with compute `c` on the sides `mode` names; returns the slower
  * rank's time in microseconds. */
@@ -69,11 +56,11 @@ static double run_once(char *buf, size_t len, int mode, double c)
     if (rank == 0) {
         MPI_Isend(buf, (int)len, MPI_BYTE, peer, 1, data, &req);
         if (mode & MODE_SENDER)
-            compute(c);
+            bench_compute_us(c);
     } else {
         MPI_Irecv(buf, (int)len, MPI_BYTE, peer, 1, data, &req);
         if (mode & MODE_RECEIVER)
-            compute(c);
+            bench_compute_us(c);
     }
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     return bench_mpi_max(ctrl, bench_now_us() - t0);

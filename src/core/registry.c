@@ -23,7 +23,7 @@ const weft_driver_ops_t *const *weft__drivers_builtin(size_t *count)
 }
 
 /* The joined table, built at the first look. */
-static weft_param_desc_t *table;
+static const weft_param_desc_t *table;
 static size_t ntable;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
@@ -46,7 +46,7 @@ static void table_build(void)
     weft_param_desc_t *t = malloc(n * sizeof *t);
     if (!t) {
         /* Then only the engine's own are listed. */
-        table = (weft_param_desc_t *)engine;
+        table = engine;
         ntable = nengine;
         return;
     }
