@@ -1,6 +1,7 @@
 #!/bin/sh
 # Each layer includes only the headers of the layers below it (DESIGN.md):
-#   util < drivers, boot < core < api. A driver never sees the engine.
+#   util < drivers, boot, progress < core < api. A driver never sees the
+# engine; completion objects (progress) never see requests.
 root=${1:-.}
 fail=0
 check() { # dir forbidden-prefix...
@@ -17,6 +18,7 @@ check() { # dir forbidden-prefix...
 check util drivers boot core api mpi shmem progress
 check drivers boot core api mpi shmem progress
 check boot drivers core api mpi shmem progress
+check progress drivers boot core api mpi shmem
 check core api mpi shmem
 check api mpi shmem
 [ $fail = 0 ] && echo "layering: ok"
