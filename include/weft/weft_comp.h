@@ -1,9 +1,9 @@
 /* weft — completion objects.
  *
- * An operation started with a completion object returns no request: when
- * it completes, the engine signals the object once with an entry (the
- * caller's user_context and the operation's status) and frees its own
- * request. The objects:
+ * An operation started with a completion object (weft_sr_isend_comp,
+ * weft_sr_irecv_comp) returns no request: when it completes, the engine
+ * signals the object once with an entry (the caller's user_context and the
+ * operation's status) and frees its own request. The objects:
  *
  *   flag     one operation: done or not, and its entry (weft_flag_t);
  *   counter  counts completions (and, apart, the failed ones) (weft_counter_t);
@@ -237,6 +237,21 @@ WEFT_API int weft_cq_pop_batch(weft_cq_t *cq, weft_comp_entry_t *entries, int ma
  * it as weft_cq_pop. WEFT_OK, or WEFT_EINVAL for a NULL cq or entry.
  * Thread-safe. */
 WEFT_API int weft_cq_wait_pop(weft_cq_t *cq, weft_ctx_t *ctx, weft_comp_entry_t *entry);
+
+/* ---- operations that signal a completion object ---------------------------
+ * As weft_sr_isend and weft_sr_irecv, but with no request: when the
+ * operation completes, the engine signals comp once with an entry holding
+ * user_context and the operation's status, and frees what it used. A
+ * message that completes at once (a small send the driver copies, a receive
+ * whose message was already here) is signaled before the call returns. The
+ * buffer belongs to the operation until comp is signaled. Errors as for
+ * weft_sr_isend / weft_sr_irecv, and WEFT_EINVAL for a NULL comp or one of
+ * no known kind; on an error returned here nothing is signaled. Thread-safe
+ * as the calls they follow. */
+WEFT_API int weft_sr_isend_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
+                                const void *buf, size_t len, weft_comp_t *comp, void *user_context);
+WEFT_API int weft_sr_irecv_comp(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, void *buf,
+                                size_t len, weft_comp_t *comp, void *user_context);
 
 #ifdef __cplusplus
 }
