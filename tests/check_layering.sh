@@ -1,6 +1,7 @@
 #!/bin/sh
 # Each layer includes only the headers of the layers below it (DESIGN.md):
-#   util < drivers, boot, progress < core < api. A driver never sees the engine.
+#   util < drivers, boot, progress < core < api. A driver never sees the
+# engine; completion objects (progress) never see requests.
 root=${1:-.}
 fail=0
 check() { # dir forbidden-prefix...

@@ -1,7 +1,8 @@
 /* weft — a thread-aware communication engine for clusters of multicore nodes.
  *
  * This is the native interface: a context, then tagged send/receive ("sr") with
- * wildcards, probes and cancellation. Every function returns a status from the
+ * wildcards, probes and cancellation; completion objects are in weft_comp.h
+ * (included below). Every function returns a status from the
  * list below: 0 is success, a positive value means "still in progress", a
  * negative value is an error. weft_strerror() turns a status into a sentence.
  *
@@ -454,5 +455,8 @@ WEFT_API int weft_counters_progress(weft_ctx_t *ctx, weft_progress_counters_t *o
 #ifdef __cplusplus
 }
 #endif
+
+/* Completion objects: flags, counters, queues, synchronizers, handlers. */
+#include "weft_comp.h"
 
 #endif /* WEFT_WEFT_H */

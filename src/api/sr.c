@@ -425,3 +425,124 @@ int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
     weft_lock_release(&ctx->lock);
     return rc;
 }
+
+/* ---- operations that signal a completion object ----
+ *
+ * The paths of isend and irecv, with the request armed for its object
+ * (has_comp) before anything can complete it: the engine then signals the
+ * object and frees the request (weft__request_signal). A request a fast
+ * path made complete at once is signaled here, once the engine lock is
+ * released, so that a handler runs outside it. The fast paths are entered
+ * through their _comp entries, so that the flag paths above keep theirs to
+ * themselves (send.c, WEFT_FAST_PATH) and pay nothing for this. */
+
+static inline void comp_arm(struct weft_request *req, weft_comp_t *comp, void *user_context)
+{
+    req->has_comp = true;
+    req->comp_node.comp = comp;
+    req->comp_node.entry.user_context = user_context;
+}
+
+/* A fast path made req: complete (born so), or, only under the engine lock,
+ * in flight; then it is armed before the release, so that its completion
+ * (under the lock) finds it armed, and not touched after. */
+static int comp_fast(weft_ctx_t *ctx, struct weft_request *req, bool locked, weft_comp_t *comp,
+                     void *user_context)
+{
+    comp_arm(req, comp, user_context);
+    bool done = atomic_load_explicit(&req->done, memory_order_relaxed);
+    if (locked)
+        weft__unlock(ctx);
+    if (done)
+        weft__request_signal(ctx, req, false);
+    return WEFT_OK;
+}
+
+/* Submit an armed request, as submit_end: queued without the lock, or
+ * submitted, and the handlers of what completed meanwhile run once the lock
+ * is released; on an error nothing is signaled. */
+static int comp_submit(weft_ctx_t *ctx, struct weft_request *req, bool locked)
+{
+    if (!locked) {
+        weft__submit_defer(ctx, req);
+        return WEFT_OK;
+    }
+    if (atomic_load_explicit(&ctx->submitted, memory_order_relaxed))
+        weft__submit_drain(ctx);
+    int rc = req->kind == WEFT_REQ_SEND ? weft__proto_send(ctx, req) : weft__proto_recv(ctx, req);
+    if (rc) {
+        req->has_comp = false;
+        weft__request_free(ctx, req);
+    }
+    weft__unlock(ctx);
+    return rc;
+}
+
+int weft_sr_isend_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const void *buf,
+                       size_t len, weft_comp_t *comp, void *user_context)
+{
+    if (!ctx || (!buf && len) || !weft__comp_valid(comp))
+        return WEFT_EINVAL;
+    if (dest < 0 || dest >= ctx->size)
+        return WEFT_ERANK;
+    if (tag > WEFT_TAG_MAX)
+        return WEFT_ETAG;
+    bool locked = weft_lock_try(&ctx->lock);
+    struct weft_request *req;
+    if (locked && !atomic_load_explicit(&ctx->submitted, memory_order_relaxed) &&
+        (req = weft__proto_send_fast_comp(ctx, dest, comm, tag, buf, len)))
+        return comp_fast(ctx, req, true, comp, user_context);
+    req = submit_alloc(ctx, WEFT_REQ_SEND, locked);
+    if (!locked && req && weft__proto_send_unlocked_comp(ctx, req, dest, comm, tag, buf, len))
+        return comp_fast(ctx, req, false, comp, user_context);
+    if (!req) {
+        if (locked)
+            weft_lock_release(&ctx->lock);
+        return WEFT_ENOMEM;
+    }
+    req->iov_inline[0] = (struct iovec){.iov_base = (void *)buf, .iov_len = len};
+    req->iovcnt = 1;
+    req->length = len;
+    req->peer = dest;
+    req->gate = &ctx->gates[dest];
+    req->sync = false;
+    req->answered = false;
+    req->status.source = ctx->rank;
+    req->status.tag = tag;
+    req->status.comm = comm;
+    req->status.length = len;
+    comp_arm(req, comp, user_context);
+    return comp_submit(ctx, req, locked);
+}
+
+int weft_sr_irecv_comp(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, void *buf, size_t len,
+                       weft_comp_t *comp, void *user_context)
+{
+    if (!ctx || (!buf && len) || !weft__comp_valid(comp))
+        return WEFT_EINVAL;
+    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+        return WEFT_ERANK;
+    bool locked = weft_lock_try(&ctx->lock);
+    struct weft_request *req;
+    if (locked && weft__match_any_unexpected(ctx->match) && src >= 0 && tag != WEFT_ANY_TAG &&
+        !atomic_load_explicit(&ctx->submitted, memory_order_relaxed) &&
+        (req = weft__proto_recv_fast_comp(ctx, src, comm, tag, buf, len)))
+        return comp_fast(ctx, req, true, comp, user_context);
+    req = submit_alloc(ctx, WEFT_REQ_RECV, locked);
+    if (!req) {
+        if (locked)
+            weft_lock_release(&ctx->lock);
+        return WEFT_ENOMEM;
+    }
+    req->iov_inline[0] = (struct iovec){.iov_base = buf, .iov_len = len};
+    req->iovcnt = 1;
+    req->length = len;
+    req->peer = src;
+    req->match.comm = comm;
+    req->match.source = src;
+    req->match.tag = tag;
+    comp_arm(req, comp, user_context);
+    if (!locked && weft__proto_recv_unlocked_comp(ctx, req))
+        return WEFT_OK;
+    return comp_submit(ctx, req, locked);
+}

@@ -22,6 +22,7 @@
 #include "core/wire.h"
 #include "drivers/driver.h"
 #include "progress/progress_queue.h"
+#include "progress/progress.h"
 #include "util/list.h"
 #include "util/lock.h"
 #include "util/slab.h"
@@ -111,6 +112,10 @@ struct weft_request {
     /* Second line. */
     int peer;           /* destination, or requested source (may be ANY) */
     uint8_t defer_slot; /* deferred: the submitting thread's slot in ctx->deferred */
+    /* A completion object in comp_node signals the completion, and the
+     * engine frees the request (weft__request_signal). false on every free
+     * request, so nothing that makes one needs to write it. */
+    bool has_comp;
     uint64_t id;        /* handle for the wire (sreq/rreq), 0 if none */
     weft__gate_t *gate; /* gate of the peer once known */
     size_t length;      /* total bytes of iov */
@@ -152,6 +157,10 @@ struct weft_request {
     weft_rkey_t coop_rkey;
     atomic_uint coop_busy; /* pieces being copied outside the engine lock */
     atomic_int coop_err;   /* the first error of such a copy */
+    /* With has_comp: the object, the caller's user_context and, at the
+     * completion, the status (progress/progress.h). Last: only a request
+     * with a completion object touches it. */
+    weft__comp_node_t comp_node;
 };
 
 /* Eager data up to this size is copied into the unexpected descriptor itself. */
@@ -469,6 +478,10 @@ struct weft_ctx {
     weft_list_t coop;       /* requests with a cooperative transfer to move or watch */
     weft_counters_t counters;
     bool finalizing;
+    /* Completions of handler kind found under the engine lock, oldest first:
+     * their handlers run once the lock is released (weft__unlock), never
+     * under it. Guarded by the engine lock. */
+    weft__comp_node_t *comp_handlers, *comp_handlers_tail;
     /* Waiting (progress.c). */
     int wait_policy;         /* WEFT__WAIT_* */
     atomic_int poller;       /* a waiting thread polls for everybody */
@@ -630,6 +643,17 @@ void weft__request_return(struct weft_ctx *ctx, struct weft_request *req);
 void weft__submit_defer(struct weft_ctx *ctx, struct weft_request *req);
 void weft__submit_drain(struct weft_ctx *ctx);
 void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int error);
+/* Completion objects (request.c). req, with has_comp, is complete (error and
+ * status set): signal its object with an entry of user_context and the
+ * status, and give req back, unless the object keeps it (a full queue's
+ * overflow list, whose pop frees it). locked: the caller holds the engine
+ * lock (or there is none); a handler then waits in ctx->comp_handlers for
+ * weft__unlock. Not locked: a handler runs here. */
+void weft__request_signal(struct weft_ctx *ctx, struct weft_request *req, bool locked);
+/* Run the handlers of list (taken from ctx->comp_handlers under the lock,
+ * which the caller has released) and give their requests back. Returns how
+ * many ran. */
+int weft__comp_handlers_run(struct weft_ctx *ctx, weft__comp_node_t *list);
 int weft__handle_add(weft__handles_t *h, struct weft_request *req, uint64_t *id_out);
 struct weft_request *weft__handle_get(weft__handles_t *h, uint64_t id);
 void weft__handle_remove(weft__handles_t *h, uint64_t id);
@@ -728,6 +752,18 @@ int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req);
  * then. Caller holds the engine lock, with no deferred submission waiting. */
 struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint32_t comm,
                                            uint64_t tag, const void *buf, size_t len);
+/* The fast paths again, for the operations with a completion object (sr.c),
+ * so that each entry has one caller and the flag paths are inlined as before
+ * (send.c, WEFT_FAST_PATH). The send's: only a track that copies what it
+ * sends (the message leaves, its request born complete); NULL elsewhere,
+ * where the general path sends a lone message at once too. */
+struct weft_request *weft__proto_send_fast_comp(struct weft_ctx *ctx, int dest, uint32_t comm,
+                                                uint64_t tag, const void *buf, size_t len);
+bool weft__proto_send_unlocked_comp(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                                    uint32_t comm, uint64_t tag, const void *buf, size_t len);
+struct weft_request *weft__proto_recv_fast_comp(struct weft_ctx *ctx, int src, uint32_t comm,
+                                                uint64_t tag, void *buf, size_t len);
+bool weft__proto_recv_unlocked_comp(struct weft_ctx *ctx, struct weft_request *req);
 /* The same for a thread that found the engine lock taken: the message leaves
  * under the gate's lock alone, from req (weft__request_alloc_unlocked, whose
  * fields are then set as a completed send's). true when it left; false when

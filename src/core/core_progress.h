@@ -49,9 +49,14 @@ int weft__coop_progress(struct weft_ctx *ctx, weft__coop_copy_t *out);
  * hold; the request must not be touched after. */
 void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked);
 
+/* The end of weft__progress_try when handlers wait: take them, release the
+ * lock, copy the claimed piece, run them (request.c). Returns how many ran. */
+int weft__progress_handlers(struct weft_ctx *ctx, weft__coop_copy_t *copy);
 /* Progress for everybody if the engine lock is free (never waits for it):
- * a pass, then, after the release, the copy of the piece it claimed, if any.
- * Returns events. Inline: every waiting loop polls through it. */
+ * a pass, then, after the release, the copy of the piece it claimed, if any,
+ * and the handlers of the completions found under the lock. Returns events
+ * (each handler run counts as one). Inline: every waiting loop polls
+ * through it. */
 static inline int weft__progress_try(struct weft_ctx *ctx)
 {
     int n = 0;
@@ -59,15 +64,33 @@ static inline int weft__progress_try(struct weft_ctx *ctx)
         weft__coop_copy_t copy;
         copy.req = NULL;
         n = weft__progress_step(ctx, &copy);
-        weft_lock_release(&ctx->lock);
-        if (WEFT_UNLIKELY(copy.req != NULL))
-            weft__coop_copy_run(&copy, true);
+        /* One load and a branch on every poll; the rest out of line. */
+        if (WEFT_UNLIKELY(ctx->comp_handlers != NULL)) {
+            n += weft__progress_handlers(ctx, &copy);
+        } else {
+            weft_lock_release(&ctx->lock);
+            if (WEFT_UNLIKELY(copy.req != NULL))
+                weft__coop_copy_run(&copy, true);
+        }
     }
     /* The front ends' callbacks, also when another thread holds the engine:
      * they take it themselves when they need it. */
     if (WEFT_UNLIKELY(weft__pq_any_armed(&ctx->callbacks)))
         n += weft__pq_run_shared(&ctx->callbacks);
     return n;
+}
+/* Release the engine lock, then run the handlers of the completions found
+ * under it (ctx->comp_handlers), in this thread. */
+static inline void weft__unlock(struct weft_ctx *ctx)
+{
+    weft__comp_node_t *handlers = ctx->comp_handlers;
+    if (WEFT_LIKELY(handlers == NULL)) {
+        weft_lock_release(&ctx->lock);
+        return;
+    }
+    ctx->comp_handlers = ctx->comp_handlers_tail = NULL;
+    weft_lock_release(&ctx->lock);
+    weft__comp_handlers_run(ctx, handlers);
 }
 /* A request completes: leave the list, free its cell. */
 void weft__coop_finish(struct weft_ctx *ctx, struct weft_request *req);

@@ -683,8 +683,10 @@ int weft_finalize(weft_ctx_t *ctx)
     weft_list_for_each_safe(pos, tmp, &ctx->live_requests)
     {
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
+        bool signaled = req->has_comp; /* its object gets it, and the request goes back */
         weft__request_complete(ctx, req, WEFT_ECANCELED);
-        weft__request_free(ctx, req);
+        if (!signaled)
+            weft__request_free(ctx, req);
     }
     for (int r = 0; r < ctx->size; r++) {
         weft__gate_t *g = &ctx->gates[r];
@@ -696,7 +698,7 @@ int weft_finalize(weft_ctx_t *ctx)
         }
         weft__gate_unlock(g);
     }
-    weft_lock_release(&ctx->lock);
+    weft__unlock(ctx); /* the handlers of what was canceled run here */
     ctx_free(ctx);
     return rc;
 }

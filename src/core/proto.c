@@ -210,8 +210,13 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
     weft__unexpected_free(ctx, u);
 }
 
-struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32_t comm,
-                                           uint64_t tag, void *buf, size_t len)
+/* The receive fast path and the receive without the engine lock have two
+ * entries each, as the send's (send.c, WEFT_FAST_PATH): one for the
+ * request-returning receives and one for those with a completion object. */
+#define WEFT_FAST_PATH static inline __attribute__((always_inline))
+
+WEFT_FAST_PATH struct weft_request *recv_fast(struct weft_ctx *ctx, int src, uint32_t comm,
+                                              uint64_t tag, void *buf, size_t len)
 {
     struct weft_request *req = weft__request_peek(ctx);
     if (!req)
@@ -232,6 +237,18 @@ struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32
     weft__unexpected_free(ctx, u);
     weft__request_born_done(req, WEFT_REQ_RECV, src, comm, tag, n, err);
     return req;
+}
+
+struct weft_request *weft__proto_recv_fast(struct weft_ctx *ctx, int src, uint32_t comm,
+                                           uint64_t tag, void *buf, size_t len)
+{
+    return recv_fast(ctx, src, comm, tag, buf, len);
+}
+
+struct weft_request *weft__proto_recv_fast_comp(struct weft_ctx *ctx, int src, uint32_t comm,
+                                                uint64_t tag, void *buf, size_t len)
+{
+    return recv_fast(ctx, src, comm, tag, buf, len);
 }
 
 /* Post req (the matcher said no message matches it): under match_lock. */
@@ -286,7 +303,7 @@ int weft__proto_recv(struct weft_ctx *ctx, struct weft_request *req)
     return WEFT_OK;
 }
 
-bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req)
+WEFT_FAST_PATH bool recv_unlocked(struct weft_ctx *ctx, struct weft_request *req)
 {
     if (req->length >= ctx->rdv_split ||
         atomic_load_explicit(&ctx->deferred[weft__defer_slot()].nrecv, memory_order_acquire))
@@ -309,6 +326,16 @@ bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req)
     }
     weft__match_unlock(ctx);
     return posted;
+}
+
+bool weft__proto_recv_unlocked(struct weft_ctx *ctx, struct weft_request *req)
+{
+    return recv_unlocked(ctx, req);
+}
+
+bool weft__proto_recv_unlocked_comp(struct weft_ctx *ctx, struct weft_request *req)
+{
+    return recv_unlocked(ctx, req);
 }
 
 /* A message no receive matched: recorded as unexpected, its eager data

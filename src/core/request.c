@@ -36,13 +36,15 @@ struct weft_request *weft__request_reclaim(struct weft_ctx *ctx)
 }
 
 /* A request's memory, new. What weft__request_init leaves alone but a
- * completion reads must be valid from the start: no cooperative copy out. */
+ * completion reads must be valid from the start: no cooperative copy out,
+ * no completion object. */
 static struct weft_request *request_new(void)
 {
     struct weft_request *req = aligned_alloc(_Alignof(struct weft_request), sizeof *req);
     if (req) {
         atomic_init(&req->coop_busy, 0);
         atomic_init(&req->coop_err, 0);
+        req->has_comp = false;
     }
     return req;
 }
@@ -168,6 +170,12 @@ void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int 
     req->error = error;
     req->status.error = error;
     req->state = WEFT_RS_NONE;
+    /* has_comp shares its cache line with id, read above: a request with no
+     * completion object pays this predictable branch only. */
+    if (WEFT_UNLIKELY(req->has_comp)) {
+        weft__request_signal(ctx, req, true);
+        return;
+    }
     if (ctx->thread_level == WEFT_THREAD_MULTIPLE) {
         /* Ordered before the load of sleeping: a waiter that goes to sleep
          * either sees done or is seen and woken (progress.c). */
@@ -176,6 +184,93 @@ void weft__request_complete(struct weft_ctx *ctx, struct weft_request *req, int 
     } else {
         atomic_store_explicit(&req->done, 1, memory_order_release);
     }
+}
+
+/* A request a full queue kept on its overflow list (progress_cq.c) is
+ * freed by the pop that takes its entry, in any thread, with no lock: so
+ * with free(), not onto the context's lists, which the context's side alone
+ * touches (and which may be gone by then: an entry may be popped after
+ * finalize). The context allocates another when it needs one. */
+static void request_release(weft__comp_node_t *node)
+{
+    struct weft_request *req = weft_container_of(node, struct weft_request, comp_node);
+    if (req->iov != req->iov_inline)
+        free(req->iov);
+    free(req);
+}
+
+/* Give back a request whose object was signaled: onto the free stack under
+ * the engine lock (or where there is none), else onto the returned stack. */
+static void request_put(struct weft_ctx *ctx, struct weft_request *req, bool locked)
+{
+    req->has_comp = false;
+    if (locked || ctx->lock.kind == WEFT_LOCK_NONE)
+        weft__request_free(ctx, req);
+    else
+        weft__request_return(ctx, req);
+}
+
+/* Signal a handler out of the request: copied first, so that the request
+ * is back (and the handler may post the next operation with it) before the
+ * handler runs. */
+static void handler_signal(struct weft_ctx *ctx, struct weft_request *req)
+{
+    weft__comp_node_t node = req->comp_node;
+    request_put(ctx, req, false);
+    weft__comp_signal(&node);
+}
+
+WEFT_NOINLINE void weft__request_signal(struct weft_ctx *ctx, struct weft_request *req, bool locked)
+{
+    weft__comp_node_t *n = &req->comp_node;
+    n->entry.error = req->error;
+    n->entry.source = req->status.source;
+    n->entry.tag = req->status.tag;
+    n->entry.length = req->status.length;
+    n->release = request_release;
+    /* Done, as a request without an object would be: whoever still holds a
+     * stale pointer to it (a chunk of a lost packet) sees it finished. */
+    atomic_store_explicit(&req->done, 1, memory_order_relaxed);
+    if (n->comp->kind == WEFT_COMP_HANDLER) {
+        if (!locked) {
+            handler_signal(ctx, req);
+            return;
+        }
+        /* Never under the engine lock: queued for weft__unlock. */
+        n->next = NULL;
+        if (ctx->comp_handlers_tail)
+            ctx->comp_handlers_tail->next = n;
+        else
+            ctx->comp_handlers = n;
+        ctx->comp_handlers_tail = n;
+        return;
+    }
+    /* Counter, synchronizer, flag, queue: lock-free, fine under the lock. A
+     * full queue keeps the request itself (then it is not ours any more). */
+    if (!weft__comp_signal(n))
+        request_put(ctx, req, locked);
+}
+
+int weft__comp_handlers_run(struct weft_ctx *ctx, weft__comp_node_t *list)
+{
+    int ran = 0;
+    while (list) {
+        weft__comp_node_t *next = list->next;
+        handler_signal(ctx, weft_container_of(list, struct weft_request, comp_node));
+        list = next;
+        ran++;
+    }
+    return ran;
+}
+
+WEFT_NOINLINE int weft__progress_handlers(struct weft_ctx *ctx, weft__coop_copy_t *copy)
+{
+    weft__comp_node_t *list = ctx->comp_handlers;
+    ctx->comp_handlers = ctx->comp_handlers_tail = NULL;
+    weft_lock_release(&ctx->lock);
+    if (copy->req)
+        weft__coop_copy_run(copy, true);
+    return weft__comp_handlers_run(ctx, list);
 }
 
 weft__chunk_t *weft__ctrl_alloc(struct weft_ctx *ctx)

@@ -195,8 +195,34 @@ struct weft_request *weft__proto_send_fast(struct weft_ctx *ctx, int dest, uint3
     return req;
 }
 
-bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, int dest,
-                               uint32_t comm, uint64_t tag, const void *buf, size_t len)
+/* The entries below come in pairs, one for the request-returning sends and
+ * one for those with a completion object (sr.c), with the same code inlined
+ * into both (WEFT_FAST_PATH): each entry has one caller, so link-time
+ * optimization builds the flag path as it would with no second one (it
+ * inlines functions called once). The fast path above has a lighter second
+ * entry of its own instead: given a second caller, weft__proto_send_fast and
+ * send_fast_locked are no longer inlined into the flag send. */
+#define WEFT_FAST_PATH static inline __attribute__((always_inline))
+
+struct weft_request *weft__proto_send_fast_comp(struct weft_ctx *ctx, int dest, uint32_t comm,
+                                                uint64_t tag, const void *buf, size_t len)
+{
+    weft__gate_t *g = &ctx->gates[dest];
+    const uint64_t cost = weft__eager_cost(len);
+    if (!(g->caps.flags & WEFT_DRV_CAP_SEND_COPY) || dest == ctx->rank || len > g->eager_max)
+        return NULL;
+    weft__gate_lock(g);
+    struct weft_request *req = gate_idle(g, cost) ? weft__request_peek(ctx) : NULL;
+    if (req && send_copied(ctx, g, req, comm, tag, buf, len, cost))
+        weft__request_take(ctx);
+    else
+        req = NULL;
+    weft__gate_unlock(g);
+    return req;
+}
+
+WEFT_FAST_PATH bool send_unlocked(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                                  uint32_t comm, uint64_t tag, const void *buf, size_t len)
 {
     weft__gate_t *g = &ctx->gates[dest];
     const uint32_t caps = WEFT_DRV_CAP_SEND_MT | WEFT_DRV_CAP_SEND_COPY;
@@ -212,6 +238,18 @@ bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, i
         g->stats.sent_unlocked++;
     weft__gate_unlock(g);
     return sent;
+}
+
+bool weft__proto_send_unlocked(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                               uint32_t comm, uint64_t tag, const void *buf, size_t len)
+{
+    return send_unlocked(ctx, req, dest, comm, tag, buf, len);
+}
+
+bool weft__proto_send_unlocked_comp(struct weft_ctx *ctx, struct weft_request *req, int dest,
+                                    uint32_t comm, uint64_t tag, const void *buf, size_t len)
+{
+    return send_unlocked(ctx, req, dest, comm, tag, buf, len);
 }
 
 /* weft__proto_send_fast under the gate's lock. */
