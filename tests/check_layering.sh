@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each layer includes only the headers of the layers below it (DESIGN.md):
-#   util < drivers, boot, progress < core < api. A driver never sees the
+#   util < drivers, boot, progress < core, rma < api < mpi, shmem. A driver never sees the
 # engine; completion objects (progress) never see requests.
 root=${1:-.}
 fail=0
@@ -20,9 +20,12 @@ check drivers boot core api mpi shmem progress
 check boot drivers core api mpi shmem progress
 check progress drivers boot core api mpi shmem
 check core api mpi shmem
+check rma api mpi shmem
 check api mpi shmem
 # The MPI layer is a front end: the public API, and the header-only helpers
 # of util (locks, small inlines), nothing of the engine.
-check mpi core drivers boot progress api shmem
+check mpi core drivers boot progress api shmem rma
+# OpenSHMEM the same: the public API (weft.h, weft_rma.h) only.
+check shmem core drivers boot progress api mpi rma
 [ $fail = 0 ] && echo "layering: ok"
 exit $fail

@@ -401,6 +401,7 @@ struct weft_ctx {
     int thread_level;
     int rank, size;
     weft_boot_t *boot;
+    struct weft__rma *rma; /* symmetric regions (src/rma), NULL until made */
     weft__gate_t *gates;
     int ndrivers;
     struct {

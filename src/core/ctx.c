@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "rma/rma.h"
 #include "core/registry.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -486,6 +487,7 @@ static void ctx_free(weft_ctx_t *ctx)
     weft__pq_destroy(&ctx->pass);
     weft__pq_destroy(&ctx->callbacks);
     free(ctx->gates);
+    weft__rma_fini(ctx);
     if (ctx->boot)
         weft__boot_fini(ctx->boot);
     weft_lock_destroy(&ctx->lock);

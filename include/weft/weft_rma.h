@@ -1,0 +1,57 @@
+/* weft one-sided memory: the symmetric regions a process exposes to the
+ * others of its job, and where a peer's copy of a symmetric address lies.
+ *
+ * A region is symmetric: every process of the job exposes one of the same
+ * size and layout, so an address in one process's region names the same
+ * object in every other's (base + offset). Two kinds exist:
+ *   - the heap, made by weft_rma_heap_create (collective);
+ *   - the program's own static data (.data and .bss), exposed by
+ *     weft_rma_expose_static (collective), valid when every process runs the
+ *     same executable, as OpenSHMEM's global and static variables need.
+ * Processes on one node map each other's regions, so a put or a get to such
+ * a peer is a copy and an atomic is a CPU atomic: weft_rma_ptr gives the
+ * address to use. A peer on another node has no mapping here (NULL). */
+#ifndef WEFT_RMA_H
+#define WEFT_RMA_H
+
+#include <stddef.h>
+
+#include "weft/weft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Make this process's symmetric heap of size bytes (rounded up to pages)
+ * and map those of the processes on its node. Collective over the job:
+ * every process calls it with the same size. The memory is zeroed. A
+ * context has one heap; *base_out receives its start. */
+WEFT_API int weft_rma_heap_create(weft_ctx_t *ctx, size_t size, void **base_out);
+
+/* Expose the program's static data (.data and .bss) to the processes on
+ * this node: the pages are moved, contents and all, into shared memory at
+ * the same addresses. Collective over the job; call it before other
+ * threads touch static data. WEFT_EUNSUPPORTED where the executable's layout
+ * cannot be found. */
+WEFT_API int weft_rma_expose_static(weft_ctx_t *ctx);
+
+/* The address in this process of pe's copy of the symmetric object at addr
+ * (an address in one of this process's symmetric regions), or NULL: addr is
+ * in no symmetric region, or pe's regions are not mapped here (another
+ * node, or pe out of range). For pe = this process, addr itself when it is
+ * symmetric. */
+WEFT_API void *weft_rma_ptr(weft_ctx_t *ctx, int pe, const void *addr);
+
+/* Whether addr lies in a symmetric region of this process (1) or not (0). */
+WEFT_API int weft_rma_is_symmetric(weft_ctx_t *ctx, const void *addr);
+
+/* Whether pe's regions are mapped here (1: same node) or not (0). */
+WEFT_API int weft_rma_pe_mapped(weft_ctx_t *ctx, int pe);
+
+/* The heap's start and size (NULL and 0 before weft_rma_heap_create). */
+WEFT_API void *weft_rma_heap_base(weft_ctx_t *ctx, size_t *size_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
