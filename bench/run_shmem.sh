@@ -14,6 +14,8 @@ launches=${2:-5}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_oob_tcp_if_include=lo
+# Open MPI's default heap is too small for the 4 MiB puts here: the same for both.
+export SHMEM_SYMMETRIC_SIZE=512M
 src=("$here/shmem_bench.c" "$here/bench_common.c")
 "$build/bin/oshcc" -O2 -D_GNU_SOURCE -I"$here" "${src[@]}" -lpthread -o "$out/sb_weft"
 have_ompi=0
@@ -25,7 +27,10 @@ args=(--runs 11 --max 4M)
 for ((l = 0; l < launches; l++)); do
     "$build/bin/oshrun" -n 2 "$out/sb_weft" "${args[@]}" | grep '^csv' | sed 's/^/weft,/' >>"$out/all"
     if [ $have_ompi = 1 ]; then
-        oshrun -np 2 "$out/sb_ompi" "${args[@]}" 2>/dev/null | grep '^csv' | sed 's/^/ompi,/' >>"$out/all"
+        # Open MPI 4.1's OSHMEM ends with a segmentation fault in its teardown
+        # here, after the results are out: its exit status is not looked at.
+        { oshrun -np 2 -x SHMEM_SYMMETRIC_SIZE "$out/sb_ompi" "${args[@]}" 2>/dev/null || true; } |
+            grep '^csv' | sed 's/^/ompi,/' >>"$out/all"
     fi
 done
 python3 - "$out/all" <<'EOS'

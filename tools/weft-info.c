@@ -7,6 +7,7 @@
 
 #include "core/core_int.h"
 #include "core/registry.h"
+#include "weft/weft_rma.h"
 
 int main(int argc, char **argv)
 {
@@ -42,5 +43,14 @@ int main(int argc, char **argv)
         printf("  %-20s = %-10s (default %s)\n      %s\n", p[i].name, v && *v ? v : "(unset)",
                p[i].deflt, p[i].help);
     }
+    /* What OpenSHMEM programs (libshmem) get. */
+    const char *heap = getenv("SHMEM_SYMMETRIC_SIZE");
+    printf("\none-sided memory (OpenSHMEM):\n"
+           "  SHMEM_SYMMETRIC_SIZE = %-10s (default %zuM)\n"
+           "      bytes of symmetric heap per PE (K, M, G suffixes; SMA_SYMMETRIC_SIZE too)\n"
+           "  PEs on this node: the heap and static data mapped, put/get are copies, "
+           "atomics CPU atomics\n"
+           "  PEs on other nodes: not reachable yet (shmem_init refuses the job)\n",
+           heap && *heap ? heap : "(unset)", WEFT_RMA_HEAP_DEFAULT >> 20);
     return 0;
 }

@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+/* The heap size OpenSHMEM makes when SHMEM_SYMMETRIC_SIZE is not set. */
+#define WEFT_RMA_HEAP_DEFAULT ((size_t)256 << 20)
+
 /* Make this process's symmetric heap of size bytes (rounded up to pages)
  * and map those of the processes on its node. Collective over the job:
  * every process calls it with the same size. The memory is zeroed. A

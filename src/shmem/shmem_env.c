@@ -20,8 +20,6 @@ weft_shmem_state_t weft__shmem;
 static struct weft_shmem_ctx default_ctx = {.magic = WEFT_SHMEM_CTX_MAGIC};
 WEFT_SHMEM_EXPORT shmem_ctx_t SHMEM_CTX_DEFAULT = &default_ctx;
 
-#define DEFAULT_HEAP ((size_t)256 << 20)
-
 void weft__shmem_fatal(const char *fn, const char *fmt, ...)
 {
     char msg[512];
@@ -111,7 +109,7 @@ static size_t heap_size(void)
             return n;
         }
     }
-    return DEFAULT_HEAP;
+    return WEFT_RMA_HEAP_DEFAULT;
 }
 
 static void at_exit(void)
