@@ -124,6 +124,17 @@ WEFT_API int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out);
  * context. */
 WEFT_API int weft_finalize(weft_ctx_t *ctx);
 
+/* The process's shared context, for front ends that may live side by side in
+ * one program (MPI and OpenSHMEM): the first call joins the job as
+ * weft_init(params) does; later calls return the same context and ignore
+ * params (its thread level is the first caller's: weft_thread_level says
+ * which). Every successful call is matched by one weft_world_release; the
+ * last one finalizes the context, as weft_finalize does, and its status is
+ * returned. Thread-safe. Errors: those of weft_init; WEFT_EINVAL from
+ * release for a context that is not the shared one, or released too often. */
+WEFT_API int weft_world_acquire(const weft_init_params_t *params, weft_ctx_t **ctx_out);
+WEFT_API int weft_world_release(weft_ctx_t *ctx);
+
 /* This process's rank, and the number of ranks of the job. Thread-safe. */
 WEFT_API int weft_rank(const weft_ctx_t *ctx);
 WEFT_API int weft_size(const weft_ctx_t *ctx);

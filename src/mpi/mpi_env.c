@@ -47,7 +47,7 @@ static int instance_start(int required, const char *fn)
     /* MPI's levels and the engine's are the same four, in the same order. */
     weft_init_params_t params = {.field_mask = WEFT_INIT_FIELD_THREAD_LEVEL,
                                  .thread_level = required};
-    int rc = weft_init(&params, &weft__mpi.ctx);
+    int rc = weft_world_acquire(&params, &weft__mpi.ctx);
     if (rc != WEFT_OK) {
         fprintf(stderr, "weft MPI: %s: cannot join the job: %s\n", fn, weft_strerror(rc));
         return MPI_ERR_OTHER;
@@ -64,7 +64,7 @@ static int instance_start(int required, const char *fn)
     weft_lock_init(&weft__mpi.lock, shared ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     weft__mpi_types_init();
     if ((rc = weft__mpi_comms_init()) != MPI_SUCCESS) {
-        weft_finalize(weft__mpi.ctx);
+        weft_world_release(weft__mpi.ctx);
         weft__mpi.ctx = NULL;
         return rc;
     }
@@ -93,7 +93,7 @@ static int instance_end(void)
     weft__mpi_comms_fini();
     weft__mpi_sched_fini();
     weft__mpi_t_engine(NULL);
-    int wrc = weft_finalize(weft__mpi.ctx);
+    int wrc = weft_world_release(weft__mpi.ctx);
     weft__mpi.ctx = NULL;
     weft__mpi_req_fini();
     weft__mpi_err_fini();

@@ -130,7 +130,7 @@ static int init(int requested, const char *fn)
     /* SHMEM's four levels and the engine's are the same, in the same order. */
     weft_init_params_t params = {.field_mask = WEFT_INIT_FIELD_THREAD_LEVEL,
                                  .thread_level = requested};
-    int rc = weft_init(&params, &weft__shmem.ctx);
+    int rc = weft_world_acquire(&params, &weft__shmem.ctx);
     if (rc != WEFT_OK)
         weft__shmem_fatal(fn, "cannot join the job: %s", weft_strerror(rc));
     weft__shmem.me = weft_rank(weft__shmem.ctx);
@@ -196,7 +196,7 @@ WEFT_SHMEM_EXPORT void shmem_finalize(void)
         return;
     shmem_barrier_all();
     atomic_store(&weft__shmem.initialized, 2);
-    weft_finalize(weft__shmem.ctx);
+    weft_world_release(weft__shmem.ctx);
     weft__shmem.ctx = NULL;
 }
 
