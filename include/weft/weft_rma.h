@@ -25,6 +25,9 @@ extern "C" {
 /* The heap size OpenSHMEM makes when SHMEM_SYMMETRIC_SIZE is not set. */
 #define WEFT_RMA_HEAP_DEFAULT ((size_t)256 << 20)
 
+/* The heap's start is aligned to this on every process. */
+#define WEFT_RMA_HEAP_ALIGN ((size_t)2 << 20)
+
 /* Make this process's symmetric heap of size bytes (rounded up to pages)
  * and map those of the processes on its node. Collective over the job:
  * every process calls it with the same size. The memory is zeroed. A
@@ -44,6 +47,10 @@ WEFT_API int weft_rma_expose_static(weft_ctx_t *ctx);
  * node, or pe out of range). For pe = this process, addr itself when it is
  * symmetric. */
 WEFT_API void *weft_rma_ptr(weft_ctx_t *ctx, int pe, const void *addr);
+
+/* The same for the len bytes from addr, which must all lie in one region:
+ * NULL when they run past its end. */
+WEFT_API void *weft_rma_ptr_range(weft_ctx_t *ctx, int pe, const void *addr, size_t len);
 
 /* Whether addr lies in a symmetric region of this process (1) or not (0). */
 WEFT_API int weft_rma_is_symmetric(weft_ctx_t *ctx, const void *addr);

@@ -144,6 +144,32 @@ static size_t page_round(size_t n)
     return (n + pg - 1) / pg * pg;
 }
 
+/* Map fd's size bytes at an address aligned to WEFT_RMA_HEAP_ALIGN, so that
+ * an alignment up to it is the same on every process (allocators align
+ * offsets from the heap's start). NULL on failure. */
+static void *map_aligned(int fd, size_t size)
+{
+    size_t span = size + WEFT_RMA_HEAP_ALIGN;
+    char *area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (area == MAP_FAILED)
+        return NULL;
+    uintptr_t a =
+        ((uintptr_t)area + WEFT_RMA_HEAP_ALIGN - 1) & ~(uintptr_t)(WEFT_RMA_HEAP_ALIGN - 1);
+    char *start = (char *)a;
+    void *p = mmap(start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(area, span);
+        return NULL;
+    }
+    /* The reservation around it goes back. */
+    if (start > area)
+        munmap(area, (size_t)(start - area));
+    size_t tail = (size_t)(area + span - (start + size));
+    if (tail)
+        munmap(start + size, tail);
+    return p;
+}
+
 int weft_rma_heap_create(weft_ctx_t *ctx, size_t size, void **base_out)
 {
     if (!ctx || !base_out || size == 0)
@@ -159,9 +185,9 @@ int weft_rma_heap_create(weft_ctx_t *ctx, size_t size, void **base_out)
     int fd = segment_create(ctx, REGION_HEAP, size, name, sizeof name);
     if (fd < 0)
         return WEFT_ESYS;
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = map_aligned(fd, size);
     close(fd);
-    if (p == MAP_FAILED) {
+    if (!p) {
         shm_unlink(name);
         return WEFT_ENOMEM;
     }
@@ -260,17 +286,25 @@ int weft_rma_expose_static(weft_ctx_t *ctx)
     return region_share(ctx, REGION_STATIC, reg, name);
 }
 
-void *weft_rma_ptr(weft_ctx_t *ctx, int pe, const void *addr)
+void *weft_rma_ptr_range(weft_ctx_t *ctx, int pe, const void *addr, size_t len)
 {
     if (!ctx || !ctx->rma || pe < 0 || pe >= ctx->size)
         return NULL;
     const char *a = addr;
     for (int k = 0; k < NREGIONS; k++) {
         const region_t *reg = &ctx->rma->regions[k];
-        if (reg->base && a >= reg->base && a < reg->base + reg->size)
+        if (reg->base && a >= reg->base && a < reg->base + reg->size) {
+            if (len > (size_t)(reg->base + reg->size - a))
+                return NULL; /* runs past the region's end */
             return reg->peer[pe] ? reg->peer[pe] + (a - reg->base) : NULL;
+        }
     }
     return NULL;
+}
+
+void *weft_rma_ptr(weft_ctx_t *ctx, int pe, const void *addr)
+{
+    return weft_rma_ptr_range(ctx, pe, addr, 1);
 }
 
 int weft_rma_is_symmetric(weft_ctx_t *ctx, const void *addr)

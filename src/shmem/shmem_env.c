@@ -49,6 +49,19 @@ void weft__shmem_check_ctx(shmem_ctx_t ctx, const char *fn)
                           (void *)ctx);
 }
 
+void *weft__shmem_bad_ptr(const void *addr, size_t len, int pe, const char *fn)
+{
+    if (pe < 0 || pe >= weft__shmem.npes)
+        weft__shmem_fatal(fn, "PE %d out of range (0 to %d)", pe, weft__shmem.npes - 1);
+    if (len == 0)
+        return NULL;
+    if (weft_rma_ptr(weft__shmem.ctx, pe, addr))
+        weft__shmem_fatal(fn, "the %zu bytes at %p run past the end of their symmetric region", len,
+                          addr);
+    weft__shmem_fatal(fn, "address %p is not symmetric (not in the symmetric heap or static data)",
+                      addr);
+}
+
 void weft__shmem_pause(unsigned *spins)
 {
     if (++*spins < 256) {
@@ -56,6 +69,7 @@ void weft__shmem_pause(unsigned *spins)
         return;
     }
     *spins = 0;
+    weft_progress(weft__shmem.ctx); /* what the engine owes the job (an MPI side) */
     sched_yield();
 }
 

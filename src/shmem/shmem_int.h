@@ -56,28 +56,25 @@ void weft__shmem_fatal(const char *fn, const char *fmt, ...)
 /* The library must be running. */
 void weft__shmem_check_init(const char *fn);
 
+/* Ends the job saying why addr (len bytes) on pe cannot be reached; returns
+ * NULL (nothing to do) for len 0 at a valid PE. */
+void *weft__shmem_bad_ptr(const void *addr, size_t len, int pe, const char *fn);
+
 /* Where pe's copy of the symmetric object at addr (len bytes) lies here;
  * ends the job naming fn when addr is not symmetric or pe is out of range. */
 static inline void *weft__shmem_ptr(const void *addr, size_t len, int pe, const char *fn)
 {
-    void *p = weft_rma_ptr(weft__shmem.ctx, pe, addr);
-    if (__builtin_expect(p == NULL, 0)) {
-        if (pe < 0 || pe >= weft__shmem.npes)
-            weft__shmem_fatal(fn, "PE %d out of range (0 to %d)", pe, weft__shmem.npes - 1);
-        if (len == 0)
-            return NULL;
-        weft__shmem_fatal(fn,
-                          "address %p is not symmetric (not in the symmetric heap or static "
-                          "data)",
-                          addr);
-    }
+    void *p = weft_rma_ptr_range(weft__shmem.ctx, pe, addr, len ? len : 1);
+    if (__builtin_expect(p == NULL, 0))
+        return weft__shmem_bad_ptr(addr, len, pe, fn);
     return p;
 }
 
 /* A context argument: the default one, or a live one (else the job ends). */
 void weft__shmem_check_ctx(shmem_ctx_t ctx, const char *fn);
 
-/* Wait politely: spin a little, then let a peer sharing the core run. */
+/* Wait politely: spin a little, then make progress in the engine and let a
+ * peer sharing the core run. */
 void weft__shmem_pause(unsigned *spins);
 
 /* Memory (shmem_mem.c): the allocator's setup on the heap past reserved. */

@@ -56,12 +56,16 @@ static block_t *split(block_t *b, size_t at)
 /* size bytes at a multiple of align (a power of two, at least GRAIN). */
 static void *alloc(size_t align, size_t size)
 {
+    if (size > SIZE_MAX - GRAIN)
+        return NULL;
     size = (size + GRAIN - 1) / GRAIN * GRAIN;
     for (block_t *b = blocks; b; b = b->next) {
         if (b->used)
             continue;
-        size_t addr = (size_t)(uintptr_t)(base + b->off);
-        size_t pad = (align - addr % align) % align;
+        /* Aligned from the heap's start, which is aligned alike on every PE
+         * (WEFT_RMA_HEAP_ALIGN): the same padding everywhere. */
+        size_t at = (size_t)(base - weft__shmem.heap) + b->off;
+        size_t pad = (align - at % align) % align;
         if (b->size < pad + size)
             continue;
         if (pad) {

@@ -4,6 +4,7 @@
  * sets, at whatever number of PEs the test is run with. Every check prints
  * what it saw and the test fails on the first wrong value. */
 #include <shmem.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,20 @@ static void test_rma(void)
     free(got);
     free(src);
     shmem_free(buf);
+
+    /* An alignment larger than a page: aligned, and the same block on every
+     * PE (a put into it lands in the neighbor's). */
+    char *small = shmem_malloc(8);
+    long *aligned = shmem_align((size_t)1 << 20, 3 * sizeof(long));
+    CHECK(aligned && ((uintptr_t)aligned & ((1u << 20) - 1)) == 0, "shmem_align gave %p",
+          (void *)aligned);
+    shmem_long_p(&aligned[2], me, right);
+    shmem_barrier_all();
+    CHECK(aligned[2] == left, "aligned block: %ld", aligned[2]);
+    aligned = shmem_realloc(aligned, 4096 * sizeof(long));
+    CHECK(aligned && aligned[2] == left, "realloc kept the contents");
+    shmem_free(aligned);
+    shmem_free(small);
 }
 
 static void test_amo(void)

@@ -25,6 +25,8 @@ int main(int argc, char **argv)
             shmem_long_p(&local, 1, 0); /* a stack variable is not symmetric */
         else if (!strcmp(what, "pe"))
             shmem_long_p(heap, 1, npes);
+        else if (!strcmp(what, "range"))
+            shmem_putmem(heap, heap, (size_t)1 << 40, 0); /* far past the heap's end */
         else if (!strcmp(what, "free"))
             shmem_free(&local);
         else if (!strcmp(what, "ctx")) {
