@@ -344,6 +344,18 @@ void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source
     void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 WEFT_SHMEM_RMA_TYPES(WEFT_SHMEM_DECL_SIGNAL)
+#define WEFT_SHMEM_DECL_SIGNAL_SIZED(B, T)                                                         \
+    void shmem_put##B##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,  \
+                               uint64_t signal, int sig_op, int pe);                               \
+    void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);       \
+    void shmem_put##B##_signal_nbi(void *dest, const void *source, size_t nelems,                  \
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);       \
+    void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,            \
+                                       size_t nelems, uint64_t *sig_addr, uint64_t signal,         \
+                                       int sig_op, int pe);
+WEFT_SHMEM_SIZES(WEFT_SHMEM_DECL_SIGNAL_SIZED)
+WEFT_SHMEM_DECL_SIGNAL_SIZED(128, void)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
 
 /* ---- collectives (§9.9) ---- */

@@ -592,4 +592,372 @@
              : shmem_ulong_test, unsigned long long                                                \
              : shmem_ulonglong_test)(ivar, __VA_ARGS__)
 
+/* Put with signal: (dest, source, nelems, sig_addr, signal, sig_op, pe), or
+ * with a context first. */
+#define weft_shmem_put_signal_p(d)                                                                 \
+    _Generic(*(d), float                                                                           \
+             : shmem_float_put_signal, double                                                      \
+             : shmem_double_put_signal, long double                                                \
+             : shmem_longdouble_put_signal, char                                                   \
+             : shmem_char_put_signal, signed char                                                  \
+             : shmem_schar_put_signal, short                                                       \
+             : shmem_short_put_signal, int                                                         \
+             : shmem_int_put_signal, long                                                          \
+             : shmem_long_put_signal, long long                                                    \
+             : shmem_longlong_put_signal, unsigned char                                            \
+             : shmem_uchar_put_signal, unsigned short                                              \
+             : shmem_ushort_put_signal, unsigned int                                               \
+             : shmem_uint_put_signal, unsigned long                                                \
+             : shmem_ulong_put_signal, unsigned long long                                          \
+             : shmem_ulonglong_put_signal)
+#define weft_shmem_put_signal_c(d)                                                                 \
+    _Generic(*(d), float                                                                           \
+             : shmem_ctx_float_put_signal, double                                                  \
+             : shmem_ctx_double_put_signal, long double                                            \
+             : shmem_ctx_longdouble_put_signal, char                                               \
+             : shmem_ctx_char_put_signal, signed char                                              \
+             : shmem_ctx_schar_put_signal, short                                                   \
+             : shmem_ctx_short_put_signal, int                                                     \
+             : shmem_ctx_int_put_signal, long                                                      \
+             : shmem_ctx_long_put_signal, long long                                                \
+             : shmem_ctx_longlong_put_signal, unsigned char                                        \
+             : shmem_ctx_uchar_put_signal, unsigned short                                          \
+             : shmem_ctx_ushort_put_signal, unsigned int                                           \
+             : shmem_ctx_uint_put_signal, unsigned long                                            \
+             : shmem_ctx_ulong_put_signal, unsigned long long                                      \
+             : shmem_ctx_ulonglong_put_signal)
+#define weft_shmem_put_signal_7(a, ...)    weft_shmem_put_signal_p(a)(a, __VA_ARGS__)
+#define weft_shmem_put_signal_8(c, a, ...) weft_shmem_put_signal_c(a)(c, a, __VA_ARGS__)
+#define shmem_put_signal(...)                                                                      \
+    WEFT_SHMEM_CAT(weft_shmem_put_signal_, WEFT_SHMEM_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define weft_shmem_put_signal_nbi_p(d)                                                             \
+    _Generic(*(d), float                                                                           \
+             : shmem_float_put_signal_nbi, double                                                  \
+             : shmem_double_put_signal_nbi, long double                                            \
+             : shmem_longdouble_put_signal_nbi, char                                               \
+             : shmem_char_put_signal_nbi, signed char                                              \
+             : shmem_schar_put_signal_nbi, short                                                   \
+             : shmem_short_put_signal_nbi, int                                                     \
+             : shmem_int_put_signal_nbi, long                                                      \
+             : shmem_long_put_signal_nbi, long long                                                \
+             : shmem_longlong_put_signal_nbi, unsigned char                                        \
+             : shmem_uchar_put_signal_nbi, unsigned short                                          \
+             : shmem_ushort_put_signal_nbi, unsigned int                                           \
+             : shmem_uint_put_signal_nbi, unsigned long                                            \
+             : shmem_ulong_put_signal_nbi, unsigned long long                                      \
+             : shmem_ulonglong_put_signal_nbi)
+#define weft_shmem_put_signal_nbi_c(d)                                                             \
+    _Generic(*(d), float                                                                           \
+             : shmem_ctx_float_put_signal_nbi, double                                              \
+             : shmem_ctx_double_put_signal_nbi, long double                                        \
+             : shmem_ctx_longdouble_put_signal_nbi, char                                           \
+             : shmem_ctx_char_put_signal_nbi, signed char                                          \
+             : shmem_ctx_schar_put_signal_nbi, short                                               \
+             : shmem_ctx_short_put_signal_nbi, int                                                 \
+             : shmem_ctx_int_put_signal_nbi, long                                                  \
+             : shmem_ctx_long_put_signal_nbi, long long                                            \
+             : shmem_ctx_longlong_put_signal_nbi, unsigned char                                    \
+             : shmem_ctx_uchar_put_signal_nbi, unsigned short                                      \
+             : shmem_ctx_ushort_put_signal_nbi, unsigned int                                       \
+             : shmem_ctx_uint_put_signal_nbi, unsigned long                                        \
+             : shmem_ctx_ulong_put_signal_nbi, unsigned long long                                  \
+             : shmem_ctx_ulonglong_put_signal_nbi)
+#define weft_shmem_put_signal_nbi_7(a, ...)    weft_shmem_put_signal_nbi_p(a)(a, __VA_ARGS__)
+#define weft_shmem_put_signal_nbi_8(c, a, ...) weft_shmem_put_signal_nbi_c(a)(c, a, __VA_ARGS__)
+#define shmem_put_signal_nbi(...)                                                                  \
+    WEFT_SHMEM_CAT(weft_shmem_put_signal_nbi_, WEFT_SHMEM_NARG(__VA_ARGS__))(__VA_ARGS__)
+
+/* Collectives on teams: (team, dest, ...), chosen by dest's type. */
+#define shmem_broadcast(team, dest, ...)                                                           \
+    _Generic(*(dest), float                                                                        \
+             : shmem_float_broadcast, double                                                       \
+             : shmem_double_broadcast, long double                                                 \
+             : shmem_longdouble_broadcast, char                                                    \
+             : shmem_char_broadcast, signed char                                                   \
+             : shmem_schar_broadcast, short                                                        \
+             : shmem_short_broadcast, int                                                          \
+             : shmem_int_broadcast, long                                                           \
+             : shmem_long_broadcast, long long                                                     \
+             : shmem_longlong_broadcast, unsigned char                                             \
+             : shmem_uchar_broadcast, unsigned short                                               \
+             : shmem_ushort_broadcast, unsigned int                                                \
+             : shmem_uint_broadcast, unsigned long                                                 \
+             : shmem_ulong_broadcast, unsigned long long                                           \
+             : shmem_ulonglong_broadcast)(team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...)                                                             \
+    _Generic(*(dest), float                                                                        \
+             : shmem_float_collect, double                                                         \
+             : shmem_double_collect, long double                                                   \
+             : shmem_longdouble_collect, char                                                      \
+             : shmem_char_collect, signed char                                                     \
+             : shmem_schar_collect, short                                                          \
+             : shmem_short_collect, int                                                            \
+             : shmem_int_collect, long                                                             \
+             : shmem_long_collect, long long                                                       \
+             : shmem_longlong_collect, unsigned char                                               \
+             : shmem_uchar_collect, unsigned short                                                 \
+             : shmem_ushort_collect, unsigned int                                                  \
+             : shmem_uint_collect, unsigned long                                                   \
+             : shmem_ulong_collect, unsigned long long                                             \
+             : shmem_ulonglong_collect)(team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...)                                                            \
+    _Generic(*(dest), float                                                                        \
+             : shmem_float_fcollect, double                                                        \
+             : shmem_double_fcollect, long double                                                  \
+             : shmem_longdouble_fcollect, char                                                     \
+             : shmem_char_fcollect, signed char                                                    \
+             : shmem_schar_fcollect, short                                                         \
+             : shmem_short_fcollect, int                                                           \
+             : shmem_int_fcollect, long                                                            \
+             : shmem_long_fcollect, long long                                                      \
+             : shmem_longlong_fcollect, unsigned char                                              \
+             : shmem_uchar_fcollect, unsigned short                                                \
+             : shmem_ushort_fcollect, unsigned int                                                 \
+             : shmem_uint_fcollect, unsigned long                                                  \
+             : shmem_ulong_fcollect, unsigned long long                                            \
+             : shmem_ulonglong_fcollect)(team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...)                                                            \
+    _Generic(*(dest), float                                                                        \
+             : shmem_float_alltoall, double                                                        \
+             : shmem_double_alltoall, long double                                                  \
+             : shmem_longdouble_alltoall, char                                                     \
+             : shmem_char_alltoall, signed char                                                    \
+             : shmem_schar_alltoall, short                                                         \
+             : shmem_short_alltoall, int                                                           \
+             : shmem_int_alltoall, long                                                            \
+             : shmem_long_alltoall, long long                                                      \
+             : shmem_longlong_alltoall, unsigned char                                              \
+             : shmem_uchar_alltoall, unsigned short                                                \
+             : shmem_ushort_alltoall, unsigned int                                                 \
+             : shmem_uint_alltoall, unsigned long                                                  \
+             : shmem_ulong_alltoall, unsigned long long                                            \
+             : shmem_ulonglong_alltoall)(team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...)                                                           \
+    _Generic(*(dest), float                                                                        \
+             : shmem_float_alltoalls, double                                                       \
+             : shmem_double_alltoalls, long double                                                 \
+             : shmem_longdouble_alltoalls, char                                                    \
+             : shmem_char_alltoalls, signed char                                                   \
+             : shmem_schar_alltoalls, short                                                        \
+             : shmem_short_alltoalls, int                                                          \
+             : shmem_int_alltoalls, long                                                           \
+             : shmem_long_alltoalls, long long                                                     \
+             : shmem_longlong_alltoalls, unsigned char                                             \
+             : shmem_uchar_alltoalls, unsigned short                                               \
+             : shmem_ushort_alltoalls, unsigned int                                                \
+             : shmem_uint_alltoalls, unsigned long                                                 \
+             : shmem_ulong_alltoalls, unsigned long long                                           \
+             : shmem_ulonglong_alltoalls)(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...)                                                          \
+    _Generic(*(dest), unsigned char                                                                \
+             : shmem_uchar_and_reduce, unsigned short                                              \
+             : shmem_ushort_and_reduce, unsigned int                                               \
+             : shmem_uint_and_reduce, unsigned long                                                \
+             : shmem_ulong_and_reduce, unsigned long long                                          \
+             : shmem_ulonglong_and_reduce)(team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...)                                                           \
+    _Generic(*(dest), unsigned char                                                                \
+             : shmem_uchar_or_reduce, unsigned short                                               \
+             : shmem_ushort_or_reduce, unsigned int                                                \
+             : shmem_uint_or_reduce, unsigned long                                                 \
+             : shmem_ulong_or_reduce, unsigned long long                                           \
+             : shmem_ulonglong_or_reduce)(team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...)                                                          \
+    _Generic(*(dest), unsigned char                                                                \
+             : shmem_uchar_xor_reduce, unsigned short                                              \
+             : shmem_ushort_xor_reduce, unsigned int                                               \
+             : shmem_uint_xor_reduce, unsigned long                                                \
+             : shmem_ulong_xor_reduce, unsigned long long                                          \
+             : shmem_ulonglong_xor_reduce)(team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...)                                                          \
+    _Generic(*(dest), char                                                                         \
+             : shmem_char_max_reduce, signed char                                                  \
+             : shmem_schar_max_reduce, short                                                       \
+             : shmem_short_max_reduce, int                                                         \
+             : shmem_int_max_reduce, long                                                          \
+             : shmem_long_max_reduce, long long                                                    \
+             : shmem_longlong_max_reduce, unsigned char                                            \
+             : shmem_uchar_max_reduce, unsigned short                                              \
+             : shmem_ushort_max_reduce, unsigned int                                               \
+             : shmem_uint_max_reduce, unsigned long                                                \
+             : shmem_ulong_max_reduce, unsigned long long                                          \
+             : shmem_ulonglong_max_reduce, float                                                   \
+             : shmem_float_max_reduce, double                                                      \
+             : shmem_double_max_reduce, long double                                                \
+             : shmem_longdouble_max_reduce)(team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...)                                                          \
+    _Generic(*(dest), char                                                                         \
+             : shmem_char_min_reduce, signed char                                                  \
+             : shmem_schar_min_reduce, short                                                       \
+             : shmem_short_min_reduce, int                                                         \
+             : shmem_int_min_reduce, long                                                          \
+             : shmem_long_min_reduce, long long                                                    \
+             : shmem_longlong_min_reduce, unsigned char                                            \
+             : shmem_uchar_min_reduce, unsigned short                                              \
+             : shmem_ushort_min_reduce, unsigned int                                               \
+             : shmem_uint_min_reduce, unsigned long                                                \
+             : shmem_ulong_min_reduce, unsigned long long                                          \
+             : shmem_ulonglong_min_reduce, float                                                   \
+             : shmem_float_min_reduce, double                                                      \
+             : shmem_double_min_reduce, long double                                                \
+             : shmem_longdouble_min_reduce)(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...)                                                          \
+    _Generic(*(dest), char                                                                         \
+             : shmem_char_sum_reduce, signed char                                                  \
+             : shmem_schar_sum_reduce, short                                                       \
+             : shmem_short_sum_reduce, int                                                         \
+             : shmem_int_sum_reduce, long                                                          \
+             : shmem_long_sum_reduce, long long                                                    \
+             : shmem_longlong_sum_reduce, unsigned char                                            \
+             : shmem_uchar_sum_reduce, unsigned short                                              \
+             : shmem_ushort_sum_reduce, unsigned int                                               \
+             : shmem_uint_sum_reduce, unsigned long                                                \
+             : shmem_ulong_sum_reduce, unsigned long long                                          \
+             : shmem_ulonglong_sum_reduce, float                                                   \
+             : shmem_float_sum_reduce, double                                                      \
+             : shmem_double_sum_reduce, long double                                                \
+             : shmem_longdouble_sum_reduce, double _Complex                                        \
+             : shmem_complexd_sum_reduce, float _Complex                                           \
+             : shmem_complexf_sum_reduce)(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...)                                                         \
+    _Generic(*(dest), char                                                                         \
+             : shmem_char_prod_reduce, signed char                                                 \
+             : shmem_schar_prod_reduce, short                                                      \
+             : shmem_short_prod_reduce, int                                                        \
+             : shmem_int_prod_reduce, long                                                         \
+             : shmem_long_prod_reduce, long long                                                   \
+             : shmem_longlong_prod_reduce, unsigned char                                           \
+             : shmem_uchar_prod_reduce, unsigned short                                             \
+             : shmem_ushort_prod_reduce, unsigned int                                              \
+             : shmem_uint_prod_reduce, unsigned long                                               \
+             : shmem_ulong_prod_reduce, unsigned long long                                         \
+             : shmem_ulonglong_prod_reduce, float                                                  \
+             : shmem_float_prod_reduce, double                                                     \
+             : shmem_double_prod_reduce, long double                                               \
+             : shmem_longdouble_prod_reduce, double _Complex                                       \
+             : shmem_complexd_prod_reduce, float _Complex                                          \
+             : shmem_complexf_prod_reduce)(team, dest, __VA_ARGS__)
+
+/* Point-to-point synchronization on arrays. */
+#define shmem_wait_until_all(ivars, ...)                                                           \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_wait_until_all, int                                                     \
+             : shmem_int_wait_until_all, long                                                      \
+             : shmem_long_wait_until_all, long long                                                \
+             : shmem_longlong_wait_until_all, unsigned short                                       \
+             : shmem_ushort_wait_until_all, unsigned int                                           \
+             : shmem_uint_wait_until_all, unsigned long                                            \
+             : shmem_ulong_wait_until_all, unsigned long long                                      \
+             : shmem_ulonglong_wait_until_all)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...)                                                           \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_wait_until_any, int                                                     \
+             : shmem_int_wait_until_any, long                                                      \
+             : shmem_long_wait_until_any, long long                                                \
+             : shmem_longlong_wait_until_any, unsigned short                                       \
+             : shmem_ushort_wait_until_any, unsigned int                                           \
+             : shmem_uint_wait_until_any, unsigned long                                            \
+             : shmem_ulong_wait_until_any, unsigned long long                                      \
+             : shmem_ulonglong_wait_until_any)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some(ivars, ...)                                                          \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_wait_until_some, int                                                    \
+             : shmem_int_wait_until_some, long                                                     \
+             : shmem_long_wait_until_some, long long                                               \
+             : shmem_longlong_wait_until_some, unsigned short                                      \
+             : shmem_ushort_wait_until_some, unsigned int                                          \
+             : shmem_uint_wait_until_some, unsigned long                                           \
+             : shmem_ulong_wait_until_some, unsigned long long                                     \
+             : shmem_ulonglong_wait_until_some)(ivars, __VA_ARGS__)
+#define shmem_wait_until_all_vector(ivars, ...)                                                    \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_wait_until_all_vector, int                                              \
+             : shmem_int_wait_until_all_vector, long                                               \
+             : shmem_long_wait_until_all_vector, long long                                         \
+             : shmem_longlong_wait_until_all_vector, unsigned short                                \
+             : shmem_ushort_wait_until_all_vector, unsigned int                                    \
+             : shmem_uint_wait_until_all_vector, unsigned long                                     \
+             : shmem_ulong_wait_until_all_vector, unsigned long long                               \
+             : shmem_ulonglong_wait_until_all_vector)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any_vector(ivars, ...)                                                    \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_wait_until_any_vector, int                                              \
+             : shmem_int_wait_until_any_vector, long                                               \
+             : shmem_long_wait_until_any_vector, long long                                         \
+             : shmem_longlong_wait_until_any_vector, unsigned short                                \
+             : shmem_ushort_wait_until_any_vector, unsigned int                                    \
+             : shmem_uint_wait_until_any_vector, unsigned long                                     \
+             : shmem_ulong_wait_until_any_vector, unsigned long long                               \
+             : shmem_ulonglong_wait_until_any_vector)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some_vector(ivars, ...)                                                   \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_wait_until_some_vector, int                                             \
+             : shmem_int_wait_until_some_vector, long                                              \
+             : shmem_long_wait_until_some_vector, long long                                        \
+             : shmem_longlong_wait_until_some_vector, unsigned short                               \
+             : shmem_ushort_wait_until_some_vector, unsigned int                                   \
+             : shmem_uint_wait_until_some_vector, unsigned long                                    \
+             : shmem_ulong_wait_until_some_vector, unsigned long long                              \
+             : shmem_ulonglong_wait_until_some_vector)(ivars, __VA_ARGS__)
+#define shmem_test_all(ivars, ...)                                                                 \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_test_all, int                                                           \
+             : shmem_int_test_all, long                                                            \
+             : shmem_long_test_all, long long                                                      \
+             : shmem_longlong_test_all, unsigned short                                             \
+             : shmem_ushort_test_all, unsigned int                                                 \
+             : shmem_uint_test_all, unsigned long                                                  \
+             : shmem_ulong_test_all, unsigned long long                                            \
+             : shmem_ulonglong_test_all)(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...)                                                                 \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_test_any, int                                                           \
+             : shmem_int_test_any, long                                                            \
+             : shmem_long_test_any, long long                                                      \
+             : shmem_longlong_test_any, unsigned short                                             \
+             : shmem_ushort_test_any, unsigned int                                                 \
+             : shmem_uint_test_any, unsigned long                                                  \
+             : shmem_ulong_test_any, unsigned long long                                            \
+             : shmem_ulonglong_test_any)(ivars, __VA_ARGS__)
+#define shmem_test_some(ivars, ...)                                                                \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_test_some, int                                                          \
+             : shmem_int_test_some, long                                                           \
+             : shmem_long_test_some, long long                                                     \
+             : shmem_longlong_test_some, unsigned short                                            \
+             : shmem_ushort_test_some, unsigned int                                                \
+             : shmem_uint_test_some, unsigned long                                                 \
+             : shmem_ulong_test_some, unsigned long long                                           \
+             : shmem_ulonglong_test_some)(ivars, __VA_ARGS__)
+#define shmem_test_all_vector(ivars, ...)                                                          \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_test_all_vector, int                                                    \
+             : shmem_int_test_all_vector, long                                                     \
+             : shmem_long_test_all_vector, long long                                               \
+             : shmem_longlong_test_all_vector, unsigned short                                      \
+             : shmem_ushort_test_all_vector, unsigned int                                          \
+             : shmem_uint_test_all_vector, unsigned long                                           \
+             : shmem_ulong_test_all_vector, unsigned long long                                     \
+             : shmem_ulonglong_test_all_vector)(ivars, __VA_ARGS__)
+#define shmem_test_any_vector(ivars, ...)                                                          \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_test_any_vector, int                                                    \
+             : shmem_int_test_any_vector, long                                                     \
+             : shmem_long_test_any_vector, long long                                               \
+             : shmem_longlong_test_any_vector, unsigned short                                      \
+             : shmem_ushort_test_any_vector, unsigned int                                          \
+             : shmem_uint_test_any_vector, unsigned long                                           \
+             : shmem_ulong_test_any_vector, unsigned long long                                     \
+             : shmem_ulonglong_test_any_vector)(ivars, __VA_ARGS__)
+#define shmem_test_some_vector(ivars, ...)                                                         \
+    _Generic(*(ivars), short                                                                       \
+             : shmem_short_test_some_vector, int                                                   \
+             : shmem_int_test_some_vector, long                                                    \
+             : shmem_long_test_some_vector, long long                                              \
+             : shmem_longlong_test_some_vector, unsigned short                                     \
+             : shmem_ushort_test_some_vector, unsigned int                                         \
+             : shmem_uint_test_some_vector, unsigned long                                          \
+             : shmem_ulong_test_some_vector, unsigned long long                                    \
+             : shmem_ulonglong_test_some_vector)(ivars, __VA_ARGS__)
+
 #endif

@@ -326,6 +326,41 @@ WEFT_SHMEM_EXPORT void shmem_putmem_signal_nbi(void *dest, const void *source, s
     }
 WEFT_SHMEM_RMA_TYPES(DEF_SIGNAL)
 
+#define DEF_SIGNAL_SIZED(B, BYTES)                                                                 \
+    WEFT_SHMEM_EXPORT void shmem_ctx_put##B##_signal(                                              \
+        shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr,        \
+        uint64_t signal, int sig_op, int pe)                                                       \
+    {                                                                                              \
+        put_signal(ctx, dest, source, nelems *(BYTES), sig_addr, signal, sig_op, pe,               \
+                   "shmem_put" #B "_signal");                                                      \
+    }                                                                                              \
+    WEFT_SHMEM_EXPORT void shmem_put##B##_signal(void *dest, const void *source, size_t nelems,    \
+                                                 uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+                                                 int pe)                                           \
+    {                                                                                              \
+        put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems *(BYTES), sig_addr, signal, sig_op, pe, \
+                   "shmem_put" #B "_signal");                                                      \
+    }                                                                                              \
+    WEFT_SHMEM_EXPORT void shmem_ctx_put##B##_signal_nbi(                                          \
+        shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr,        \
+        uint64_t signal, int sig_op, int pe)                                                       \
+    {                                                                                              \
+        put_signal(ctx, dest, source, nelems *(BYTES), sig_addr, signal, sig_op, pe,               \
+                   "shmem_put" #B "_signal_nbi");                                                  \
+    }                                                                                              \
+    WEFT_SHMEM_EXPORT void shmem_put##B##_signal_nbi(void *dest, const void *source,               \
+                                                     size_t nelems, uint64_t *sig_addr,            \
+                                                     uint64_t signal, int sig_op, int pe)          \
+    {                                                                                              \
+        put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems *(BYTES), sig_addr, signal, sig_op, pe, \
+                   "shmem_put" #B "_signal_nbi");                                                  \
+    }
+DEF_SIGNAL_SIZED(8, 1)
+DEF_SIGNAL_SIZED(16, 2)
+DEF_SIGNAL_SIZED(32, 4)
+DEF_SIGNAL_SIZED(64, 8)
+DEF_SIGNAL_SIZED(128, 16)
+
 WEFT_SHMEM_EXPORT uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
     return atomic_load_explicit((_Atomic uint64_t *)sig_addr, memory_order_acquire);

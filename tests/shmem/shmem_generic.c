@@ -1,6 +1,7 @@
 /* OpenSHMEM's C11 generic forms: each picks the typed routine from its
  * destination's type, with and without a context first. */
 #include <shmem.h>
+#include <stdint.h>
 #include <stdio.h>
 
 static long l;
@@ -48,6 +49,24 @@ int main(void)
     shmem_p(&i32, 42, right);
     shmem_wait_until(&i32, SHMEM_CMP_EQ, 42);
     CHECK(shmem_test(&i32, SHMEM_CMP_EQ, 42));
+    /* Put with signal, collectives and array waits, generic too. */
+    static long arr[4], res[4], mine[4]; /* a collective's source is symmetric too */
+    static uint64_t sig;
+    for (int k = 0; k < 4; k++)
+        mine[k] = me;
+    shmem_barrier_all();
+    shmem_put_signal(arr, mine, 4, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_signal_wait_until(&sig, SHMEM_CMP_GE, 1);
+    CHECK(arr[3] == left);
+    shmem_put64_signal(arr, mine, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_signal_wait_until(&sig, SHMEM_CMP_GE, 2);
+    shmem_barrier_all();
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, res, mine, 4);
+    CHECK(res[0] == (long)npes * (npes - 1) / 2);
+    shmem_broadcast(SHMEM_TEAM_WORLD, res, mine, 4, 0);
+    CHECK(res[2] == 0);
+    long flags[2] = {1, 1};
+    CHECK(shmem_test_all(flags, 2, NULL, SHMEM_CMP_EQ, 1L));
     shmem_finalize();
     if (me == 0)
         printf("shmem_generic: %d PEs ok\n", npes);
