@@ -15,6 +15,7 @@
 #define WEFT_RMA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "weft/weft.h"
 
@@ -51,6 +52,49 @@ WEFT_API void *weft_rma_ptr(weft_ctx_t *ctx, int pe, const void *addr);
 /* The same for the len bytes from addr, which must all lie in one region:
  * NULL when they run past its end. */
 WEFT_API void *weft_rma_ptr_range(weft_ctx_t *ctx, int pe, const void *addr, size_t len);
+
+/* ---- one-sided operations on any process of the job ----
+ * dest/src/target name symmetric memory of this process; the operation
+ * acts on pe's copy. When pe's regions are mapped here it is a copy or a
+ * CPU atomic; otherwise a message that pe's progress engine serves (any
+ * thread of pe that makes progress: a waiting one, or its progress thread).
+ * Errors: WEFT_EINVAL (an address outside symmetric memory, or a range
+ * running past its region), WEFT_ERANK, WEFT_ENOMEM, the engine's.
+ * Thread-safe. The engine communicator ids WEFT_RMA_COMM_REQ and
+ * WEFT_RMA_COMM_REPLY are this layer's own. */
+#define WEFT_RMA_COMM_REQ   0xffffff01u
+#define WEFT_RMA_COMM_REPLY 0xffffff02u
+
+/* Put len bytes from src (any memory) into pe's dest. Returns once src may
+ * be reused; the data is in place at pe after weft_rma_quiet. Puts to one pe
+ * take effect in the order they were issued. */
+WEFT_API int weft_rma_put(weft_ctx_t *ctx, int pe, void *dest, const void *src, size_t len);
+/* The same, then pe's 64-bit signal at sig set to value (add = 0) or
+ * increased by it (add = 1), never before the data is in place. */
+WEFT_API int weft_rma_put_signal(weft_ctx_t *ctx, int pe, void *dest, const void *src, size_t len,
+                                 uint64_t *sig, uint64_t value, int add);
+/* Copy len bytes of pe's src into dest (any memory); returns when they are
+ * there. */
+WEFT_API int weft_rma_get(weft_ctx_t *ctx, int pe, void *dest, const void *src, size_t len);
+
+/* Atomic operations on a 4- or 8-byte integer of pe's (the bits of a float
+ * or a double for fetch, set and swap). */
+typedef enum weft_rma_amo_op {
+    WEFT_RMA_AMO_FETCH, /* *old = target */
+    WEFT_RMA_AMO_SET,   /* target = operand */
+    WEFT_RMA_AMO_SWAP,  /* *old = target, target = operand */
+    WEFT_RMA_AMO_CSWAP, /* *old = target; if it equals compare, target = operand */
+    WEFT_RMA_AMO_ADD,   /* *old = target, target += operand */
+    WEFT_RMA_AMO_AND,   /* *old = target, target &= operand */
+    WEFT_RMA_AMO_OR,
+    WEFT_RMA_AMO_XOR,
+} weft_rma_amo_op_t;
+/* Apply op to pe's target (size 4 or 8 bytes); *old (if not NULL) receives
+ * the value before. Sequentially consistent; returns once applied. */
+WEFT_API int weft_rma_amo(weft_ctx_t *ctx, int pe, weft_rma_amo_op_t op, void *target, size_t size,
+                          uint64_t operand, uint64_t compare, uint64_t *old);
+/* Wait until every put this process issued is in place at its target. */
+WEFT_API int weft_rma_quiet(weft_ctx_t *ctx);
 
 /* Whether addr lies in a symmetric region of this process (1) or not (0). */
 WEFT_API int weft_rma_is_symmetric(weft_ctx_t *ctx, const void *addr);

@@ -20,6 +20,7 @@
 #include "core/core_int.h"
 #include "rma/rma.h"
 #include "util/log.h"
+#include "util/param.h"
 
 enum { REGION_HEAP, REGION_STATIC, NREGIONS };
 
@@ -31,7 +32,13 @@ typedef struct region {
 
 struct weft__rma {
     region_t regions[NREGIONS];
+    struct weft__rma_net *net; /* rma_net.c */
 };
+
+struct weft__rma_net **weft__rma_net_of(weft_ctx_t *ctx)
+{
+    return &ctx->rma->net;
+}
 
 /* FNV-1a: a job id too long or too odd for a shm name is replaced by it. */
 static uint64_t name_hash(const char *s)
@@ -72,8 +79,13 @@ static int region_share(weft_ctx_t *ctx, int kind, region_t *reg, const char *na
     if (!reg->peer)
         return WEFT_ENOMEM;
     reg->peer[ctx->rank] = reg->base;
+    /* Served before any peer can learn of the region (the fence below). */
+    int nrc = weft__rma_net_start(ctx);
+    if (nrc != WEFT_OK)
+        return nrc;
     if (!ctx->boot)
         return shm_unlink(name) == 0 ? WEFT_OK : WEFT_ESYS;
+    bool map_peers = strcmp(weft__param_str("WEFT_RMA_MAP", "1"), "0") != 0;
     char key[48];
     snprintf(key, sizeof key, "rma%d.%d", kind, ctx->rank);
     region_card_t mine = {.node = ctx->node_leader, .size = reg->size};
@@ -88,8 +100,8 @@ static int region_share(weft_ctx_t *ctx, int kind, region_t *reg, const char *na
         snprintf(key, sizeof key, "rma%d.%d", kind, r);
         if ((rc = weft__boot_get(ctx->boot, key, &card, &len)) != WEFT_OK)
             break;
-        if (card.node != ctx->node_leader)
-            continue; /* another node: reached through the network */
+        if (card.node != ctx->node_leader || !map_peers)
+            continue; /* another node: reached through the engine's messages */
         if (card.size != reg->size) {
             weft_log_error("rma: rank %d's region %d has %llu bytes, this one %zu", r, kind,
                            (unsigned long long)card.size, reg->size);
@@ -332,11 +344,38 @@ void *weft_rma_heap_base(weft_ctx_t *ctx, size_t *size_out)
     return reg ? reg->base : NULL;
 }
 
+bool weft__rma_locate(weft_ctx_t *ctx, const void *addr, size_t len, int *kind, uint64_t *off)
+{
+    const char *a = addr;
+    for (int k = 0; ctx->rma && k < NREGIONS; k++) {
+        const region_t *reg = &ctx->rma->regions[k];
+        if (reg->base && a >= reg->base && a < reg->base + reg->size) {
+            if (len > (size_t)(reg->base + reg->size - a))
+                return false;
+            *kind = k;
+            *off = (uint64_t)(a - reg->base);
+            return true;
+        }
+    }
+    return false;
+}
+
+void *weft__rma_at(weft_ctx_t *ctx, int kind, uint64_t off, size_t len)
+{
+    if (!ctx->rma || kind < 0 || kind >= NREGIONS)
+        return NULL;
+    const region_t *reg = &ctx->rma->regions[kind];
+    if (!reg->base || off > reg->size || len > reg->size - off)
+        return NULL;
+    return reg->base + off;
+}
+
 void weft__rma_fini(weft_ctx_t *ctx)
 {
     struct weft__rma *rma = ctx->rma;
     if (!rma)
         return;
+    weft__rma_net_fini(ctx);
     for (int k = 0; k < NREGIONS; k++) {
         region_t *reg = &rma->regions[k];
         for (int r = 0; reg->peer && r < ctx->size; r++)

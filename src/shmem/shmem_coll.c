@@ -1,12 +1,12 @@
 /* Collectives (§9.9) on teams and on the deprecated active sets.
  *
- * Every member maps every other's symmetric memory, so a collective is a
- * barrier, then each member reading what it needs straight from the others'
- * source buffers, then a barrier (so nobody reuses a source still being
- * read). The barrier is a counter and a generation on the team's first PE
- * (its root), in the library's own words at the start of the symmetric
- * heap: the last to arrive resets the counter, then moves the generation
- * on, which releases the others. An active set is a strided team made for
+ * A collective is a barrier, then each member getting what it needs from
+ * the others' source buffers (a copy out of a mapped PE's memory, else a
+ * get through the engine), then a barrier (so nobody reuses a source still
+ * being read). The barrier is a counter on the team's first PE (its root)
+ * and a generation in every member, in the library's own words at the start
+ * of the symmetric heap: the last to arrive resets the counter, then moves
+ * every member's generation on, which releases it. An active set is a strided team made for
  * the call; its pSync is not touched. */
 #include <complex.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 
 #include "shmem/shmem_int.h"
 
-/* A barrier's words at its root: the team it serves (its key), arrivals,
- * completed barriers. */
+/* A barrier's words: at the team's root, the team it serves (its key) and
+ * the arrivals; in every member's copy, the barriers it saw complete. */
 typedef struct barrier_slot {
     _Alignas(64) _Atomic uint64_t key;
     atomic_long count;
@@ -34,9 +34,21 @@ size_t weft__shmem_sync_size(void)
     return (sizeof(struct weft_shmem_sync) + 4095) / 4096 * 4096;
 }
 
-static struct weft_shmem_sync *sync_of(int pe)
+/* An atomic on pe's copy of a word of the library's sync area (given by its
+ * address in this PE's copy): a CPU atomic when mapped, else a request. */
+static uint64_t sync_amo(int pe, void *word, weft_rma_amo_op_t op, uint64_t v, uint64_t c)
 {
-    return weft_rma_ptr(weft__shmem.ctx, pe, weft__shmem.sync);
+    uint64_t old = 0;
+    int rc = weft_rma_amo(weft__shmem.ctx, pe, op, word, 8, v, c, &old);
+    if (rc != WEFT_OK)
+        weft__shmem_fatal("barrier", "PE %d: %s", pe, weft_strerror(rc));
+    return old;
+}
+
+/* Copy len bytes of pe's src (symmetric) into dest: a get. */
+static void fetch(void *dest, const void *src, size_t len, int pe, const char *fn)
+{
+    weft__shmem_check_rc(weft_rma_get(weft__shmem.ctx, pe, dest, src, len), src, len, pe, fn);
 }
 
 /* The slot of team t at its root: teams that share a root may run barriers
@@ -46,19 +58,12 @@ static struct weft_shmem_sync *sync_of(int pe)
 static barrier_slot_t *slot_of(shmem_team_t t)
 {
     uint64_t key = ((uint64_t)(uint32_t)t->stride << 32 | (uint32_t)t->size) + 1;
-    struct weft_shmem_sync *root = sync_of(t->start);
     uint64_t h = key * 0x9e3779b97f4a7c15ull;
     for (unsigned i = 0; i < BARRIER_SLOTS; i++) {
-        barrier_slot_t *s = &root->slots[(h + i) % BARRIER_SLOTS];
-        uint64_t k = atomic_load(&s->key);
-        if (k == 0) {
-            uint64_t zero = 0;
-            if (atomic_compare_exchange_strong(&s->key, &zero, key))
-                return s;
-            k = zero;
-        }
-        if (k == key)
-            return s;
+        barrier_slot_t *s = &weft__shmem.sync->slots[(h + i) % BARRIER_SLOTS];
+        uint64_t k = sync_amo(t->start, &s->key, WEFT_RMA_AMO_CSWAP, key, 0);
+        if (k == 0 || k == key)
+            return s; /* claimed now, or before */
     }
     weft__shmem_fatal("barrier", "more than %d teams with PE %d as first member", BARRIER_SLOTS,
                       t->start);
@@ -66,14 +71,20 @@ static barrier_slot_t *slot_of(shmem_team_t t)
 
 void weft__shmem_team_barrier(shmem_team_t t)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* quiet: this PE's puts are out */
+    weft_rma_quiet(weft__shmem.ctx); /* this PE's puts are in place */
     if (t->size <= 1)
         return;
+    /* Arrivals are counted at the root; the last to arrive resets the count
+     * and releases every member by moving the generation in the member's
+     * own copy of the slot, where the member waits. So a member waits on
+     * its own memory, and once it has left, nobody needs anything of it
+     * for this barrier (it may stop serving requests: finalize). */
     barrier_slot_t *s = slot_of(t);
     long gen = atomic_load(&s->gen);
-    if (atomic_fetch_add(&s->count, 1) == t->size - 1) {
-        atomic_store(&s->count, 0);
-        atomic_fetch_add(&s->gen, 1);
+    if ((long)sync_amo(t->start, &s->count, WEFT_RMA_AMO_ADD, 1, 0) == t->size - 1) {
+        sync_amo(t->start, &s->count, WEFT_RMA_AMO_SET, 0, 0);
+        for (int i = 0; i < t->size; i++)
+            sync_amo(weft__shmem_team_pe(t, i), &s->gen, WEFT_RMA_AMO_ADD, 1, 0);
         return;
     }
     unsigned spins = 0;
@@ -108,11 +119,6 @@ static shmem_team_t member(shmem_team_t team, const char *fn)
     if (team == SHMEM_TEAM_INVALID || team->my_pe < 0)
         return NULL;
     return team;
-}
-
-static const char *src_of(shmem_team_t t, int i, const void *source, size_t len, const char *fn)
-{
-    return weft__shmem_ptr(source, len, weft__shmem_team_pe(t, i), fn);
 }
 
 /* ---- barrier and sync ---- */
@@ -160,11 +166,8 @@ static void broadcast(shmem_team_t t, void *dest, const void *source, size_t len
     if (root < 0 || root >= t->size)
         weft__shmem_fatal(fn, "root %d is not in the team (size %d)", root, t->size);
     weft__shmem_team_barrier(t);
-    if (t->my_pe != root || root_too) {
-        const char *s = src_of(t, root, source, len, fn);
-        if (len && (char *)dest != s)
-            memmove(dest, s, len);
-    }
+    if (t->my_pe != root || root_too)
+        fetch(dest, source, len, weft__shmem_team_pe(t, root), fn);
     weft__shmem_team_barrier(t);
 }
 
@@ -175,9 +178,11 @@ static void collect(shmem_team_t t, void *dest, const void *source, size_t nelem
     weft__shmem_team_barrier(t);
     char *d = dest;
     for (int i = 0; i < t->size; i++) {
-        size_t n = fixed ? nelems : sync_of(weft__shmem_team_pe(t, i))->collect_n;
-        if (n)
-            memcpy(d, src_of(t, i, source, n * es, fn), n * es);
+        int pe = weft__shmem_team_pe(t, i);
+        size_t n = nelems;
+        if (!fixed)
+            fetch(&n, &weft__shmem.sync->collect_n, sizeof n, pe, fn);
+        fetch(d, source, n * es, pe, fn);
         d += n * es;
     }
     weft__shmem_team_barrier(t);
@@ -188,12 +193,18 @@ static void alltoalls(shmem_team_t t, void *dest, const void *source, ptrdiff_t 
 {
     weft__shmem_team_barrier(t);
     char *d = dest;
+    const char *s = source;
     for (int j = 0; j < t->size; j++) {
-        const char *s = src_of(t, j, source, es, fn);
+        int pe = weft__shmem_team_pe(t, j);
+        size_t first = (size_t)t->my_pe * nelems;
+        if (dst == 1 && sst == 1) { /* one block from each */
+            fetch(d + (size_t)j * nelems * es, s + first * es, nelems * es, pe, fn);
+            continue;
+        }
         for (size_t k = 0; k < nelems; k++) {
             size_t di = ((size_t)j * nelems + k) * (size_t)dst;
-            size_t si = ((size_t)t->my_pe * nelems + k) * (size_t)sst;
-            memcpy(d + di * es, s + si * es, es);
+            size_t si = (first + k) * (size_t)sst;
+            fetch(d + di * es, s + si * es, es, pe, fn);
         }
     }
     weft__shmem_team_barrier(t);
@@ -362,14 +373,14 @@ DEF_ACTIVE(64, 8)
 #define DEF_REDUCE_BODY(T, N, OP)                                                                  \
     static void N##_##OP##_run(shmem_team_t t, T *dest, const T *source, size_t n, const char *fn) \
     {                                                                                              \
-        T *acc = n ? malloc(n * sizeof(T)) : NULL;                                                 \
+        T *acc = n ? malloc(2 * n * sizeof(T)) : NULL, *in = acc ? acc + n : NULL;                 \
         if (n && !acc)                                                                             \
             weft__shmem_fatal(fn, "out of memory");                                                \
         weft__shmem_team_barrier(t);                                                               \
-        for (int i = 0; i < t->size; i++) {                                                        \
-            const T *s = (const T *)src_of(t, i, source, n * sizeof(T), fn);                       \
-            for (size_t k = 0; k < n; k++)                                                         \
-                acc[k] = i ? OP_##OP(acc[k], s[k]) : s[k];                                         \
+        for (int i = 0; i < t->size && n; i++) {                                                   \
+            fetch(i ? in : acc, source, n * sizeof(T), weft__shmem_team_pe(t, i), fn);             \
+            for (size_t k = 0; i && k < n; k++)                                                    \
+                acc[k] = OP_##OP(acc[k], in[k]);                                                   \
         }                                                                                          \
         weft__shmem_team_barrier(t);                                                               \
         if (n)                                                                                     \

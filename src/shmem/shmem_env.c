@@ -55,11 +55,22 @@ void *weft__shmem_bad_ptr(const void *addr, size_t len, int pe, const char *fn)
         weft__shmem_fatal(fn, "PE %d out of range (0 to %d)", pe, weft__shmem.npes - 1);
     if (len == 0)
         return NULL;
-    if (weft_rma_ptr(weft__shmem.ctx, pe, addr))
+    weft_ctx_t *ctx = weft__shmem.ctx;
+    if (!weft_rma_ptr(ctx, weft__shmem.me, addr))
+        weft__shmem_fatal(
+            fn, "address %p is not symmetric (not in the symmetric heap or static data)", addr);
+    if (!weft_rma_ptr_range(ctx, weft__shmem.me, addr, len))
         weft__shmem_fatal(fn, "the %zu bytes at %p run past the end of their symmetric region", len,
                           addr);
-    weft__shmem_fatal(fn, "address %p is not symmetric (not in the symmetric heap or static data)",
-                      addr);
+    return NULL; /* symmetric, only not mapped: the caller goes through the engine */
+}
+
+void weft__shmem_check_rc(int rc, const void *addr, size_t len, int pe, const char *fn)
+{
+    if (rc == WEFT_OK)
+        return;
+    weft__shmem_bad_ptr(addr, len, pe, fn);
+    weft__shmem_fatal(fn, "PE %d: %s", pe, weft_strerror(rc));
 }
 
 void weft__shmem_pause(unsigned *spins)
@@ -158,12 +169,6 @@ static int init(int requested, const char *fn)
     if ((rc = weft_rma_heap_create(weft__shmem.ctx, size + reserved, &base)) != WEFT_OK)
         weft__shmem_fatal(fn, "cannot make a symmetric heap of %zu bytes: %s", size,
                           weft_strerror(rc));
-    for (int pe = 0; pe < weft__shmem.npes; pe++)
-        if (!weft_rma_pe_mapped(weft__shmem.ctx, pe))
-            weft__shmem_fatal(fn,
-                              "PE %d runs on another node: this release of weft's OpenSHMEM "
-                              "needs every PE on one node",
-                              pe);
     weft__shmem.heap = base;
     weft__shmem.heap_size = size + reserved;
     weft__shmem.sync = base;
@@ -253,13 +258,13 @@ WEFT_SHMEM_EXPORT int shmem_num_pes(void)
 WEFT_SHMEM_EXPORT int shmem_pe_accessible(int pe)
 {
     weft__shmem_check_init("shmem_pe_accessible");
-    return pe >= 0 && pe < weft__shmem.npes && weft_rma_pe_mapped(weft__shmem.ctx, pe);
+    return pe >= 0 && pe < weft__shmem.npes; /* mapped, or through the engine */
 }
 
 WEFT_SHMEM_EXPORT int shmem_addr_accessible(const void *addr, int pe)
 {
     weft__shmem_check_init("shmem_addr_accessible");
-    return pe >= 0 && pe < weft__shmem.npes && weft_rma_ptr(weft__shmem.ctx, pe, addr) != NULL;
+    return pe >= 0 && pe < weft__shmem.npes && weft_rma_is_symmetric(weft__shmem.ctx, addr);
 }
 
 WEFT_SHMEM_EXPORT void *shmem_ptr(const void *dest, int pe)
@@ -353,30 +358,32 @@ WEFT_SHMEM_EXPORT int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 }
 
 /* ---- ordering ----
- * Within a node a put is a copy that is complete when it returns; its
- * stores are ordered before later ones by a full fence, which is all that
- * fence and quiet owe. */
+ * A put to a mapped PE is a copy, complete when it returns; one through the
+ * engine is in place once acknowledged. Quiet is a full fence and waits for
+ * those acknowledgements (weft_rma_quiet); fence does the same, which orders
+ * more than it must (puts to one PE are applied in order already, but a
+ * put is ordered after an earlier atomic only by its completion). */
 
 WEFT_SHMEM_EXPORT void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     weft__shmem_check_ctx(ctx, "shmem_ctx_fence");
-    atomic_thread_fence(memory_order_seq_cst);
+    weft_rma_quiet(weft__shmem.ctx);
 }
 
 WEFT_SHMEM_EXPORT void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     weft__shmem_check_ctx(ctx, "shmem_ctx_quiet");
-    atomic_thread_fence(memory_order_seq_cst);
+    weft_rma_quiet(weft__shmem.ctx);
 }
 
 WEFT_SHMEM_EXPORT void shmem_fence(void)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    weft_rma_quiet(weft__shmem.ctx);
 }
 
 WEFT_SHMEM_EXPORT void shmem_quiet(void)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    weft_rma_quiet(weft__shmem.ctx);
 }
 
 /* Cache management: deprecated, nothing to do on coherent memory. */

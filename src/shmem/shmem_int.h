@@ -56,19 +56,14 @@ void weft__shmem_fatal(const char *fn, const char *fmt, ...)
 /* The library must be running. */
 void weft__shmem_check_init(const char *fn);
 
-/* Ends the job saying why addr (len bytes) on pe cannot be reached; returns
- * NULL (nothing to do) for len 0 at a valid PE. */
+/* Ends the job when addr (len bytes) on pe cannot be reached at all (a bad
+ * PE, an address outside symmetric memory, a range past its region's
+ * end); returns NULL otherwise: len 0, or a PE whose memory is not mapped
+ * here and goes through the engine. */
 void *weft__shmem_bad_ptr(const void *addr, size_t len, int pe, const char *fn);
-
-/* Where pe's copy of the symmetric object at addr (len bytes) lies here;
- * ends the job naming fn when addr is not symmetric or pe is out of range. */
-static inline void *weft__shmem_ptr(const void *addr, size_t len, int pe, const char *fn)
-{
-    void *p = weft_rma_ptr_range(weft__shmem.ctx, pe, addr, len ? len : 1);
-    if (__builtin_expect(p == NULL, 0))
-        return weft__shmem_bad_ptr(addr, len, pe, fn);
-    return p;
-}
+/* After a weft_rma_* call on addr at pe: nothing when rc is WEFT_OK, else end
+ * the job saying why. */
+void weft__shmem_check_rc(int rc, const void *addr, size_t len, int pe, const char *fn);
 
 /* A context argument: the default one, or a live one (else the job ends). */
 void weft__shmem_check_ctx(shmem_ctx_t ctx, const char *fn);

@@ -1,8 +1,11 @@
 /* Remote memory access (§9.6) and put-with-signal (§9.8).
  *
- * Every PE maps every other's symmetric memory, so a put is a copy into the
- * target's mapping and a get a copy out of it; both are complete when the
- * call returns, the non-blocking forms included (the standard allows it). */
+ * To a PE whose symmetric memory is mapped here (one node) a put is a copy
+ * into its mapping and a get a copy out of it, complete when the call
+ * returns. To any other PE they go through weft_rma_put/get: a put returns
+ * once its source may be reused and is in place after quiet; a get returns
+ * with the data. The non-blocking forms do the same (the standard allows
+ * them to complete at once). */
 #include <string.h>
 
 #include "shmem/shmem_int.h"
@@ -12,9 +15,13 @@ static inline void put(shmem_ctx_t ctx, void *dest, const void *src, size_t n, i
 {
     if (ctx != SHMEM_CTX_DEFAULT)
         weft__shmem_check_ctx(ctx, fn);
-    void *p = weft__shmem_ptr(dest, n, pe, fn);
-    if (n)
-        memmove(p, src, n);
+    void *p = weft_rma_ptr_range(weft__shmem.ctx, pe, dest, n ? n : 1);
+    if (__builtin_expect(p != NULL, 1)) {
+        if (n)
+            memmove(p, src, n);
+        return;
+    }
+    weft__shmem_check_rc(weft_rma_put(weft__shmem.ctx, pe, dest, src, n), dest, n, pe, fn);
 }
 
 static inline void get(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
@@ -22,39 +29,35 @@ static inline void get(shmem_ctx_t ctx, void *dest, const void *src, size_t n, i
 {
     if (ctx != SHMEM_CTX_DEFAULT)
         weft__shmem_check_ctx(ctx, fn);
-    const void *p = weft__shmem_ptr(src, n, pe, fn);
-    if (n)
-        memmove(dest, p, n);
+    const void *p = weft_rma_ptr_range(weft__shmem.ctx, pe, src, n ? n : 1);
+    if (__builtin_expect(p != NULL, 1)) {
+        if (n)
+            memmove(dest, p, n);
+        return;
+    }
+    weft__shmem_check_rc(weft_rma_get(weft__shmem.ctx, pe, dest, src, n), src, n, pe, fn);
 }
 
-/* Strided: nelems elements of es bytes, dst and sst elements apart. */
+/* Strided: nelems elements of es bytes, dst and sst elements apart; element
+ * by element (a put or get each when pe is not mapped). */
 static void iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t es, int pe, const char *fn)
 {
-    if (ctx != SHMEM_CTX_DEFAULT)
-        weft__shmem_check_ctx(ctx, fn);
-    if (!nelems)
-        return;
-    char *d = weft__shmem_ptr(dest, es, pe, fn);
-    /* The last element must be symmetric too. */
-    weft__shmem_ptr((char *)dest + (ptrdiff_t)(nelems - 1) * dst * (ptrdiff_t)es, es, pe, fn);
+    char *d = dest;
     const char *s = src;
     for (size_t i = 0; i < nelems; i++)
-        memcpy(d + (ptrdiff_t)i * dst * (ptrdiff_t)es, s + (ptrdiff_t)i * sst * (ptrdiff_t)es, es);
+        put(ctx, d + (ptrdiff_t)i * dst * (ptrdiff_t)es, s + (ptrdiff_t)i * sst * (ptrdiff_t)es, es,
+            pe, fn);
 }
 
 static void iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t es, int pe, const char *fn)
 {
-    if (ctx != SHMEM_CTX_DEFAULT)
-        weft__shmem_check_ctx(ctx, fn);
-    if (!nelems)
-        return;
-    const char *s = weft__shmem_ptr(src, es, pe, fn);
-    weft__shmem_ptr((const char *)src + (ptrdiff_t)(nelems - 1) * sst * (ptrdiff_t)es, es, pe, fn);
     char *d = dest;
+    const char *s = src;
     for (size_t i = 0; i < nelems; i++)
-        memcpy(d + (ptrdiff_t)i * dst * (ptrdiff_t)es, s + (ptrdiff_t)i * sst * (ptrdiff_t)es, es);
+        get(ctx, d + (ptrdiff_t)i * dst * (ptrdiff_t)es, s + (ptrdiff_t)i * sst * (ptrdiff_t)es, es,
+            pe, fn);
 }
 
 #define DEF_RMA(T, N)                                                                              \
@@ -253,17 +256,21 @@ WEFT_SHMEM_EXPORT void shmem_getmem_nbi(void *dest, const void *source, size_t n
 static void put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, uint64_t *sig,
                        uint64_t signal, int sig_op, int pe, const char *fn)
 {
-    put(ctx, dest, src, n, pe, fn);
-    _Atomic uint64_t *s = weft__shmem_ptr(sig, sizeof *sig, pe, fn);
-    if (sig_op == SHMEM_SIGNAL_SET)
-        atomic_store_explicit(s, signal, memory_order_release);
-    else if (sig_op == SHMEM_SIGNAL_ADD)
-        atomic_fetch_add_explicit(s, signal, memory_order_release);
-    else
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         weft__shmem_fatal(fn,
                           "signal operation %d is neither SHMEM_SIGNAL_SET nor "
                           "SHMEM_SIGNAL_ADD",
                           sig_op);
+    if (ctx != SHMEM_CTX_DEFAULT)
+        weft__shmem_check_ctx(ctx, fn);
+    /* The data first, then the signal (mapped: a release; through the
+     * engine: one message, applied in that order at the target). */
+    int rc = weft_rma_put_signal(weft__shmem.ctx, pe, dest, src, n, sig, signal,
+                                 sig_op == SHMEM_SIGNAL_ADD);
+    if (rc != WEFT_OK) {
+        weft__shmem_bad_ptr(sig, sizeof *sig, pe, fn);
+        weft__shmem_check_rc(rc, dest, n, pe, fn);
+    }
 }
 
 WEFT_SHMEM_EXPORT void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source,

@@ -226,43 +226,37 @@ WEFT_SHMEM_EXPORT uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, 
 }
 
 /* ---- locks: the lock is PE 0's copy of the symmetric long, holding the
- * owner's PE + 1, or 0 when free. ---- */
+ * owner's PE + 1, or 0 when free; taken and released with atomics there
+ * (CPU atomics when PE 0 is mapped, requests otherwise). ---- */
 
-static long *lock_word(long *lock, const char *fn)
+static uint64_t lock_amo(long *lock, weft_rma_amo_op_t op, uint64_t v, uint64_t c, const char *fn)
 {
     weft__shmem_check_init(fn);
-    return weft__shmem_ptr(lock, sizeof *lock, 0, fn);
+    uint64_t old = 0;
+    weft__shmem_check_rc(weft_rma_amo(weft__shmem.ctx, 0, op, lock, sizeof *lock, v, c, &old), lock,
+                         sizeof *lock, 0, fn);
+    return old;
 }
 
 WEFT_SHMEM_EXPORT int shmem_test_lock(long *lock)
 {
-    long *w = lock_word(lock, "shmem_test_lock");
-    long free_ = 0;
-    return __atomic_compare_exchange_n(w, &free_, (long)weft__shmem.me + 1, false, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED)
-               ? 0
-               : 1;
+    uint64_t me = (uint64_t)weft__shmem.me + 1;
+    return lock_amo(lock, WEFT_RMA_AMO_CSWAP, me, 0, "shmem_test_lock") == 0 ? 0 : 1;
 }
 
 WEFT_SHMEM_EXPORT void shmem_set_lock(long *lock)
 {
-    long *w = lock_word(lock, "shmem_set_lock");
+    uint64_t me = (uint64_t)weft__shmem.me + 1;
     unsigned spins = 0;
-    for (;;) {
-        long free_ = 0;
-        if (__atomic_load_n(w, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(w, &free_, (long)weft__shmem.me + 1, false,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return;
+    while (lock_amo(lock, WEFT_RMA_AMO_CSWAP, me, 0, "shmem_set_lock") != 0)
         weft__shmem_pause(&spins);
-    }
 }
 
 WEFT_SHMEM_EXPORT void shmem_clear_lock(long *lock)
 {
-    long *w = lock_word(lock, "shmem_clear_lock");
-    if (__atomic_load_n(w, __ATOMIC_RELAXED) != (long)weft__shmem.me + 1)
+    uint64_t me = (uint64_t)weft__shmem.me + 1;
+    if (lock_amo(lock, WEFT_RMA_AMO_FETCH, 0, 0, "shmem_clear_lock") != me)
         weft__shmem_fatal("shmem_clear_lock", "this PE does not hold the lock at %p", (void *)lock);
-    shmem_quiet(); /* what was written under the lock is out first (§9.12) */
-    __atomic_store_n(w, 0, __ATOMIC_RELEASE);
+    shmem_quiet(); /* what was written under the lock is in place first (§9.12) */
+    lock_amo(lock, WEFT_RMA_AMO_SET, 0, 0, "shmem_clear_lock");
 }

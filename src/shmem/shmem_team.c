@@ -2,6 +2,7 @@
  * size), which the splits of 1.5 keep: a strided subset of a strided team
  * is strided. So a team is local arithmetic; making one costs the parent
  * a barrier, as the standard's collective splits need, and nothing else. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "shmem/shmem_int.h"
@@ -17,8 +18,32 @@ void weft__shmem_team_init(void)
                                      .size = weft__shmem.npes,
                                      .my_pe = weft__shmem.me,
                                      .predefined = true};
-    /* Every PE is on this node (shmem_init checks): the shared team is all. */
-    shared = world;
+    /* The shared team: the PEs whose memory this one maps (shmem_ptr works
+     * for them), when they form a strided set, as they do when ranks are
+     * placed by node; otherwise this PE alone. */
+    int n = 0, first = -1, stride = 1, last = -1;
+    bool strided = true;
+    for (int pe = 0; pe < weft__shmem.npes; pe++) {
+        if (!weft_rma_pe_mapped(weft__shmem.ctx, pe))
+            continue;
+        if (n == 1)
+            stride = pe - first;
+        else if (n > 1 && pe - last != stride)
+            strided = false;
+        if (n == 0)
+            first = pe;
+        last = pe;
+        n++;
+    }
+    if (strided && n > 0)
+        shared = (struct weft_shmem_team){.start = first,
+                                          .stride = stride,
+                                          .size = n,
+                                          .my_pe = (weft__shmem.me - first) / stride,
+                                          .predefined = true};
+    else
+        shared = (struct weft_shmem_team){
+            .start = weft__shmem.me, .stride = 1, .size = 1, .my_pe = 0, .predefined = true};
 }
 
 shmem_team_t weft__shmem_team_check(shmem_team_t team, const char *fn)

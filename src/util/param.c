@@ -44,6 +44,9 @@ static const weft_param_desc_t params[] = {
      "fixed_spin: how long a waiter spins before it sleeps; yield and fixed_spin: a polling "
      "thread yields its core after this long without any event. Unset, it is 0 on a node "
      "with more ranks than cpus"},
+    {"WEFT_RMA_MAP", "1",
+     "0: do not map the symmetric memory of processes on this node; every one-sided "
+     "operation then goes through the engine's messages, as between nodes"},
     {"WEFT_PROGRESS_THREAD", "0",
      "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
      "transfers advance while every application thread computes"},

@@ -265,6 +265,13 @@ static void test_teams(void)
     } else if (nodd > 0) {
         CHECK(odd == SHMEM_TEAM_INVALID, "even PE in the odd team");
     }
+    /* The shared team: the PEs this one maps, each reachable by shmem_ptr. */
+    int nshared = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    CHECK(nshared >= 1 && shmem_team_my_pe(SHMEM_TEAM_SHARED) >= 0, "shared team");
+    for (int i = 0; i < nshared; i++) {
+        int pe = shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD);
+        CHECK(pe >= 0 && shmem_ptr(&lock, pe) != NULL, "shared team member %d (PE %d)", i, pe);
+    }
     CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y) == 0, "split_2d");
     CHECK(shmem_team_my_pe(x) == me % 2 && shmem_team_my_pe(y) == me / 2, "2d: %d %d",
           shmem_team_my_pe(x), shmem_team_my_pe(y));
