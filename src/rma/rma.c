@@ -255,7 +255,8 @@ copy_pages(void *dst, const void *src, size_t n)
     volatile uint64_t *d = dst;
     const volatile uint64_t *s = src;
     for (size_t i = 0; i < n / 8; i++)
-        d[i] = s[i];
+        if (s[i]) /* the segment starts zeroed: untouched pages stay unallocated */
+            d[i] = s[i];
 }
 
 int weft_rma_expose_static(weft_ctx_t *ctx)
