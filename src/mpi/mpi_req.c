@@ -88,7 +88,8 @@ void weft__mpi_progress(void)
 /* The MPI error of a finished p2p engine request (a cancel is a success). */
 static inline int p2p_error(int wrc)
 {
-    return wrc == WEFT_ECANCELED ? MPI_SUCCESS : weft__mpi_err_from_weft(wrc);
+    /* Success inline: every completion asks, the mapping is out of line. */
+    return wrc == WEFT_OK || wrc == WEFT_ECANCELED ? MPI_SUCCESS : weft__mpi_err_from_weft(wrc);
 }
 
 /* The MPI status of p2p request r whose engine request finished. */
@@ -296,8 +297,8 @@ static bool wait_retire_p2p(MPI_Request *slot, MPI_Status *status, bool set_erro
     if ((r->kind != WEFT_MPI_REQ_SEND && r->kind != WEFT_MPI_REQ_RECV) || r->complete ||
         r->persistent || r->staging || r->user_type || weft__mpi_scheds_active())
         return false;
-    weft_status_t ws;
-    int wrc = weft_sr_wait(weft__mpi.ctx, r->wreq, &ws);
+    weft_status_t ws; /* only read for the caller's status: not copied otherwise */
+    int wrc = weft_sr_wait(weft__mpi.ctx, r->wreq, status ? &ws : NULL);
     *err = p2p_error(wrc);
     if (status) {
         int keep = status->MPI_ERROR;
