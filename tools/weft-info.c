@@ -45,12 +45,13 @@ int main(int argc, char **argv)
     }
     /* What OpenSHMEM programs (libshmem) get. */
     const char *heap = getenv("SHMEM_SYMMETRIC_SIZE");
-    printf("\none-sided memory (OpenSHMEM):\n"
-           "  SHMEM_SYMMETRIC_SIZE = %-10s (default %zuM)\n"
-           "      bytes of symmetric heap per PE (K, M, G suffixes; SMA_SYMMETRIC_SIZE too)\n"
-           "  PEs on this node: the heap and static data mapped, put/get are copies, "
-           "atomics CPU atomics\n"
-           "  PEs on other nodes (or all, WEFT_RMA_MAP=0): requests served by their progress engine\n",
-           heap && *heap ? heap : "(unset)", WEFT_RMA_HEAP_DEFAULT >> 20);
+    printf(
+        "\none-sided memory (OpenSHMEM):\n"
+        "  SHMEM_SYMMETRIC_SIZE = %-10s (default %zuM)\n"
+        "      bytes of symmetric heap per PE (K, M, G suffixes; SMA_SYMMETRIC_SIZE too)\n"
+        "  PEs on this node: the heap and static data mapped, put/get are copies, "
+        "atomics CPU atomics\n"
+        "  PEs on other nodes (or all, WEFT_RMA_MAP=0): requests served by their progress engine\n",
+        heap && *heap ? heap : "(unset)", WEFT_RMA_HEAP_DEFAULT >> 20);
     return 0;
 }

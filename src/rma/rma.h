@@ -22,6 +22,8 @@ void *weft__rma_at(weft_ctx_t *ctx, int kind, uint64_t off, size_t len);
 /* The server of the messages (rma_net.c): started with the first region,
  * before any peer can address it; stopped at the context's end. */
 int weft__rma_net_start(weft_ctx_t *ctx);
+/* Where the context keeps the server (rma.c owns the context's part). */
+struct weft__rma_net **weft__rma_net_of(weft_ctx_t *ctx);
 void weft__rma_net_fini(weft_ctx_t *ctx);
 /* Apply op at p (size 4 or 8): what weft_rma_amo does on mapped memory. */
 uint64_t weft__rma_amo_local(void *p, size_t size, int op, uint64_t operand, uint64_t compare);

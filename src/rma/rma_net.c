@@ -55,8 +55,6 @@ struct weft__rma_net {
     _Atomic uint64_t next_tag; /* reply tags */
 };
 
-struct weft__rma_net **weft__rma_net_of(weft_ctx_t *ctx);
-
 static void free_buf(const weft_comp_entry_t *e, void *arg)
 {
     (void)arg;

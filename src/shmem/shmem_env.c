@@ -170,7 +170,6 @@ static int init(int requested, const char *fn)
         weft__shmem_fatal(fn, "cannot make a symmetric heap of %zu bytes: %s", size,
                           weft_strerror(rc));
     weft__shmem.heap = base;
-    weft__shmem.heap_size = size + reserved;
     weft__shmem.sync = base;
     weft__shmem_mem_init((char *)base + reserved, size);
     weft__shmem_team_init();

@@ -42,9 +42,8 @@ typedef struct weft_shmem_state {
     weft_ctx_t *ctx;
     int me, npes;
     int thread_level;
-    atomic_int initialized; /* 0 never, 1 running, 2 finalized */
-    char *heap;             /* the symmetric heap (weft_rma_heap_create) */
-    size_t heap_size;
+    atomic_int initialized;       /* 0 never, 1 running, 2 finalized */
+    char *heap;                   /* the symmetric heap (weft_rma_heap_create) */
     struct weft_shmem_sync *sync; /* at the heap's start */
 } weft_shmem_state_t;
 
@@ -82,7 +81,6 @@ static inline int weft__shmem_team_pe(shmem_team_t t, int i)
 {
     return t->start + i * t->stride;
 }
-shmem_team_t weft__shmem_team_check(shmem_team_t team, const char *fn);
 
 /* Collectives (shmem_coll.c): a barrier over the members of team (this PE
  * among them), with all memory updates before it visible after it. */

@@ -46,12 +46,6 @@ void weft__shmem_team_init(void)
             .start = weft__shmem.me, .stride = 1, .size = 1, .my_pe = 0, .predefined = true};
 }
 
-shmem_team_t weft__shmem_team_check(shmem_team_t team, const char *fn)
-{
-    weft__shmem_check_init(fn);
-    return team;
-}
-
 WEFT_SHMEM_EXPORT int shmem_team_my_pe(shmem_team_t team)
 {
     weft__shmem_check_init("shmem_team_my_pe");
