@@ -71,6 +71,19 @@ typedef struct region_card {
     uint64_t size;
 } region_card_t;
 
+/* Whether every process maps every region of this one's (one node, and
+ * WEFT_RMA_MAP the same for every rank): then nobody sends it requests. */
+static bool all_mapped(weft_ctx_t *ctx)
+{
+    for (int k = 0; k < NREGIONS; k++) {
+        const region_t *reg = &ctx->rma->regions[k];
+        for (int r = 0; reg->peer && r < ctx->size; r++)
+            if (!reg->peer[r])
+                return false;
+    }
+    return true;
+}
+
 /* Map the regions of kind of the processes on this node; this process's
  * segment (fd) is made and sized. Collective. */
 static int region_share(weft_ctx_t *ctx, int kind, region_t *reg, const char *name)
@@ -128,6 +141,8 @@ static int region_share(weft_ctx_t *ctx, int kind, region_t *reg, const char *na
     /* Everybody mapped (or failed): the names can go. */
     int frc = weft__boot_fence(ctx->boot);
     shm_unlink(name);
+    if (rc == WEFT_OK)
+        weft__rma_net_arm(ctx, !all_mapped(ctx));
     return rc != WEFT_OK ? rc : frc;
 }
 

@@ -25,6 +25,9 @@ int weft__rma_net_start(weft_ctx_t *ctx);
 /* Where the context keeps the server (rma.c owns the context's part). */
 struct weft__rma_net **weft__rma_net_of(weft_ctx_t *ctx);
 void weft__rma_net_fini(weft_ctx_t *ctx);
+/* Run the server in every progress pass (on) or not (off: every process
+ * maps this one's regions, so no request can come). */
+void weft__rma_net_arm(weft_ctx_t *ctx, bool on);
 /* Apply op at p (size 4 or 8): what weft_rma_amo does on mapped memory. */
 uint64_t weft__rma_amo_local(void *p, size_t size, int op, uint64_t operand, uint64_t compare);
 

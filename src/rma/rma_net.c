@@ -207,6 +207,13 @@ int weft__rma_net_start(weft_ctx_t *ctx)
     return WEFT_OK;
 }
 
+void weft__rma_net_arm(weft_ctx_t *ctx, bool on)
+{
+    struct weft__rma_net *n = *weft__rma_net_of(ctx);
+    if (n)
+        weft_progress_arm(ctx, n->progress_id, on);
+}
+
 void weft__rma_net_fini(weft_ctx_t *ctx)
 {
     struct weft__rma_net **np = weft__rma_net_of(ctx);

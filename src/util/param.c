@@ -46,7 +46,8 @@ static const weft_param_desc_t params[] = {
      "with more ranks than cpus"},
     {"WEFT_RMA_MAP", "1",
      "0: do not map the symmetric memory of processes on this node; every one-sided "
-     "operation then goes through the engine's messages, as between nodes"},
+     "operation then goes through the engine's messages, as between nodes (the same value on "
+     "every rank)"},
     {"WEFT_PROGRESS_THREAD", "0",
      "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
      "transfers advance while every application thread computes"},
