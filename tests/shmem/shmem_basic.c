@@ -172,9 +172,23 @@ static void test_lock(void)
     shmem_barrier_all();
     if (me == 0)
         CHECK(*total == 50L * npes, "locked total %ld", *total);
-    CHECK(shmem_test_lock(&lock) == 0 || npes > 1, "test_lock");
+    shmem_barrier_all(); /* PE 0 has read the total */
+    /* test_lock: every PE tries the free lock at once; exactly one gets it,
+     * the others are refused while it holds it. */
+    int got = shmem_test_lock(&lock) == 0;
+    shmem_long_atomic_add(total, got, 0);
     shmem_barrier_all();
-    if (lock == 0 && shmem_long_atomic_fetch(&lock, 0) == me + 1)
+    if (me == 0)
+        CHECK(*total == 50L * npes + 1, "test_lock winners: %ld", *total - 50L * npes);
+    if (!got)
+        CHECK(shmem_test_lock(&lock) == 1, "test_lock while another PE holds it");
+    shmem_barrier_all();
+    if (got)
+        shmem_clear_lock(&lock);
+    shmem_barrier_all();
+    CHECK(shmem_test_lock(&lock) == 0 || npes > 1, "test_lock after clear");
+    shmem_barrier_all();
+    if (shmem_long_atomic_fetch(&lock, 0) == me + 1)
         shmem_clear_lock(&lock);
     shmem_barrier_all();
     shmem_free(total);
