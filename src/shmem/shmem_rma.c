@@ -6,6 +6,7 @@
  * once its source may be reused and is in place after quiet; a get returns
  * with the data. The non-blocking forms do the same (the standard allows
  * them to complete at once). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "shmem/shmem_int.h"
@@ -40,25 +41,22 @@ static inline void get(shmem_ctx_t ctx, void *dest, const void *src, size_t n, i
 
 /* Strided: nelems elements of es bytes, dst and sst elements apart; element
  * by element (a put or get each when pe is not mapped). */
-static void iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                 size_t nelems, size_t es, int pe, const char *fn)
+static void strided(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t nelems, size_t es, int pe, bool to_pe, const char *fn)
 {
     char *d = dest;
     const char *s = src;
-    for (size_t i = 0; i < nelems; i++)
-        put(ctx, d + (ptrdiff_t)i * dst * (ptrdiff_t)es, s + (ptrdiff_t)i * sst * (ptrdiff_t)es, es,
-            pe, fn);
+    for (size_t i = 0; i < nelems; i++) {
+        char *de = d + (ptrdiff_t)i * dst * (ptrdiff_t)es;
+        const char *se = s + (ptrdiff_t)i * sst * (ptrdiff_t)es;
+        if (to_pe)
+            put(ctx, de, se, es, pe, fn);
+        else
+            get(ctx, de, se, es, pe, fn);
+    }
 }
-
-static void iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                 size_t nelems, size_t es, int pe, const char *fn)
-{
-    char *d = dest;
-    const char *s = src;
-    for (size_t i = 0; i < nelems; i++)
-        get(ctx, d + (ptrdiff_t)i * dst * (ptrdiff_t)es, s + (ptrdiff_t)i * sst * (ptrdiff_t)es, es,
-            pe, fn);
-}
+#define iput(ctx, d, s, dst, sst, n, es, pe, fn) strided(ctx, d, s, dst, sst, n, es, pe, true, fn)
+#define iget(ctx, d, s, dst, sst, n, es, pe, fn) strided(ctx, d, s, dst, sst, n, es, pe, false, fn)
 
 #define DEF_RMA(T, N)                                                                              \
     WEFT_SHMEM_EXPORT void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source,          \
