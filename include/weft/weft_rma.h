@@ -105,6 +105,31 @@ WEFT_API int weft_rma_pe_mapped(weft_ctx_t *ctx, int pe);
 /* The heap's start and size (NULL and 0 before weft_rma_heap_create). */
 WEFT_API void *weft_rma_heap_base(weft_ctx_t *ctx, size_t *size_out);
 
+/* ---- shared-memory segments of one process ----
+ * For a front end whose memory is not symmetric (MPI windows): a process
+ * makes a segment of its own, tells its name to the processes of its node
+ * (through its own messages), and they map it. */
+
+/* Bytes of a segment's name, its final NUL included. */
+#define WEFT_RMA_SEG_NAME 96
+
+/* Make a zeroed segment of size bytes (rounded up to pages; 0 makes one
+ * page), mapped here at *base_out; name_out (WEFT_RMA_SEG_NAME bytes)
+ * receives its name. The name stays until weft_rma_seg_unlink: unlink it
+ * once every process that maps it did. Errors: WEFT_EINVAL, WEFT_ESYS,
+ * WEFT_ENOMEM. Thread-safe. */
+WEFT_API int weft_rma_seg_create(weft_ctx_t *ctx, size_t size, char *name_out, void **base_out);
+
+/* Map the segment called name (size bytes, as made) at *base_out. Errors:
+ * WEFT_EINVAL, WEFT_ESYS (no such segment), WEFT_ENOMEM. Thread-safe. */
+WEFT_API int weft_rma_seg_map(weft_ctx_t *ctx, const char *name, size_t size, void **base_out);
+
+/* Remove a segment's name; its memory stays while some process maps it. */
+WEFT_API int weft_rma_seg_unlink(const char *name);
+
+/* Unmap size bytes at base, a segment made or mapped here. */
+WEFT_API int weft_rma_seg_unmap(void *base, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

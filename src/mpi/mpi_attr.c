@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "mpi/mpi_int.h"
+#include "mpi/mpi_win_int.h"
 
 int weft_mpi_unweighted_obj, weft_mpi_weights_empty_obj;
 
@@ -546,7 +546,7 @@ int PMPI_Type_delete_attr(MPI_Datatype t, int keyval)
 }
 WEFT_MPI_ALIAS(Type_delete_attr)
 
-/* ---- windows: keyvals work; no window exists until the RMA layer ---- */
+/* ---- windows ---- */
 
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                            MPI_Win_delete_attr_function *delete_fn, int *keyval, void *extra_state)
@@ -564,18 +564,75 @@ WEFT_MPI_ALIAS(Win_free_keyval)
 
 int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
-    return weft__mpi_err_win(win, MPI_ERR_WIN, "MPI_Win_set_attr");
+    int rc = weft__win_check(win);
+    if (rc)
+        return weft__mpi_err_win(win, rc, "MPI_Win_set_attr");
+    if (keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL)
+        return weft__mpi_err_win(win, MPI_ERR_KEYVAL, "MPI_Win_set_attr");
+    rc = attr_set(KV_WIN, win, &win->attrs, keyval, attribute_val, false);
+    return rc ? weft__mpi_err_win(win, rc, "MPI_Win_set_attr") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Win_set_attr)
 
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
-    return weft__mpi_err_win(win, MPI_ERR_WIN, "MPI_Win_get_attr");
+    int rc = weft__win_check(win);
+    if (rc)
+        return weft__mpi_err_win(win, rc, "MPI_Win_get_attr");
+    if (!attribute_val || !flag)
+        return weft__mpi_err_win(win, MPI_ERR_ARG, "MPI_Win_get_attr");
+    /* The predefined ones (§11.2.6): the base itself, pointers to the rest,
+     * kept in the window so that they live as long as it. */
+    void *pre = NULL;
+    static const int model = MPI_WIN_UNIFIED;
+    switch (keyval) {
+    case MPI_WIN_BASE:
+        pre = win->base;
+        break;
+    case MPI_WIN_SIZE:
+        pre = &win->bytes;
+        break;
+    case MPI_WIN_DISP_UNIT:
+        pre = &win->disp_unit;
+        break;
+    case MPI_WIN_CREATE_FLAVOR:
+        pre = &win->flavor;
+        break;
+    case MPI_WIN_MODEL:
+        pre = (void *)&model;
+        break;
+    default:
+        break;
+    }
+    if (keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL) {
+        *(void **)attribute_val = pre;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    weft_lock_acquire(&weft__mpi.lock);
+    keyval_t *k = kv_get(keyval, KV_WIN);
+    weft_lock_release(&weft__mpi.lock);
+    if (!k)
+        return weft__mpi_err_win(win, MPI_ERR_KEYVAL, "MPI_Win_get_attr");
+    weft_mpi_attr_t **pp = find(&win->attrs, keyval);
+    *flag = pp != NULL;
+    if (pp)
+        *(void **)attribute_val = (*pp)->value;
+    return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Win_get_attr)
 
 int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
-    return weft__mpi_err_win(win, MPI_ERR_WIN, "MPI_Win_delete_attr");
+    int rc = weft__win_check(win);
+    if (rc)
+        return weft__mpi_err_win(win, rc, "MPI_Win_delete_attr");
+    rc = attr_delete(KV_WIN, win, &win->attrs, keyval);
+    return rc ? weft__mpi_err_win(win, rc, "MPI_Win_delete_attr") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Win_delete_attr)
+
+int weft__win_attrs_delete_all(MPI_Win win)
+{
+    return delete_all(KV_WIN, win, &win->attrs);
+}

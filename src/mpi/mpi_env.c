@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi/mpi_int.h"
+#include "mpi/mpi_win_int.h"
 
 weft__mpi_state_t weft__mpi;
 
@@ -88,6 +88,7 @@ static int instance_end(void)
     PMPI_Buffer_detach(&bsend_buf, &bsend_size);
     weft__mpi_req_drain();
     weft__mpi_part_fini();
+    weft__mpi_win_fini();
     if (weft__mpi.progress_id >= 0)
         weft_progress_unregister(weft__mpi.ctx, weft__mpi.progress_id);
     weft__mpi_comms_fini();

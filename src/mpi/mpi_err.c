@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_int.h"
+#include "mpi/mpi_win_int.h"
 
 struct weft_mpi_errhandler weft_mpi_errors_are_fatal = {
     .magic = WEFT_MPI_MAGIC_ERRH, .predefined = true, .kind = WEFT_MPI_ERRH_FATAL};
@@ -228,6 +228,8 @@ static int dispatch(MPI_Errhandler e, void *obj, const char *what, const char *n
     int code = err;
     if (e->kind == WEFT_MPI_ERRH_COMM && e->comm_fn)
         e->comm_fn(obj, &code, fn);
+    else if (e->kind == WEFT_MPI_ERRH_WIN && e->win_fn)
+        e->win_fn(obj, &code, fn);
     else if (e->kind == WEFT_MPI_ERRH_FILE && e->file_fn)
         e->file_fn(obj, &code, fn);
     else if (e->kind == WEFT_MPI_ERRH_SESSION && e->session_fn)
@@ -268,9 +270,11 @@ int weft__mpi_err_win(MPI_Win win, int err, const char *fn)
 {
     if (err == MPI_SUCCESS)
         return err;
-    /* No window can be created yet (one-sided waits for the RMA layer), so the
-     * error is about MPI_WIN_NULL or a bad handle: report it on the world. */
-    return weft__mpi_err(NULL, err, fn);
+    /* MPI_WIN_NULL or a bad handle: the error is the world's. */
+    if (weft__win_check(win) != MPI_SUCCESS)
+        return weft__mpi_err(NULL, err, fn);
+    return dispatch(win->errhandler, &win, "window", win->name[0] ? win->name : "(unnamed)", err,
+                    fn);
 }
 
 /* Files: the default handler is the one attached to MPI_FILE_NULL (§13.7),
@@ -415,24 +419,6 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_call_errhandler)
-
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
-{
-    return weft__mpi_err_win(win, MPI_ERR_WIN, "MPI_Win_set_errhandler");
-}
-WEFT_MPI_ALIAS(Win_set_errhandler)
-
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
-{
-    return weft__mpi_err_win(win, MPI_ERR_WIN, "MPI_Win_get_errhandler");
-}
-WEFT_MPI_ALIAS(Win_get_errhandler)
-
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
-{
-    return weft__mpi_err_win(win, MPI_ERR_WIN, "MPI_Win_call_errhandler");
-}
-WEFT_MPI_ALIAS(Win_call_errhandler)
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {

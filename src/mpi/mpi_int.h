@@ -19,7 +19,8 @@
  *   mpi_attr.c      keyvals and attributes on comms, types, windows
  *   mpi_info.c      MPI_Info
  *   mpi_topo.c      cartesian, graph, dist graph topologies
- *   mpi_unsupported.c  one-sided, I/O, process creation: MPI_ERR_UNSUPPORTED_OPERATION
+ *   mpi_win*.c      one-sided communication (mpi_win_int.h)
+ *   mpi_unsupported.c  process creation: MPI_ERR_UNSUPPORTED_OPERATION
  *   mpi_handle.c    f2c/c2f tables
  *
  * Naming: the library implements PMPI_X; WEFT_MPI_ALIAS(X) next to it makes MPI_X a
@@ -324,11 +325,7 @@ struct weft_mpi_info {
 
 /* ---------------------------------------------------------------- windows, files, messages */
 
-/* Windows exist only as their null handle until the RMA layer; the struct
- * carries the magic so that handle checks work. */
-struct weft_mpi_win {
-    uint32_t magic;
-};
+/* Windows: struct weft_mpi_win is in mpi_win_int.h. */
 
 /* An open file (mpi_file.c). The view maps the stream of data bytes the
  * program sees onto file offsets: the filetype's segments, tiled from disp

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,61 @@ int weft_rma_heap_create(weft_ctx_t *ctx, size_t size, void **base_out)
     if (rc == WEFT_OK)
         *base_out = p;
     return rc;
+}
+
+/* ---- segments of one process (weft_rma_seg_*) ---- */
+
+/* Numbers the segments a process makes, after its region kinds. */
+static atomic_int seg_serial = NREGIONS;
+
+int weft_rma_seg_create(weft_ctx_t *ctx, size_t size, char *name_out, void **base_out)
+{
+    if (!ctx || !name_out || !base_out)
+        return WEFT_EINVAL;
+    size = page_round(size ? size : 1);
+    int fd =
+        segment_create(ctx, atomic_fetch_add(&seg_serial, 1), size, name_out, WEFT_RMA_SEG_NAME);
+    if (fd < 0)
+        return WEFT_ESYS;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(name_out);
+        return WEFT_ENOMEM;
+    }
+    *base_out = p;
+    return WEFT_OK;
+}
+
+int weft_rma_seg_map(weft_ctx_t *ctx, const char *name, size_t size, void **base_out)
+{
+    if (!ctx || !name || !base_out)
+        return WEFT_EINVAL;
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        weft_log_error("rma: shm_open(%s): %s", name, strerror(errno));
+        return WEFT_ESYS;
+    }
+    void *p = mmap(NULL, page_round(size ? size : 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return WEFT_ENOMEM;
+    *base_out = p;
+    return WEFT_OK;
+}
+
+int weft_rma_seg_unlink(const char *name)
+{
+    if (!name)
+        return WEFT_EINVAL;
+    return shm_unlink(name) == 0 ? WEFT_OK : WEFT_ESYS;
+}
+
+int weft_rma_seg_unmap(void *base, size_t size)
+{
+    if (!base)
+        return WEFT_EINVAL;
+    return munmap(base, page_round(size ? size : 1)) == 0 ? WEFT_OK : WEFT_ESYS;
 }
 
 /* The executable's writable data, without its part made read-only after

@@ -1,0 +1,144 @@
+/* MPI one-sided communication (MPI 3.1 chapter 11): the window object and
+ * the interfaces between its three parts.
+ *
+ *   mpi_win.c       windows: creation of the four flavours, free, queries,
+ *                   attributes, info, names, error handlers
+ *   mpi_win_ops.c   put, get, accumulates and atomics; the request server
+ *   mpi_win_sync.c  fence, post/start/complete/wait, lock/unlock, flush
+ *
+ * Every operation finds its target one of three ways (weft__win_path):
+ *   - MAPPED: the target's part of the window is mapped here (this process,
+ *     or a window of memory weft allocated, on the same node): the operation
+ *     is a copy, an accumulate is applied element by element with CPU
+ *     atomics, and it is complete at the target when the call returns;
+ *   - CMA: a window of the application's memory (MPI_Win_create) on the same
+ *     node: puts and gets are single copies by the kernel
+ *     (process_vm_writev/readv), accumulates go as requests;
+ *   - REQUEST: a message to the target's server (a progress callback of the
+ *     target's engine, mpi_win_ops.c), which applies it and answers gets,
+ *     fetches, flushes and locks. Requests from one origin are served in the
+ *     order they were sent (each is eager, below WEFT_WIN_REQ_MAX bytes), so
+ *     a flush request answered means every earlier request is applied.
+ * Targets whose memory is mapped lock through the lock word in their
+ * control block; the server takes the same word for the origins that do
+ * not map it. */
+#ifndef WEFT_MPI_WIN_INT_H
+#define WEFT_MPI_WIN_INT_H
+
+#include "mpi/mpi_int.h"
+
+/* The engine communicator ids of the server's requests and of its replies. */
+#define WEFT_WIN_COMM_REQ   0xffffff03u
+#define WEFT_WIN_COMM_REPLY 0xffffff04u
+/* The largest request (header, target segments and data): eager on every
+ * track, so requests complete in the order they were sent. */
+#define WEFT_WIN_REQ_MAX (8u << 10)
+
+enum { WEFT_WIN_MAPPED, WEFT_WIN_CMA, WEFT_WIN_REQUEST };
+
+/* The lock word's exclusive bit; below it, the number of shared holders. */
+#define WEFT_WIN_LOCK_EXCL (1ull << 62)
+
+/* A target's control block: in shared memory for the flavours weft
+ * allocates (its node's processes use it directly), else in this process. */
+typedef struct weft__win_ctl {
+    _Alignas(64) _Atomic uint64_t lock;
+    atomic_int acc; /* accumulates on types no CPU atomic covers */
+} weft__win_ctl_t;
+
+/* What an origin knows of one target, and its own epoch towards it. */
+typedef struct weft__win_peer {
+    uint64_t base; /* the target's base address in its own process */
+    uint64_t size;
+    int disp_unit;
+    int world; /* world rank */
+    int pid;
+    int path;             /* WEFT_WIN_MAPPED, _CMA or _REQUEST */
+    char *mapped;         /* MAPPED: the target's base here */
+    weft__win_ctl_t *ctl; /* MAPPED: its control block here */
+    /* This process's epoch towards it: the lock it holds (0, or
+     * MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE, with LOCK_HELD when taken rather
+     * than asserted away with MPI_MODE_NOCHECK), and whether it is in the
+     * group of MPI_Win_start. */
+    atomic_int lock;
+    atomic_bool started;
+    /* REQUEST: requests sent since the last flush, and answers awaited. */
+    atomic_long unflushed;
+    atomic_long replies;
+} weft__win_peer_t;
+
+#define WEFT_WIN_LOCK_HELD 0x100
+
+/* A region attached to a dynamic window. */
+typedef struct weft__win_region {
+    struct weft__win_region *next;
+    uintptr_t base;
+    size_t size;
+} weft__win_region_t;
+
+struct weft_mpi_win {
+    uint32_t magic;
+    uint32_t id;   /* the server's key: comm's engine id, the same everywhere */
+    MPI_Comm comm; /* a private duplicate */
+    int rank, size;
+    int flavor;
+    void *base;
+    MPI_Aint bytes;
+    int disp_unit;
+    weft__win_peer_t *peer; /* [size] */
+    weft__win_ctl_t *ctl;   /* this process's control block */
+    bool ctl_own;           /* malloc'd (else in a segment) */
+    /* Segments weft made or mapped for it, unmapped at free. */
+    void **segs;
+    size_t *seg_len;
+    int nsegs;
+    bool alloc_own; /* base is weft's (MPI_Win_allocate without shared memory) */
+    bool serve;     /* some peer reaches this process through the server */
+    /* Dynamic windows: the attached regions, under lock. */
+    weft__win_region_t *regions;
+    pthread_mutex_t lock;
+    /* Epochs. */
+    atomic_bool fence;   /* an access epoch opened by a fence */
+    atomic_int lock_all; /* 0, or 1 + the lock_all's assert */
+    MPI_Group start_group;
+    MPI_Group post_group;
+    MPI_Request *post_reqs; /* the completions awaited from post_group */
+    /* Errors the server found in others' requests, told at their next
+     * flush: [comm rank] of the origin. */
+    atomic_int *req_err;
+    MPI_Info info;
+    MPI_Errhandler errhandler;
+    weft_mpi_attr_t *attrs;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* MPI_SUCCESS when win is a live window, else MPI_ERR_WIN. */
+int weft__win_check(MPI_Win win);
+/* The window with server key id, or NULL (mpi_win.c's table). */
+MPI_Win weft__win_find(uint32_t id);
+
+/* The server (mpi_win_ops.c): started by the first window that needs it,
+ * before its peers can know of the window; armed while such windows live. */
+int weft__win_server_start(void);
+void weft__win_server_use(bool on);
+void weft__mpi_win_fini(void);
+
+/* Wait until every operation this process issued to target t (every target
+ * when t < 0) is complete there; the server's report of bad requests comes
+ * back as an MPI error class. */
+int weft__win_flush(MPI_Win win, int t);
+/* The requests of the lock protocol (mpi_win_sync.c asks, the server
+ * grants): kind LOCK or UNLOCK, lock type; returns the target's answer. */
+int weft__win_lock_remote(MPI_Win win, int t, bool lock, int type);
+/* Take or release the lock word at ctl for type (spinning with progress). */
+void weft__win_lock_word(weft__win_ctl_t *ctl, int type);
+bool weft__win_lock_try(weft__win_ctl_t *ctl, int type);
+void weft__win_unlock_word(weft__win_ctl_t *ctl, int type);
+/* Delete every attribute of win through the delete callbacks (Win_free). */
+int weft__win_attrs_delete_all(MPI_Win win);
+/* Whether [addr, addr + len) lies in one region attached to a dynamic win. */
+bool weft__win_attached(MPI_Win win, uintptr_t addr, size_t len);
+/* Whether this process has an access epoch towards t. */
+bool weft__win_access(MPI_Win win, int t);
+
+#endif
