@@ -241,6 +241,15 @@ static int win_connect(MPI_Win w, card_t *mine, bool segs)
     return rc ? rc : brc;
 }
 
+/* A control block of this process's own (its alignment is a cache line). */
+static weft__win_ctl_t *ctl_new(void)
+{
+    weft__win_ctl_t *c = aligned_alloc(_Alignof(weft__win_ctl_t), sizeof *c);
+    if (c)
+        memset(c, 0, sizeof *c);
+    return c;
+}
+
 static int win_fail(MPI_Win w, int rc, MPI_Comm comm, const char *fn)
 {
     if (w)
@@ -258,7 +267,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     if (rc)
         return weft__mpi_err(comm, rc, "MPI_Win_create");
     w->base = size ? base : NULL;
-    w->ctl = calloc(1, sizeof *w->ctl);
+    w->ctl = ctl_new();
     w->ctl_own = true;
     card_t mine = {0};
     rc = w->ctl ? win_connect(w, &mine, false) : MPI_ERR_NO_MEM;
@@ -439,7 +448,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     int rc = win_begin(comm, info, MPI_WIN_FLAVOR_DYNAMIC, 0, 1, &w);
     if (rc)
         return weft__mpi_err(comm, rc, "MPI_Win_create_dynamic");
-    w->ctl = calloc(1, sizeof *w->ctl);
+    w->ctl = ctl_new();
     w->ctl_own = true;
     card_t mine = {0};
     rc = w->ctl ? win_connect(w, &mine, false) : MPI_ERR_NO_MEM;

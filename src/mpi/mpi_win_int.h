@@ -106,11 +106,35 @@ struct weft_mpi_win {
     /* Errors the server found in others' requests, told at their next
      * flush: [comm rank] of the origin. */
     atomic_int *req_err;
+    /* Requests the server applied: MPI_Win_sync acquires what it released. */
+    atomic_ulong served;
     MPI_Info info;
     MPI_Errhandler errhandler;
     weft_mpi_attr_t *attrs;
     char name[MPI_MAX_OBJECT_NAME];
 };
+
+/* A full memory barrier: what a window's epoch ends with, so that stores
+ * to mapped memory are seen by its next epoch. (TSan does not model
+ * fences: a sequentially consistent read-modify-write stands in.) */
+static inline void weft__win_fence(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    static _Atomic int word;
+    atomic_fetch_add_explicit(&word, 0, memory_order_seq_cst);
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* End what this thread did to its own part of win before what the server
+ * applies next (the server acquires served before each request), and see
+ * what it applied: epochs' ends and MPI_Win_sync. */
+static inline void weft__win_publish(MPI_Win win)
+{
+    atomic_fetch_add_explicit(&win->served, 0, memory_order_acq_rel);
+    weft__win_fence();
+}
 
 /* MPI_SUCCESS when win is a live window, else MPI_ERR_WIN. */
 int weft__win_check(MPI_Win win);

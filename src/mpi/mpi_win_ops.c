@@ -42,7 +42,10 @@ typedef struct win_req {
     uint64_t reply_tag;
     uint64_t len; /* data bytes after the segments */
     int32_t origin, lock_type;
+    uint64_t pad;
 } win_req_t;
+/* The data after the header and the segments is aligned for any type. */
+_Static_assert(sizeof(win_req_t) % 16 == 0, "a request's data is 16-byte aligned");
 
 /* A piece of the target: bytes (off, len) for puts and gets; for
  * accumulates, len elements from off. off is from the target's base. */
@@ -401,6 +404,7 @@ static void serve(const weft_comp_entry_t *e)
         weft__mpi_say("one-sided request for no window of this process, dropped");
         return;
     }
+    (void)atomic_load_explicit(&win->served, memory_order_acquire);
     const win_seg_t *seg = (const win_seg_t *)(r + 1);
     const char *data = (const char *)(seg + r->nseg);
     size_t have = e->length - sizeof *r - r->nseg * sizeof *seg;
@@ -471,6 +475,7 @@ static void serve(const weft_comp_entry_t *e)
     default:
         break;
     }
+    atomic_fetch_add_explicit(&win->served, 1, memory_order_release);
 }
 
 static int server(void *arg)
@@ -679,7 +684,7 @@ int weft__win_flush(MPI_Win win, int t)
             if (weft_progress(weft__mpi.ctx) <= 0)
                 weft_idle(weft__mpi.ctx, &idle);
     }
-    atomic_thread_fence(memory_order_seq_cst);
+    weft__win_fence();
     return rc;
 }
 
@@ -956,10 +961,16 @@ static int win_op(MPI_Win win, op_args_t *a)
             }
         }
         if (a->req) {
-            rec->req = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, win->comm);
-            if (rec->req)
-                atomic_init(&rec->req->greq_done, 0);
-            *a->req = rec->req;
+            /* A generalized request that the last answer completes. */
+            MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, win->comm);
+            if (r) {
+                r->query_fn = NULL;
+                r->free_fn = NULL;
+                r->cancel_fn = NULL;
+                r->extra_state = NULL;
+                atomic_init(&r->greq_done, 0);
+            }
+            *a->req = rec->req = r;
         }
     }
     int path = p->path;

@@ -124,7 +124,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         rc = lock_target(win, rank, held & ~WEFT_WIN_LOCK_HELD, false);
     else
         rc = weft__win_flush(win, rank);
-    atomic_thread_fence(memory_order_seq_cst);
+    weft__win_publish(win);
     atomic_store(&p->lock, 0);
     return rc ? weft__mpi_err_win(win, rc, "MPI_Win_unlock") : MPI_SUCCESS;
 }
@@ -172,7 +172,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
                 rc = lrc;
         }
     }
-    atomic_thread_fence(memory_order_seq_cst);
+    weft__win_publish(win);
     atomic_store(&win->lock_all, 0);
     return rc ? weft__mpi_err_win(win, rc, "MPI_Win_unlock_all") : MPI_SUCCESS;
 }
@@ -236,7 +236,9 @@ int PMPI_Win_sync(MPI_Win win)
     int rc = weft__win_check(win);
     if (rc)
         return weft__mpi_err_win(win, rc, "MPI_Win_sync");
-    atomic_thread_fence(memory_order_seq_cst);
+    /* What this process's server applied is seen from here on, and what
+     * this thread stored is seen by the others. */
+    weft__win_publish(win);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Win_sync)
@@ -265,8 +267,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (rc)
         return weft__mpi_err_win(win, rc, "MPI_Win_fence");
     rc = weft__win_flush(win, -1);
+    weft__win_publish(win);
     int brc = PMPI_Barrier(win->comm);
-    atomic_thread_fence(memory_order_seq_cst);
+    weft__win_publish(win);
     atomic_store(&win->fence, !(assert &MPI_MODE_NOSUCCEED));
     if (!rc)
         rc = brc;
@@ -312,7 +315,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
         free(ranks);
         return weft__mpi_err_win(win, MPI_ERR_NO_MEM, "MPI_Win_post");
     }
-    atomic_thread_fence(memory_order_seq_cst);
+    weft__win_publish(win);
     for (int i = 0; i < n && !rc; i++) {
         rc = PMPI_Irecv(NULL, 0, MPI_BYTE, ranks[i], TAG_COMPLETE, win->comm, &win->post_reqs[i]);
         if (!rc && !(assert &MPI_MODE_NOCHECK))
@@ -386,7 +389,7 @@ static void exposure_end(MPI_Win win)
     MPI_Group g = win->post_group;
     win->post_group = MPI_GROUP_NULL;
     weft__mpi_group_release(g);
-    atomic_thread_fence(memory_order_seq_cst);
+    weft__win_publish(win);
 }
 
 int PMPI_Win_wait(MPI_Win win)
