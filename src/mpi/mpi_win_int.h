@@ -163,6 +163,13 @@ int weft__win_attrs_delete_all(MPI_Win win);
 /* Whether [addr, addr + len) lies in one region attached to a dynamic win. */
 bool weft__win_attached(MPI_Win win, uintptr_t addr, size_t len);
 /* Whether this process has an access epoch towards t. */
-bool weft__win_access(MPI_Win win, int t);
+static inline bool weft__win_access(MPI_Win win, int t)
+{
+    const weft__win_peer_t *p = &win->peer[t];
+    return atomic_load_explicit(&win->lock_all, memory_order_relaxed) ||
+           atomic_load_explicit(&p->lock, memory_order_relaxed) ||
+           atomic_load_explicit(&win->fence, memory_order_relaxed) ||
+           atomic_load_explicit(&p->started, memory_order_relaxed);
+}
 
 #endif

@@ -202,6 +202,15 @@ static void walk_init(walk_t *w, MPI_Datatype t, size_t count, MPI_Aint off)
 
 static bool walk_next(walk_t *w, MPI_Aint *off, size_t *len)
 {
+    if (w->t->contig) {
+        /* One range: the common case, without a step per element. */
+        if (w->e == w->count)
+            return false;
+        w->e = w->count;
+        *off = w->off + w->t->true_lb;
+        *len = w->count * w->t->size;
+        return *len > 0;
+    }
     MPI_Aint ext = weft__mpi_type_extent(w->t);
     while (w->e < w->count) {
         const weft_mpi_seg_t *sg = &w->t->segs[w->s];
@@ -560,7 +569,24 @@ typedef struct op_rec {
     void *ubuf;
     size_t ucount, bytes;
     MPI_Request req;
+    bool heap; /* allocated (else on the stack of a call that finishes it) */
 } op_rec_t;
+
+/* Let rec go: its stage, its type, its request completed. */
+static void rec_drop(op_rec_t *rec)
+{
+    free(rec->stage);
+    if (rec->utype)
+        weft__mpi_type_release(rec->utype);
+    if (rec->req) {
+        MPI_Request r = rec->req;
+        atomic_store_explicit(&r->greq_done, 1, memory_order_release);
+        if (r->freed)
+            weft__mpi_req_free(r);
+    }
+    if (rec->heap)
+        free(rec);
+}
 
 /* Finish rec: its data into the user's buffer, its request complete. */
 static void rec_finish(op_rec_t *rec)
@@ -577,17 +603,8 @@ static void rec_finish(op_rec_t *rec)
             weft__mpi_type_unpack(rec->utype, rec->ubuf, rec->ucount, 0, rec->bytes, packed);
         if (packed != rec->stage)
             free(packed);
-        free(rec->stage);
     }
-    if (rec->utype)
-        weft__mpi_type_release(rec->utype);
-    if (rec->req) {
-        MPI_Request r = rec->req;
-        atomic_store_explicit(&r->greq_done, 1, memory_order_release);
-        if (r->freed)
-            weft__mpi_req_free(r);
-    }
-    free(rec);
+    rec_drop(rec);
 }
 
 static void reply_done(const weft_comp_entry_t *e, void *arg)
@@ -672,9 +689,15 @@ int weft__win_flush(MPI_Win win, int t)
 {
     int lo = t < 0 ? 0 : t, hi = t < 0 ? win->size : t + 1;
     int rc = MPI_SUCCESS;
+    /* Every MPI call moves the others' requests to this process along, a
+     * flush of mapped memory too: a program polling its own window in a
+     * loop of flushes waits for them. */
+    if (win->serve)
+        weft_progress(weft__mpi.ctx);
     for (int r = lo; r < hi; r++) {
         weft__win_peer_t *p = &win->peer[r];
-        if (atomic_exchange(&p->unflushed, 0) > 0) {
+        if (atomic_load_explicit(&p->unflushed, memory_order_relaxed) > 0 &&
+            atomic_exchange(&p->unflushed, 0) > 0) {
             int frc = ask(win, r, K_FLUSH, 0);
             if (frc && !rc)
                 rc = frc;
@@ -892,7 +915,9 @@ static int win_op(MPI_Win win, op_args_t *a)
         if (!basic || (uses_origin && a->otype->reduce_type != basic) ||
             (a->kind != K_ACC && a->rtype->reduce_type != basic))
             return MPI_ERR_TYPE;
-        if (a->op != MPI_REPLACE && a->op != MPI_NO_OP &&
+        /* An operation that moves nothing is not checked against its type
+         * (as the other implementations do). */
+        if (a->op != MPI_REPLACE && a->op != MPI_NO_OP && a->tcount && a->ttype->size &&
             weft__mpi_op_check_type(a->op, basic) != MPI_SUCCESS)
             return MPI_ERR_OP;
     }
@@ -930,15 +955,20 @@ static int win_op(MPI_Win win, op_args_t *a)
      * else a stage the finish unpacks. */
     size_t rbytes = a->kind == K_GACC || a->kind == K_CAS ? nelem * bext : bytes;
     bool reply = a->kind == K_GET || a->kind == K_GACC || a->kind == K_CAS;
-    op_rec_t *rec = NULL;
+    /* Mapped memory and the kernel's copies finish within this call: their
+     * record stays here. */
+    bool sync = p->path == WEFT_WIN_MAPPED ||
+                (p->path == WEFT_WIN_CMA && (a->kind == K_PUT || a->kind == K_GET));
+    op_rec_t *rec = NULL, here = {0};
     char *dest = NULL;
     if (reply) {
-        rec = calloc(1, sizeof *rec);
+        rec = sync ? &here : calloc(1, sizeof *rec);
         if (!rec) {
             free(own);
             free(conv);
             return MPI_ERR_NO_MEM;
         }
+        rec->heap = !sync;
         rec->peer = p;
         atomic_init(&rec->left, 1); /* ours, until the requests are out */
         bool direct = a->rtype->contig && (!basic || bext == basic->size);
@@ -960,7 +990,7 @@ static int win_op(MPI_Win win, op_args_t *a)
                 return MPI_ERR_NO_MEM;
             }
         }
-        if (a->req) {
+        if (a->req && !sync) {
             /* A generalized request that the last answer completes. */
             MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, win->comm);
             if (r) {
@@ -989,10 +1019,16 @@ static int win_op(MPI_Win win, op_args_t *a)
         }
     }
     if (rc == MPI_SUCCESS && path == WEFT_WIN_CMA && (a->kind == K_PUT || a->kind == K_GET)) {
-        if (!cma_move(p, a, toff, a->kind == K_PUT ? (char *)stream : dest, a->kind == K_PUT))
-            p->path = path = WEFT_WIN_REQUEST; /* not allowed here: messages from now on */
-        else
-            path = -1; /* done */
+        if (!cma_move(p, a, toff, a->kind == K_PUT ? (char *)stream : dest, a->kind == K_PUT)) {
+            /* Not allowed here: messages from now on, this one too. */
+            p->path = WEFT_WIN_REQUEST;
+            free(own);
+            free(conv);
+            if (rec)
+                rec_drop(rec);
+            return win_op(win, a);
+        }
+        path = -1; /* done */
     } else if (path == WEFT_WIN_CMA) {
         path = WEFT_WIN_REQUEST;
     }
@@ -1056,16 +1092,42 @@ static int win_op(MPI_Win win, op_args_t *a)
             rc = by_request(win, a, toff, stream, dest, rec, basic);
         }
     }
-    free(own);
-    free(conv);
+    if (own)
+        free(own);
+    if (conv)
+        free(conv);
     if (rec && atomic_fetch_sub(&rec->left, 1) == 1)
         rec_finish(rec); /* every answer is in, or there were none */
-    if (!reply && a->req)
+    if (a->req && (!reply || sync))
         *a->req = done_req(win);
     return rc;
 }
 
 /* ---------------------------------------------------------------- the calls */
+
+static inline bool contig_type(MPI_Datatype t)
+{
+    return t && t->magic == WEFT_MPI_MAGIC_TYPE && t->committed && t->contig;
+}
+
+/* Puts and gets of contiguous data to mapped memory, the common case: the
+ * target's bytes, *len of them, or NULL when anything (an error included)
+ * takes the general path. */
+static inline char *fast_at(MPI_Win win, int target, MPI_Aint disp, MPI_Datatype ot, int oc,
+                            MPI_Datatype tt, int tc, size_t *len)
+{
+    if (weft__win_check(win) || target < 0 || target >= win->size || oc < 0 || tc < 0 ||
+        !contig_type(ot) || !contig_type(tt) || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return NULL;
+    const weft__win_peer_t *p = &win->peer[target];
+    size_t bytes = (size_t)tc * tt->size;
+    MPI_Aint off = disp * p->disp_unit + tt->true_lb;
+    if (p->path != WEFT_WIN_MAPPED || !bytes || (size_t)oc * ot->size != bytes || off < 0 ||
+        (uint64_t)off + bytes > p->size || !weft__win_access(win, target))
+        return NULL;
+    *len = bytes;
+    return p->mapped + off;
+}
 
 static int run(MPI_Win win, op_args_t *a, const char *fn)
 {
@@ -1077,6 +1139,13 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Win win)
 {
+    size_t len;
+    char *t = fast_at(win, target_rank, target_disp, origin_datatype, origin_count, target_datatype,
+                      target_count, &len);
+    if (t) {
+        memmove(t, weft__mpi_at(origin_addr, origin_datatype->true_lb), len);
+        return MPI_SUCCESS;
+    }
     op_args_t a = {K_PUT,       origin_addr, origin_count, origin_datatype, NULL, 0,   NULL, NULL,
                    target_rank, target_disp, target_count, target_datatype, NULL, NULL};
     return run(win, &a, "MPI_Put");
@@ -1086,6 +1155,13 @@ WEFT_MPI_ALIAS(Put)
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    size_t len;
+    const char *t = fast_at(win, target_rank, target_disp, origin_datatype, origin_count,
+                            target_datatype, target_count, &len);
+    if (t) {
+        memmove(weft__mpi_at(origin_addr, origin_datatype->true_lb), t, len);
+        return MPI_SUCCESS;
+    }
     op_args_t a = {K_GET,       origin_addr, origin_count, origin_datatype, NULL, 0,   NULL, NULL,
                    target_rank, target_disp, target_count, target_datatype, NULL, NULL};
     return run(win, &a, "MPI_Get");

@@ -45,13 +45,6 @@ void weft__win_unlock_word(weft__win_ctl_t *ctl, int type)
         atomic_fetch_sub(&ctl->lock, 1);
 }
 
-bool weft__win_access(MPI_Win win, int t)
-{
-    const weft__win_peer_t *p = &win->peer[t];
-    return atomic_load(&win->fence) || atomic_load(&win->lock_all) || atomic_load(&p->lock) ||
-           atomic_load(&p->started);
-}
-
 /* Take (lock) or give back the lock of type on target t. */
 static int lock_target(MPI_Win win, int t, int type, bool lock)
 {
@@ -195,6 +188,8 @@ static int flush_common(MPI_Win win, int rank, bool all, bool local, const char 
     if (local) {
         /* Puts and accumulates left their buffers when issued: local
          * completion waits only for the answers of gets and fetches. */
+        if (win->serve)
+            weft_progress(weft__mpi.ctx);
         for (int r = lo; r < hi; r++) {
             weft_idle_t idle = {0};
             while (atomic_load(&win->peer[r].replies) > 0)
@@ -209,6 +204,16 @@ static int flush_common(MPI_Win win, int rank, bool all, bool local, const char 
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    /* Mapped memory inside a passive epoch: only the memory barrier. */
+    if (!weft__win_check(win) && rank >= 0 && rank < win->size &&
+        win->peer[rank].path == WEFT_WIN_MAPPED &&
+        (atomic_load_explicit(&win->lock_all, memory_order_relaxed) ||
+         atomic_load_explicit(&win->peer[rank].lock, memory_order_relaxed))) {
+        weft__win_fence();
+        if (win->serve)
+            weft_progress(weft__mpi.ctx); /* the others' requests to this process */
+        return MPI_SUCCESS;
+    }
     return flush_common(win, rank, false, false, "MPI_Win_flush");
 }
 WEFT_MPI_ALIAS(Win_flush)
@@ -238,6 +243,8 @@ int PMPI_Win_sync(MPI_Win win)
         return weft__mpi_err_win(win, rc, "MPI_Win_sync");
     /* What this process's server applied is seen from here on, and what
      * this thread stored is seen by the others. */
+    if (win->serve)
+        weft_progress(weft__mpi.ctx); /* a program polling its window waits for those */
     weft__win_publish(win);
     return MPI_SUCCESS;
 }
