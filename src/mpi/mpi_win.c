@@ -517,13 +517,23 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 }
 WEFT_MPI_ALIAS(Win_detach)
 
-/* Whether [addr, addr + len) lies in one region attached to win. */
+/* Whether [addr, addr + len) lies in regions attached to win (one, or
+ * several that touch). */
 bool weft__win_attached(MPI_Win win, uintptr_t addr, size_t len)
 {
-    bool ok = false;
     pthread_mutex_lock(&win->lock);
-    for (weft__win_region_t *r = win->regions; r && !ok; r = r->next)
-        ok = addr >= r->base && addr - r->base <= r->size && len <= r->size - (addr - r->base);
+    uintptr_t end = addr + len;
+    bool moved = true;
+    while (addr < end && moved) {
+        moved = false;
+        for (weft__win_region_t *r = win->regions; r; r = r->next)
+            if (addr >= r->base && addr < r->base + r->size) {
+                addr = r->base + r->size;
+                moved = true;
+                break;
+            }
+    }
+    bool ok = addr >= end && (len || win->regions);
     pthread_mutex_unlock(&win->lock);
     return ok;
 }

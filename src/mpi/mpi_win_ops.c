@@ -23,6 +23,7 @@
  * for; the origin's handler finishes the operation when its last answer
  * is in. */
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -82,11 +83,32 @@ static int op_index(MPI_Op op)
 
 /* ---------------------------------------------------------------- applying */
 
-static void acc_lock(weft__win_ctl_t *ctl)
+/* The target's accumulate lock (ctl->acc: -1 held exclusively, else the
+ * number of shared holders). Appliers of CPU atomics (short runs of 1 to 8
+ * byte elements) share it; an applier of a whole run at once (a long run,
+ * or elements no CPU atomic covers) holds it alone. So the two never touch
+ * one element at the same time, and long runs go at memory speed. */
+#define ACC_BULK 16
+
+static void acc_enter(weft__win_ctl_t *ctl, bool alone)
 {
-    int z = 0;
-    while (!atomic_compare_exchange_weak(&ctl->acc, &z, 1))
-        z = 0;
+    for (unsigned spins = 1;; spins++) {
+        int v = atomic_load_explicit(&ctl->acc, memory_order_relaxed);
+        if ((alone ? v == 0 : v >= 0) &&
+            atomic_compare_exchange_weak_explicit(&ctl->acc, &v, alone ? -1 : v + 1,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return;
+        if (spins % 64 == 0)
+            sched_yield(); /* the holder may be waiting for this core */
+    }
+}
+
+static void acc_leave(weft__win_ctl_t *ctl, bool alone)
+{
+    if (alone)
+        atomic_store_explicit(&ctl->acc, 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(&ctl->acc, 1, memory_order_release);
 }
 
 /* The value op gives from origin element in and target value cur. */
@@ -126,15 +148,16 @@ static void apply(MPI_Op op, MPI_Datatype basic, char *tgt, const char *src, siz
 {
     size_t ext = (size_t)weft__mpi_type_extent(basic);
     bool int_like = basic->basic == WEFT_MPI_B_INT || basic->basic == WEFT_MPI_B_UINT;
-    if (basic->size != ext || (ext != 1 && ext != 2 && ext != 4 && ext != 8)) {
-        acc_lock(ctl);
+    if (basic->size != ext || (ext != 1 && ext != 2 && ext != 4 && ext != 8) || n >= ACC_BULK) {
+        acc_enter(ctl, true);
         if (old)
             memcpy(old, tgt, n * ext);
         if (op != MPI_NO_OP)
             weft__mpi_op_apply(op, src, tgt, n, basic);
-        atomic_store_explicit(&ctl->acc, 0, memory_order_release);
+        acc_leave(ctl, true);
         return;
     }
+    acc_enter(ctl, false);
     for (size_t i = 0; i < n; i++, tgt += ext, src += ext, old = old ? old + ext : NULL) {
         const char *in = src;
         switch (ext) {
@@ -152,11 +175,14 @@ static void apply(MPI_Op op, MPI_Datatype basic, char *tgt, const char *src, siz
             break;
         }
     }
+    acc_leave(ctl, false);
 }
 
 /* Compare-and-swap of one element of ext bytes (1, 2, 4 or 8). */
-static void cas(char *tgt, const char *val, const char *cmp, char *old, size_t ext)
+static void cas(char *tgt, const char *val, const char *cmp, char *old, size_t ext,
+                weft__win_ctl_t *ctl)
 {
+    acc_enter(ctl, false);
 #define CAS_ONE(T)                                                                                 \
     do {                                                                                           \
         T c, v;                                                                                    \
@@ -180,6 +206,7 @@ static void cas(char *tgt, const char *val, const char *cmp, char *old, size_t e
         break;
     }
 #undef CAS_ONE
+    acc_leave(ctl, false);
 }
 
 /* ---------------------------------------------------------------- walking the target */
@@ -465,7 +492,7 @@ static void serve(const weft_comp_entry_t *e)
         if (!t)
             atomic_store(err, MPI_ERR_RMA_RANGE);
         else if (out)
-            cas(t, data, data + ext, out, ext);
+            cas(t, data, data + ext, out, ext, win->ctl);
         if (out)
             answer(e->source, r->reply_tag, out, ext);
         break;
@@ -907,6 +934,15 @@ static int win_op(MPI_Win win, op_args_t *a)
         return MPI_ERR_TYPE;
     if (!weft__win_access(win, a->target))
         return MPI_ERR_RMA_SYNC;
+    /* Nothing to move, anywhere: done, whatever the types (as the other
+     * implementations do). */
+    bool has_result = a->kind == K_GET || a->kind == K_GACC || a->kind == K_CAS;
+    if ((!a->tcount || !a->ttype->size) && (!uses_origin || !a->ocount || !a->otype->size) &&
+        (!has_result || !a->rcount || !a->rtype->size)) {
+        if (a->req)
+            *a->req = done_req(win);
+        return MPI_SUCCESS;
+    }
     MPI_Datatype basic = NULL;
     if (a->kind == K_ACC || a->kind == K_GACC || a->kind == K_CAS) {
         if (!a->op || a->op->magic != WEFT_MPI_MAGIC_OP || !a->op->predefined)
@@ -1034,7 +1070,7 @@ static int win_op(MPI_Win win, op_args_t *a)
     }
     if (rc == MPI_SUCCESS && path == WEFT_WIN_MAPPED) {
         if (a->kind == K_CAS) {
-            cas(weft__mpi_at(mapped, toff), stream, a->cbuf, dest, bext);
+            cas(weft__mpi_at(mapped, toff), stream, a->cbuf, dest, bext, p->ctl);
         } else if (a->kind == K_PUT || a->kind == K_GET) {
             walk_t w;
             walk_init(&w, a->ttype, (size_t)a->tcount, toff);

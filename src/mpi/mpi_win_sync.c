@@ -50,10 +50,18 @@ static int lock_target(MPI_Win win, int t, int type, bool lock)
 {
     weft__win_peer_t *p = &win->peer[t];
     if (p->path == WEFT_WIN_MAPPED) {
-        if (lock)
+        if (lock) {
+            /* Where the server also takes this word (for the origins that
+             * do not map it), let it grant what waits first: a process
+             * locking its own part in a loop would keep them out. */
+            if (win->serve)
+                weft_progress(weft__mpi.ctx);
             weft__win_lock_word(p->ctl, type);
-        else
+        } else {
             weft__win_unlock_word(p->ctl, type);
+            if (win->serve)
+                weft_progress(weft__mpi.ctx);
+        }
         return MPI_SUCCESS;
     }
     if (!lock) {
