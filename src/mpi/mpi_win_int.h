@@ -65,6 +65,9 @@ typedef struct weft__win_peer {
     /* REQUEST: requests sent since the last flush, and answers awaited. */
     atomic_long unflushed;
     atomic_long replies;
+    /* The first failure of a request or an answer (its MPI class: the
+     * target died, MPIX_ERR_PROC_FAILED), told by the next flush. */
+    atomic_int err;
 } weft__win_peer_t;
 
 #define WEFT_WIN_LOCK_HELD 0x100

@@ -639,6 +639,10 @@ static void reply_done(const weft_comp_entry_t *e, void *arg)
     (void)arg;
     op_rec_t *rec = e->user_context;
     weft__win_peer_t *peer = rec->peer;
+    if (e->error != WEFT_OK) {
+        int none = 0;
+        atomic_compare_exchange_strong(&peer->err, &none, weft__mpi_err_from_weft(e->error));
+    }
     if (atomic_fetch_sub(&rec->left, 1) == 1)
         rec_finish(rec);
     atomic_fetch_sub(&peer->replies, 1);
@@ -659,7 +663,7 @@ static int expect(weft__win_peer_t *peer, uint64_t tag, void *at, size_t len, op
     if (rc != WEFT_OK) {
         atomic_fetch_sub(&peer->replies, 1);
         atomic_fetch_sub(&rec->left, 1);
-        return MPI_ERR_OTHER;
+        return weft__mpi_err_from_weft(rc);
     }
     return MPI_SUCCESS;
 }
@@ -670,7 +674,7 @@ static int send_req(weft__win_peer_t *peer, char *buf, size_t len)
                                 weft_handler_comp(&srv.free_buf), buf);
     if (rc != WEFT_OK) {
         free(buf);
-        return MPI_ERR_OTHER;
+        return weft__mpi_err_from_weft(rc);
     }
     return MPI_SUCCESS;
 }
@@ -704,7 +708,8 @@ static int ask(MPI_Win win, int t, int kind, int lock_type)
         if (weft_progress(weft__mpi.ctx) <= 0)
             weft_idle(weft__mpi.ctx, &idle);
     free(rec);
-    return rc ? rc : code;
+    int err = atomic_exchange(&peer->err, 0);
+    return rc ? rc : err ? err : code;
 }
 
 int weft__win_lock_remote(MPI_Win win, int t, bool lock, int type)
@@ -733,6 +738,10 @@ int weft__win_flush(MPI_Win win, int t)
         while (atomic_load(&p->replies) > 0)
             if (weft_progress(weft__mpi.ctx) <= 0)
                 weft_idle(weft__mpi.ctx, &idle);
+        int err =
+            atomic_load_explicit(&p->err, memory_order_relaxed) ? atomic_exchange(&p->err, 0) : 0;
+        if (err && !rc)
+            rc = err;
     }
     weft__win_fence();
     return rc;
