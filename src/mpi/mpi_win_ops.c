@@ -1180,6 +1180,21 @@ static int run(MPI_Win win, op_args_t *a, const char *fn)
     return rc ? weft__mpi_err_win(win, rc, fn) : MPI_SUCCESS;
 }
 
+/* Accumulates of a predefined type to mapped memory (one type at both
+ * ends, as Fetch_and_op always has): the target's element, or NULL for
+ * the general path. */
+static inline char *fast_acc(MPI_Win win, int target, MPI_Aint disp, MPI_Datatype t, int count,
+                             MPI_Op op, weft__win_ctl_t **ctl)
+{
+    size_t len;
+    char *at = fast_at(win, target, disp, t, count, t, count, &len);
+    if (!at || !t->predefined || !op || op->magic != WEFT_MPI_MAGIC_OP || !op->predefined ||
+        (op != MPI_REPLACE && op != MPI_NO_OP && weft__mpi_op_check_type(op, t) != MPI_SUCCESS))
+        return NULL;
+    *ctl = win->peer[target].ctl;
+    return at;
+}
+
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Win win)
@@ -1217,6 +1232,15 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    weft__win_ctl_t *ctl;
+    char *t = origin_datatype == target_datatype && origin_count == target_count
+                  ? fast_acc(win, target_rank, target_disp, target_datatype, target_count, op, &ctl)
+                  : NULL;
+    if (t) {
+        apply(op, target_datatype, t, weft__mpi_at(origin_addr, 0), (size_t)target_count, NULL,
+              ctl);
+        return MPI_SUCCESS;
+    }
     op_args_t a = {K_ACC,       origin_addr, origin_count, origin_datatype, NULL, 0,   NULL, NULL,
                    target_rank, target_disp, target_count, target_datatype, op,   NULL};
     return run(win, &a, "MPI_Accumulate");
@@ -1239,6 +1263,12 @@ WEFT_MPI_ALIAS(Get_accumulate)
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    weft__win_ctl_t *ctl;
+    char *t = fast_acc(win, target_rank, target_disp, datatype, 1, op, &ctl);
+    if (t && result_addr && (origin_addr || op == MPI_NO_OP)) {
+        apply(op, datatype, t, origin_addr, 1, result_addr, ctl);
+        return MPI_SUCCESS;
+    }
     op_args_t a = {K_GACC, origin_addr, 1,           datatype, result_addr, 1,  datatype,
                    NULL,   target_rank, target_disp, 1,        datatype,    op, NULL};
     return run(win, &a, "MPI_Fetch_and_op");
@@ -1257,6 +1287,12 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     if (rc)
         return weft__mpi_err_win(win, weft__win_check(win) ? MPI_ERR_WIN : rc,
                                  "MPI_Compare_and_swap");
+    weft__win_ctl_t *ctl;
+    char *t = fast_acc(win, target_rank, target_disp, datatype, 1, MPI_REPLACE, &ctl);
+    if (t && origin_addr && compare_addr && result_addr) {
+        cas(t, origin_addr, compare_addr, result_addr, datatype->size, ctl);
+        return MPI_SUCCESS;
+    }
     op_args_t a = {K_CAS,       origin_addr, 1, datatype, result_addr, 1,   datatype, compare_addr,
                    target_rank, target_disp, 1, datatype, MPI_REPLACE, NULL};
     return run(win, &a, "MPI_Compare_and_swap");
