@@ -4,9 +4,11 @@
 #
 #   bench/run_rma.sh [BUILD_DIR] [LAUNCHES] [mpi_rma options...]
 #       (default build/rel, 5; options e.g. --win create, --max 64K --overlap 0)
-#   RMA_TCP=1 bench/run_rma.sh ...   over loopback tcp (weft's tcp driver with
-#                                    WEFT_RMA_MAP=0, Open MPI's tcp btl; MPICH
-#                                    here has no plain tcp path and is skipped)
+#   RMA_TCP=1 bench/run_rma.sh ...   over loopback tcp: weft's tcp driver with
+#                                    WEFT_RMA_MAP=0, without and with a progress
+#                                    thread (weft-pt); Open MPI's tcp btl with
+#                                    osc pt2pt (osc sm would map the window);
+#                                    MPICH (ch4:ucx) with UCX_TLS=tcp,self
 #
 # Prints, per measurement, the median over the launches of each library's
 # value (itself a median of --runs batches), the range, and weft / peer.
@@ -22,11 +24,11 @@ src=("$here/mpi_rma.c" "$here/bench_common.c")
 flags=(-O2 -D_GNU_SOURCE -pthread -I"$here")
 "$build/bin/mpicc" "${flags[@]}" "${src[@]}" -o "$out/weft"
 impls=(weft)
+[ "${RMA_TCP:-0}" = 1 ] && impls+=(weft-pt)
 command -v mpicc.openmpi >/dev/null && mpicc.openmpi "${flags[@]}" "${src[@]}" -o "$out/ompi" &&
     impls+=(ompi)
-if [ "${RMA_TCP:-0}" != 1 ] && command -v mpicc.mpich >/dev/null; then
-    mpicc.mpich "${flags[@]}" "${src[@]}" -o "$out/mpich" && impls+=(mpich)
-fi
+command -v mpicc.mpich >/dev/null && mpicc.mpich "${flags[@]}" "${src[@]}" -o "$out/mpich" &&
+    impls+=(mpich)
 args=(--runs 5 "$@")
 for ((l = 0; l < launches; l++)); do
     for impl in "${impls[@]}"; do
@@ -37,11 +39,21 @@ for ((l = 0; l < launches; l++)); do
             else
                 "$build/bin/mpirun" -n 2 "$out/weft" "${args[@]}"
             fi ;;
+        weft-pt)
+            WEFT_DRIVERS=tcp WEFT_RMA_MAP=0 WEFT_PROGRESS_THREAD=1 \
+                "$build/bin/mpirun" -n 2 "$out/weft" "${args[@]}" ;;
         ompi)
-            btl=vader
-            [ "${RMA_TCP:-0}" = 1 ] && btl=tcp
-            mpirun.openmpi -n 2 --mca btl self,$btl "$out/ompi" "${args[@]}" 2>/dev/null || true ;;
-        mpich) mpirun.mpich -n 2 "$out/mpich" "${args[@]}" 2>/dev/null || true ;;
+            if [ "${RMA_TCP:-0}" = 1 ]; then
+                mpirun.openmpi -n 2 --mca btl self,tcp --mca osc pt2pt "$out/ompi" "${args[@]}"
+            else
+                mpirun.openmpi -n 2 --mca btl self,vader "$out/ompi" "${args[@]}"
+            fi 2>/dev/null || true ;; # its osc sm crashes in MPI_Compare_and_swap here
+        mpich)
+            if [ "${RMA_TCP:-0}" = 1 ]; then
+                UCX_TLS=tcp,self mpirun.mpich -n 2 "$out/mpich" "${args[@]}"
+            else
+                mpirun.mpich -n 2 "$out/mpich" "${args[@]}"
+            fi 2>/dev/null || true ;;
         esac | grep '^csv' | sed "s/^/$impl,/" >>"$out/all"
     done
 done
@@ -49,7 +61,7 @@ python3 - "$out/all" "${impls[@]}" <<'EOS'
 import sys, statistics
 vals, order = {}, []
 impls = sys.argv[2:]
-names = {"weft": "weft", "ompi": "Open MPI", "mpich": "MPICH"}
+names = {"weft": "weft", "weft-pt": "weft+pt", "ompi": "Open MPI", "mpich": "MPICH"}
 for line in open(sys.argv[1]):
     lib, _, bench, param, metric, value = line.strip().split(",")
     key = (bench, param, metric)

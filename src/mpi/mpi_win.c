@@ -118,6 +118,7 @@ static void win_destroy(MPI_Win w)
     }
     free(w->peer);
     free((void *)w->req_err);
+    free((void *)w->rdv_pending);
     if (w->info)
         weft__mpi_info_release(w->info);
     if (w->errhandler)
@@ -168,9 +169,10 @@ static int win_begin(MPI_Comm comm, MPI_Info info, int flavor, MPI_Aint size, in
     w->size = w->comm->size;
     w->peer = calloc((size_t)w->size, sizeof *w->peer);
     w->req_err = calloc((size_t)w->size, sizeof *w->req_err);
+    w->rdv_pending = calloc((size_t)w->size, sizeof *w->rdv_pending);
     if (info != MPI_INFO_NULL)
         rc = weft__mpi_info_dup_internal(info, &w->info);
-    if (!w->peer || !w->req_err || rc) {
+    if (!w->peer || !w->req_err || !w->rdv_pending || rc) {
         free(node);
         win_destroy(w);
         return rc ? rc : MPI_ERR_NO_MEM;

@@ -30,6 +30,10 @@
 /* The engine communicator ids of the server's requests and of its replies. */
 #define WEFT_WIN_COMM_REQ   0xffffff03u
 #define WEFT_WIN_COMM_REPLY 0xffffff04u
+/* ... and of the data of large puts, which go by the engine's rendezvous
+ * straight from the origin's buffer into the target's memory. */
+#define WEFT_WIN_COMM_DATA 0xffffff05u
+#define WEFT_WIN_PUT_RDV   (64u << 10) /* from this size on */
 /* The largest request (header, target segments and data): eager on every
  * track, so requests complete in the order they were sent. */
 #define WEFT_WIN_REQ_MAX (8u << 10)
@@ -109,6 +113,9 @@ struct weft_mpi_win {
     /* Errors the server found in others' requests, told at their next
      * flush: [comm rank] of the origin. */
     atomic_int *req_err;
+    /* Large puts whose data is still arriving, [comm rank] of the origin:
+     * its flush and unlock wait for them. */
+    atomic_int *rdv_pending;
     /* Requests the server applied: MPI_Win_sync acquires what it released. */
     atomic_ulong served;
     MPI_Info info;

@@ -34,7 +34,7 @@
 
 #define SLOTS 16
 
-enum { K_PUT = 1, K_GET, K_ACC, K_GACC, K_CAS, K_FLUSH, K_LOCK, K_UNLOCK };
+enum { K_PUT = 1, K_GET, K_ACC, K_GACC, K_CAS, K_FLUSH, K_LOCK, K_UNLOCK, K_PUT_RDV };
 
 typedef struct win_req {
     uint32_t win, kind;
@@ -333,6 +333,21 @@ static bool runs_next(runs_t *r, MPI_Aint *off, size_t *n)
 
 /* ---------------------------------------------------------------- the server */
 
+/* A flush or unlock waiting for large puts' data (win->rdv_pending). */
+typedef struct held {
+    struct held *next;
+    MPI_Win win;
+    int origin, source, kind, lock_type;
+    uint64_t reply_tag;
+} held_t;
+
+/* Where a large put's data lands: counted until it is in. */
+typedef struct rdv_in {
+    MPI_Win win;
+    int origin;
+    char *scratch; /* a put outside the window: received here, dropped */
+} rdv_in_t;
+
 typedef struct pending_lock {
     struct pending_lock *next;
     MPI_Win win;
@@ -347,7 +362,11 @@ static struct {
     char *slot[SLOTS];
     int progress_id;
     atomic_int users;
-    weft_handler_t free_buf, reply_done;
+    weft_handler_t free_buf, reply_done, data_in, data_sent;
+    weft_counter_t fire; /* sends that need nothing done once sent */
+    /* Flushes and unlocks held back until their origin's large puts are in
+     * place; the server's own. */
+    struct held *held;
     pending_lock_t *locks; /* waiting for the lock word; the server's own */
     _Atomic uint64_t next_tag;
 } srv;
@@ -428,6 +447,94 @@ static int retry_locks(void)
     return n;
 }
 
+static void data_in(const weft_comp_entry_t *e, void *arg)
+{
+    (void)arg;
+    rdv_in_t *in = e->user_context;
+    if (e->error != WEFT_OK) {
+        int none = 0;
+        atomic_compare_exchange_strong(&in->win->req_err[in->origin], &none,
+                                       weft__mpi_err_from_weft(e->error));
+    }
+    free(in->scratch);
+    atomic_fetch_sub_explicit(&in->win->rdv_pending[in->origin], 1, memory_order_release);
+    free(in);
+}
+
+/* A flush or an unlock: answered now, or held until the origin's large
+ * puts are in place. */
+static void finish_epoch_op(MPI_Win win, int origin, int source, int kind, int lock_type,
+                            uint64_t tag)
+{
+    if (atomic_load_explicit(&win->rdv_pending[origin], memory_order_acquire) > 0) {
+        held_t *h = malloc(sizeof *h);
+        if (h) {
+            *h = (held_t){.win = win,
+                          .origin = origin,
+                          .source = source,
+                          .kind = kind,
+                          .lock_type = lock_type,
+                          .reply_tag = tag};
+            held_t **pp = &srv.held;
+            while (*pp)
+                pp = &(*pp)->next;
+            *pp = h;
+            return;
+        }
+    }
+    if (kind == K_UNLOCK)
+        weft__win_unlock_word(win->ctl, lock_type);
+    answer_code(source, tag, atomic_exchange(&win->req_err[origin], 0));
+    if (kind == K_UNLOCK)
+        retry_locks();
+}
+
+static int release_held(void)
+{
+    int n = 0;
+    for (held_t **pp = &srv.held; *pp;) {
+        held_t *h = *pp;
+        if (atomic_load_explicit(&h->win->rdv_pending[h->origin], memory_order_acquire) > 0) {
+            pp = &h->next;
+            continue;
+        }
+        *pp = h->next;
+        finish_epoch_op(h->win, h->origin, h->source, h->kind, h->lock_type, h->reply_tag);
+        free(h);
+        n++;
+    }
+    return n;
+}
+
+/* A large put's announcement: its data comes by itself on
+ * WEFT_WIN_COMM_DATA, received straight into the window. */
+static void serve_put_rdv(MPI_Win win, const weft_comp_entry_t *e, const win_req_t *r,
+                          const win_seg_t *seg)
+{
+    rdv_in_t *in = calloc(1, sizeof *in);
+    char *t = r->nseg == 1 ? target_at(win, seg->off, seg->len) : NULL;
+    if (in && !t) {
+        atomic_store(&win->req_err[r->origin], MPI_ERR_RMA_RANGE);
+        t = in->scratch = malloc(r->nseg == 1 && seg->len ? seg->len : 1);
+    }
+    if (!in || !t) {
+        free(in);
+        atomic_store(&win->req_err[r->origin], MPI_ERR_NO_MEM);
+        return;
+    }
+    in->win = win;
+    in->origin = r->origin;
+    atomic_fetch_add(&win->rdv_pending[r->origin], 1);
+    if (weft_sr_irecv_comp(srv.ctx, e->source, WEFT_WIN_COMM_DATA, r->reply_tag, t,
+                           r->nseg == 1 ? seg->len : 0, weft_handler_comp(&srv.data_in),
+                           in) != WEFT_OK) {
+        atomic_fetch_sub(&win->rdv_pending[r->origin], 1);
+        atomic_store(&win->req_err[r->origin], MPI_ERR_OTHER);
+        free(in->scratch);
+        free(in);
+    }
+}
+
 static void serve(const weft_comp_entry_t *e)
 {
     const char *buf = *(char **)e->user_context;
@@ -458,13 +565,24 @@ static void serve(const weft_comp_entry_t *e)
         size_t total = 0;
         for (uint32_t i = 0; i < r->nseg; i++)
             total += elems ? seg[i].len * ext : seg[i].len;
-        if (r->kind != K_GET && (r->kind != K_GACC || op != MPI_NO_OP) && total > have) {
-            atomic_store(err, MPI_ERR_OTHER);
-            return;
+        char *whole = r->kind == K_GET && r->nseg == 1 ? target_at(win, seg[0].off, total) : NULL;
+        if (whole) {
+            /* One range: answered from the window itself, no copy. */
+            if (weft_sr_isend_comp(srv.ctx, e->source, WEFT_WIN_COMM_REPLY, r->reply_tag, whole,
+                                   total, weft_counter_comp(&srv.fire), NULL) != WEFT_OK)
+                atomic_store(err, MPI_ERR_OTHER);
+            break;
         }
+        bool short_data =
+            r->kind != K_GET && (r->kind != K_GACC || op != MPI_NO_OP) && total > have;
         char *out = reply ? calloc(1, total ? total : 1) : NULL;
-        if (reply && !out) {
-            atomic_store(err, MPI_ERR_NO_MEM);
+        if (short_data || (reply && !out)) {
+            /* A request that does not hold what it says: applied not at all,
+             * answered all the same (zeros) so that the origin does not wait
+             * for ever, and told at its next flush. */
+            atomic_store(err, short_data ? MPI_ERR_OTHER : MPI_ERR_NO_MEM);
+            if (out)
+                answer(e->source, r->reply_tag, out, total);
             return;
         }
         size_t at = 0;
@@ -498,15 +616,14 @@ static void serve(const weft_comp_entry_t *e)
         break;
     }
     case K_FLUSH:
-        answer_code(e->source, r->reply_tag, atomic_exchange(err, 0));
+    case K_UNLOCK:
+        finish_epoch_op(win, r->origin, e->source, (int)r->kind, r->lock_type, r->reply_tag);
         break;
     case K_LOCK:
         serve_lock(win, e->source, r->lock_type, r->reply_tag);
         break;
-    case K_UNLOCK:
-        weft__win_unlock_word(win->ctl, r->lock_type);
-        answer_code(e->source, r->reply_tag, atomic_exchange(err, 0));
-        retry_locks();
+    case K_PUT_RDV:
+        serve_put_rdv(win, e, r, seg);
         break;
     default:
         break;
@@ -526,12 +643,15 @@ static int server(void *arg)
         post((int)((char **)e.user_context - srv.slot));
         n++;
     }
+    if (srv.held)
+        n += release_held();
     if (srv.locks)
         n += retry_locks();
     return n;
 }
 
 static void reply_done(const weft_comp_entry_t *e, void *arg);
+static void data_sent(const weft_comp_entry_t *e, void *arg);
 
 int weft__win_server_start(void)
 {
@@ -542,6 +662,9 @@ int weft__win_server_start(void)
         srv.ctx = weft__mpi.ctx;
         weft_handler_init(&srv.free_buf, free_buf, NULL);
         weft_handler_init(&srv.reply_done, reply_done, NULL);
+        weft_handler_init(&srv.data_in, data_in, NULL);
+        weft_handler_init(&srv.data_sent, data_sent, NULL);
+        weft_counter_init(&srv.fire, 0);
         if (!srv.cq)
             rc = weft_cq_create(2 * SLOTS, &srv.cq);
         for (int i = 0; rc == WEFT_OK && i < SLOTS; i++)
@@ -580,6 +703,11 @@ void weft__mpi_win_fini(void)
         free(p);
     }
     srv.locks = NULL;
+    for (held_t *h = srv.held, *next; h; h = next) {
+        next = h->next;
+        free(h);
+    }
+    srv.held = NULL;
 }
 
 /* ---------------------------------------------------------------- the origin's side */
@@ -645,6 +773,18 @@ static void reply_done(const weft_comp_entry_t *e, void *arg)
     }
     if (atomic_fetch_sub(&rec->left, 1) == 1)
         rec_finish(rec);
+    atomic_fetch_sub(&peer->replies, 1);
+}
+
+/* A large put's data has left: its buffer is the application's again. */
+static void data_sent(const weft_comp_entry_t *e, void *arg)
+{
+    (void)arg;
+    weft__win_peer_t *peer = e->user_context;
+    if (e->error != WEFT_OK) {
+        int none = 0;
+        atomic_compare_exchange_strong(&peer->err, &none, weft__mpi_err_from_weft(e->error));
+    }
     atomic_fetch_sub(&peer->replies, 1);
 }
 
@@ -825,6 +965,35 @@ static bool cma_move(weft__win_peer_t *p, const op_args_t *a, MPI_Aint toff, cha
 /* Build and send the requests of a to a peer reached by message. data: the
  * stream (PUT), the element array (ACC, GACC) or NULL (GET); answers land
  * from dest (GET: the packed stream, GACC: the old elements) for rec. */
+/* A large put of one contiguous range from the application's own buffer:
+ * an announcement, then the data by the engine's rendezvous, which the
+ * target receives into the window; the buffer is free again once sent
+ * (counted with the answers, which flush_local waits for). */
+static int put_rdv(MPI_Win win, weft__win_peer_t *p, uint64_t off, const char *data, size_t len)
+{
+    win_req_t *r = calloc(1, sizeof *r + sizeof(win_seg_t));
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    *r = (win_req_t){
+        .win = win->id, .kind = K_PUT_RDV, .nseg = 1, .origin = win->rank, .reply_tag = new_tag()};
+    win_seg_t *sg = (win_seg_t *)(r + 1);
+    sg->off = off;
+    sg->len = len;
+    uint64_t tag = r->reply_tag;
+    int rc = send_req(p, (char *)r, sizeof *r + sizeof *sg);
+    atomic_fetch_add(&p->unflushed, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    atomic_fetch_add(&p->replies, 1);
+    int wrc = weft_sr_isend_comp(weft__mpi.ctx, p->world, WEFT_WIN_COMM_DATA, tag, data, len,
+                                 weft_handler_comp(&srv.data_sent), p);
+    if (wrc != WEFT_OK) {
+        atomic_fetch_sub(&p->replies, 1);
+        return weft__mpi_err_from_weft(wrc);
+    }
+    return MPI_SUCCESS;
+}
+
 static int by_request(MPI_Win win, const op_args_t *a, MPI_Aint toff, const char *data, char *dest,
                       op_rec_t *rec, MPI_Datatype basic)
 {
@@ -1134,7 +1303,10 @@ static int win_op(MPI_Win win, op_args_t *a)
                 atomic_fetch_add(&p->unflushed, 1);
             }
         } else {
-            rc = by_request(win, a, toff, stream, dest, rec, basic);
+            if (a->kind == K_PUT && !own && a->ttype->contig && bytes >= WEFT_WIN_PUT_RDV)
+                rc = put_rdv(win, p, (uint64_t)(toff + a->ttype->true_lb), stream, bytes);
+            else
+                rc = by_request(win, a, toff, stream, dest, rec, basic);
         }
     }
     if (own)
