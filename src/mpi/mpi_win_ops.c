@@ -727,18 +727,17 @@ typedef struct op_rec {
     bool heap; /* allocated (else on the stack of a call that finishes it) */
 } op_rec_t;
 
+static void req_done(MPI_Request r);
+static MPI_Request greq_new(MPI_Win win);
+
 /* Let rec go: its stage, its type, its request completed. */
 static void rec_drop(op_rec_t *rec)
 {
     free(rec->stage);
     if (rec->utype)
         weft__mpi_type_release(rec->utype);
-    if (rec->req) {
-        MPI_Request r = rec->req;
-        atomic_store_explicit(&r->greq_done, 1, memory_order_release);
-        if (r->freed)
-            weft__mpi_req_free(r);
-    }
+    if (rec->req)
+        req_done(rec->req);
     if (rec->heap)
         free(rec);
 }
@@ -776,15 +775,34 @@ static void reply_done(const weft_comp_entry_t *e, void *arg)
     atomic_fetch_sub(&peer->replies, 1);
 }
 
-/* A large put's data has left: its buffer is the application's again. */
+/* A large put's data in flight: its target, and the MPI_Rput request that
+ * completes when the buffer is the application's again. */
+typedef struct rdv_out {
+    weft__win_peer_t *peer;
+    MPI_Request req;
+} rdv_out_t;
+
+/* Complete a generalized request made by an operation (its last answer,
+ * its data sent). */
+static void req_done(MPI_Request r)
+{
+    atomic_store_explicit(&r->greq_done, 1, memory_order_release);
+    if (r->freed)
+        weft__mpi_req_free(r);
+}
+
 static void data_sent(const weft_comp_entry_t *e, void *arg)
 {
     (void)arg;
-    weft__win_peer_t *peer = e->user_context;
+    rdv_out_t *out = e->user_context;
+    weft__win_peer_t *peer = out->peer;
     if (e->error != WEFT_OK) {
         int none = 0;
         atomic_compare_exchange_strong(&peer->err, &none, weft__mpi_err_from_weft(e->error));
     }
+    if (out->req)
+        req_done(out->req);
+    free(out);
     atomic_fetch_sub(&peer->replies, 1);
 }
 
@@ -969,8 +987,20 @@ static bool cma_move(weft__win_peer_t *p, const op_args_t *a, MPI_Aint toff, cha
  * an announcement, then the data by the engine's rendezvous, which the
  * target receives into the window; the buffer is free again once sent
  * (counted with the answers, which flush_local waits for). */
-static int put_rdv(MPI_Win win, weft__win_peer_t *p, uint64_t off, const char *data, size_t len)
+static int put_rdv(MPI_Win win, weft__win_peer_t *p, uint64_t off, const char *data, size_t len,
+                   MPI_Request *req)
 {
+    rdv_out_t *out = calloc(1, sizeof *out);
+    if (!out)
+        return MPI_ERR_NO_MEM;
+    out->peer = p;
+    if (req) {
+        out->req = *req = greq_new(win);
+        if (!out->req) {
+            free(out);
+            return MPI_ERR_NO_MEM;
+        }
+    }
     win_req_t *r = calloc(1, sizeof *r + sizeof(win_seg_t));
     if (!r)
         return MPI_ERR_NO_MEM;
@@ -982,16 +1012,19 @@ static int put_rdv(MPI_Win win, weft__win_peer_t *p, uint64_t off, const char *d
     uint64_t tag = r->reply_tag;
     int rc = send_req(p, (char *)r, sizeof *r + sizeof *sg);
     atomic_fetch_add(&p->unflushed, 1);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    atomic_fetch_add(&p->replies, 1);
-    int wrc = weft_sr_isend_comp(weft__mpi.ctx, p->world, WEFT_WIN_COMM_DATA, tag, data, len,
-                                 weft_handler_comp(&srv.data_sent), p);
-    if (wrc != WEFT_OK) {
+    if (rc == MPI_SUCCESS) {
+        atomic_fetch_add(&p->replies, 1);
+        int wrc = weft_sr_isend_comp(weft__mpi.ctx, p->world, WEFT_WIN_COMM_DATA, tag, data, len,
+                                     weft_handler_comp(&srv.data_sent), out);
+        if (wrc == WEFT_OK)
+            return MPI_SUCCESS;
         atomic_fetch_sub(&p->replies, 1);
-        return weft__mpi_err_from_weft(wrc);
+        rc = weft__mpi_err_from_weft(wrc);
     }
-    return MPI_SUCCESS;
+    if (out->req)
+        req_done(out->req); /* failed: nothing in flight (MPI_Wait sees it done) */
+    free(out);
+    return rc;
 }
 
 static int by_request(MPI_Win win, const op_args_t *a, MPI_Aint toff, const char *data, char *dest,
@@ -1068,6 +1101,20 @@ static int by_request(MPI_Win win, const op_args_t *a, MPI_Aint toff, const char
         atomic_fetch_add(&p->unflushed, 1);
     }
     return rc;
+}
+
+/* A generalized request that the operation's end completes (req_done). */
+static MPI_Request greq_new(MPI_Win win)
+{
+    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, win->comm);
+    if (r) {
+        r->query_fn = NULL;
+        r->free_fn = NULL;
+        r->cancel_fn = NULL;
+        r->extra_state = NULL;
+        atomic_init(&r->greq_done, 0);
+    }
+    return r;
 }
 
 /* A request complete at once (a put's, or one that moves nothing). */
@@ -1205,16 +1252,7 @@ static int win_op(MPI_Win win, op_args_t *a)
             }
         }
         if (a->req && !sync) {
-            /* A generalized request that the last answer completes. */
-            MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, win->comm);
-            if (r) {
-                r->query_fn = NULL;
-                r->free_fn = NULL;
-                r->cancel_fn = NULL;
-                r->extra_state = NULL;
-                atomic_init(&r->greq_done, 0);
-            }
-            *a->req = rec->req = r;
+            *a->req = rec->req = greq_new(win); /* the last answer completes it */
         }
     }
     int path = p->path;
@@ -1304,7 +1342,7 @@ static int win_op(MPI_Win win, op_args_t *a)
             }
         } else {
             if (a->kind == K_PUT && !own && a->ttype->contig && bytes >= WEFT_WIN_PUT_RDV)
-                rc = put_rdv(win, p, (uint64_t)(toff + a->ttype->true_lb), stream, bytes);
+                rc = put_rdv(win, p, (uint64_t)(toff + a->ttype->true_lb), stream, bytes, a->req);
             else
                 rc = by_request(win, a, toff, stream, dest, rec, basic);
         }
@@ -1315,7 +1353,7 @@ static int win_op(MPI_Win win, op_args_t *a)
         free(conv);
     if (rec && atomic_fetch_sub(&rec->left, 1) == 1)
         rec_finish(rec); /* every answer is in, or there were none */
-    if (a->req && (!reply || sync))
+    if (a->req && *a->req == MPI_REQUEST_NULL && (!reply || sync))
         *a->req = done_req(win);
     return rc;
 }
