@@ -183,8 +183,10 @@ static int win_begin(MPI_Comm comm, MPI_Info info, int flavor, MPI_Aint size, in
     return MPI_SUCCESS;
 }
 
-/* Exchange the cards and set each peer's path; map the peers' segments
- * where seg_len gives their sizes (NULL: no segments). */
+/* Exchange the cards and set each peer's path; with segs (the flavours
+ * weft allocates), map the segments of the peers on this node. A request
+ * that comes before this process's server is up waits in the engine
+ * until the server posts its receives. */
 static int win_connect(MPI_Win w, card_t *mine, bool segs)
 {
     mine->base = (uint64_t)(uintptr_t)w->base;
