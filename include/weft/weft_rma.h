@@ -117,7 +117,8 @@ WEFT_API void *weft_rma_heap_base(weft_ctx_t *ctx, size_t *size_out);
  * page), mapped here at *base_out; name_out (WEFT_RMA_SEG_NAME bytes)
  * receives its name. The name stays until weft_rma_seg_unlink: unlink it
  * once every process that maps it did. Errors: WEFT_EINVAL, WEFT_ESYS,
- * WEFT_ENOMEM. Thread-safe. */
+ * WEFT_ENOMEM (also when /dev/shm has not that much room left, rather
+ * than a fault at the first page past it). Thread-safe. */
 WEFT_API int weft_rma_seg_create(weft_ctx_t *ctx, size_t size, char *name_out, void **base_out);
 
 /* Map the segment called name (size bytes, as made) at *base_out. Errors:

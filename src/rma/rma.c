@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core/core_int.h"
@@ -237,6 +238,14 @@ int weft_rma_seg_create(weft_ctx_t *ctx, size_t size, char *name_out, void **bas
     if (!ctx || !name_out || !base_out)
         return WEFT_EINVAL;
     size = page_round(size ? size : 1);
+    /* tmpfs sizes a segment lazily: one larger than what is free would
+     * fault (SIGBUS) at its first untouched page instead of failing here. */
+    struct statvfs fs;
+    if (statvfs("/dev/shm", &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < size) {
+        weft_log_error("rma: a segment of %zu bytes does not fit in /dev/shm (%llu bytes free)",
+                       size, (unsigned long long)fs.f_bavail * fs.f_frsize);
+        return WEFT_ENOMEM;
+    }
     int fd =
         segment_create(ctx, atomic_fetch_add(&seg_serial, 1), size, name_out, WEFT_RMA_SEG_NAME);
     if (fd < 0)

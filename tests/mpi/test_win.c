@@ -515,6 +515,11 @@ int main(int argc, char **argv)
     CHECK(mt_class(MPI_Win_create(&x, 4, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &bad)) == MPI_ERR_DISP);
     CHECK(bad == MPI_WIN_NULL);
     CHECK(mt_class(MPI_Win_free(&bad)) == MPI_ERR_WIN);
+    /* More memory than the node has: an error, not a fault at first touch. */
+    void *huge = NULL;
+    CHECK(MPI_Win_allocate((MPI_Aint)1 << 50, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &huge, &bad) !=
+              MPI_SUCCESS &&
+          bad == MPI_WIN_NULL);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     return mt_finish("win");
 }
