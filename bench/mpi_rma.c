@@ -48,13 +48,14 @@ typedef struct point {
 } point_t;
 
 enum { PUT_LAT, GET_LAT, PUT_BW, GET_BW, PUT_BIBW, ACC_LAT, GACC_LAT, FOP_LAT, CAS_LAT };
-static const char *const kind_name[] = {"put_latency", "get_latency", "put_bw",
-                                        "get_bw",      "put_bibw",    "acc_latency",
+static const char *const kind_name[] = {"put_latency",     "get_latency", "put_bw",
+                                        "get_bw",          "put_bibw",    "acc_latency",
                                         "get_acc_latency", "fop_latency", "cas_latency"};
 
 /* The synchronizations of OSU's one-sided benchmarks (-s). */
 enum { S_FLUSH, S_FLUSH_LOCAL, S_LOCK, S_LOCK_ALL, S_PSCW, S_FENCE };
-static const char *const sync_name[] = {"flush", "flush_local", "lock", "lock_all", "pscw", "fence"};
+static const char *const sync_name[] = {"flush",    "flush_local", "lock",
+                                        "lock_all", "pscw",        "fence"};
 static int sync_mode = S_FLUSH;
 static MPI_Group peer_group;
 
@@ -215,10 +216,11 @@ int main(int argc, char **argv)
     }
     argc = ac;
     bench_opts_t o = {.runs = 5, .min = 8, .max = 4u << 20, .window = 64};
-    if (bench_parse_opts(argc, argv, &o,
-                         "[--win allocate|create|dynamic] [--sync flush|flush_local|lock|lock_all|pscw|fence] "
-                         "[--pin | --cores N] [--quick|--smoke] "
-                         "[--runs R] [--min S] [--max S] [--window W] [--overlap S] [--overlap-only]"))
+    if (bench_parse_opts(
+            argc, argv, &o,
+            "[--win allocate|create|dynamic] [--sync flush|flush_local|lock|lock_all|pscw|fence] "
+            "[--pin | --cores N] [--quick|--smoke] "
+            "[--runs R] [--min S] [--max S] [--window W] [--overlap S] [--overlap-only]"))
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (o.quick && o.runs == 5)
         o.runs = o.smoke ? 1 : 3;

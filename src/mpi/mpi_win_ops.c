@@ -447,15 +447,19 @@ static int retry_locks(void)
     return n;
 }
 
+/* Keep the first failure of a completion (as an MPI class) in *slot. */
+static void note_failure(atomic_int *slot, const weft_comp_entry_t *e)
+{
+    int none = 0;
+    if (e->error != WEFT_OK)
+        atomic_compare_exchange_strong(slot, &none, weft__mpi_err_from_weft(e->error));
+}
+
 static void data_in(const weft_comp_entry_t *e, void *arg)
 {
     (void)arg;
     rdv_in_t *in = e->user_context;
-    if (e->error != WEFT_OK) {
-        int none = 0;
-        atomic_compare_exchange_strong(&in->win->req_err[in->origin], &none,
-                                       weft__mpi_err_from_weft(e->error));
-    }
+    note_failure(&in->win->req_err[in->origin], e);
     free(in->scratch);
     atomic_fetch_sub_explicit(&in->win->rdv_pending[in->origin], 1, memory_order_release);
     free(in);
@@ -728,7 +732,7 @@ typedef struct op_rec {
 } op_rec_t;
 
 static void req_done(MPI_Request r);
-static MPI_Request greq_new(MPI_Win win);
+static MPI_Request greq_new(void);
 
 /* Let rec go: its stage, its type, its request completed. */
 static void rec_drop(op_rec_t *rec)
@@ -766,10 +770,7 @@ static void reply_done(const weft_comp_entry_t *e, void *arg)
     (void)arg;
     op_rec_t *rec = e->user_context;
     weft__win_peer_t *peer = rec->peer;
-    if (e->error != WEFT_OK) {
-        int none = 0;
-        atomic_compare_exchange_strong(&peer->err, &none, weft__mpi_err_from_weft(e->error));
-    }
+    note_failure(&peer->err, e);
     if (atomic_fetch_sub(&rec->left, 1) == 1)
         rec_finish(rec);
     atomic_fetch_sub(&peer->replies, 1);
@@ -786,9 +787,7 @@ typedef struct rdv_out {
  * its data sent). */
 static void req_done(MPI_Request r)
 {
-    atomic_store_explicit(&r->greq_done, 1, memory_order_release);
-    if (r->freed)
-        weft__mpi_req_free(r);
+    PMPI_Grequest_complete(r);
 }
 
 static void data_sent(const weft_comp_entry_t *e, void *arg)
@@ -796,10 +795,7 @@ static void data_sent(const weft_comp_entry_t *e, void *arg)
     (void)arg;
     rdv_out_t *out = e->user_context;
     weft__win_peer_t *peer = out->peer;
-    if (e->error != WEFT_OK) {
-        int none = 0;
-        atomic_compare_exchange_strong(&peer->err, &none, weft__mpi_err_from_weft(e->error));
-    }
+    note_failure(&peer->err, e);
     if (out->req)
         req_done(out->req);
     free(out);
@@ -995,7 +991,7 @@ static int put_rdv(MPI_Win win, weft__win_peer_t *p, uint64_t off, const char *d
         return MPI_ERR_NO_MEM;
     out->peer = p;
     if (req) {
-        out->req = *req = greq_new(win);
+        out->req = *req = greq_new();
         if (!out->req) {
             free(out);
             return MPI_ERR_NO_MEM;
@@ -1103,17 +1099,12 @@ static int by_request(MPI_Win win, const op_args_t *a, MPI_Aint toff, const char
     return rc;
 }
 
-/* A generalized request that the operation's end completes (req_done). */
-static MPI_Request greq_new(MPI_Win win)
+/* A generalized request that the operation's end completes (req_done):
+ * no callbacks, an empty status. */
+static MPI_Request greq_new(void)
 {
-    MPI_Request r = weft__mpi_req_alloc(WEFT_MPI_REQ_GREQ, win->comm);
-    if (r) {
-        r->query_fn = NULL;
-        r->free_fn = NULL;
-        r->cancel_fn = NULL;
-        r->extra_state = NULL;
-        atomic_init(&r->greq_done, 0);
-    }
+    MPI_Request r = MPI_REQUEST_NULL;
+    PMPI_Grequest_start(NULL, NULL, NULL, NULL, &r);
     return r;
 }
 
@@ -1252,7 +1243,7 @@ static int win_op(MPI_Win win, op_args_t *a)
             }
         }
         if (a->req && !sync) {
-            *a->req = rec->req = greq_new(win); /* the last answer completes it */
+            *a->req = rec->req = greq_new(); /* the last answer completes it */
         }
     }
     int path = p->path;
