@@ -253,6 +253,12 @@ WEFT_API int weft_sr_isend_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64
 WEFT_API int weft_sr_irecv_comp(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, void *buf,
                                 size_t len, weft_comp_t *comp, void *user_context);
 
+/* As weft_sr_isend_comp, with the data gathered from iovcnt pieces (the
+ * array may be reused when the call returns). */
+WEFT_API int weft_sr_isendv_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
+                                 const struct iovec *iov, int iovcnt, weft_comp_t *comp,
+                                 void *user_context);
+
 #ifdef __cplusplus
 }
 #endif

@@ -546,3 +546,44 @@ int weft_sr_irecv_comp(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, vo
         return WEFT_OK;
     return comp_submit(ctx, req, locked);
 }
+
+int weft_sr_isendv_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
+                        const struct iovec *iov, int iovcnt, weft_comp_t *comp, void *user_context)
+{
+    if (!ctx || iovcnt < 0 || (iovcnt > 0 && !iov) || !weft__comp_valid(comp))
+        return WEFT_EINVAL;
+    if (iovcnt == 1)
+        return weft_sr_isend_comp(ctx, dest, comm, tag, iov[0].iov_base, iov[0].iov_len, comp,
+                                  user_context);
+    if (dest < 0 || dest >= ctx->size)
+        return WEFT_ERANK;
+    if (tag > WEFT_TAG_MAX)
+        return WEFT_ETAG;
+    bool locked = weft_lock_try(&ctx->lock);
+    struct weft_request *req = submit_alloc(ctx, WEFT_REQ_SEND, locked);
+    if (!req) {
+        if (locked)
+            weft_lock_release(&ctx->lock);
+        return WEFT_ENOMEM;
+    }
+    int rc = set_iov(req, iov, iovcnt);
+    if (rc) {
+        if (locked) {
+            weft__request_free(ctx, req);
+            weft_lock_release(&ctx->lock);
+        } else {
+            weft__request_return(ctx, req);
+        }
+        return rc;
+    }
+    req->peer = dest;
+    req->gate = &ctx->gates[dest];
+    req->sync = false;
+    req->answered = false;
+    req->status.source = ctx->rank;
+    req->status.tag = tag;
+    req->status.comm = comm;
+    req->status.length = req->length;
+    comp_arm(req, comp, user_context);
+    return comp_submit(ctx, req, locked);
+}

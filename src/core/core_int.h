@@ -396,6 +396,20 @@ typedef struct weft__sleeper {
     atomic_int *flag;
 } weft__sleeper_t;
 
+/* A sink takes every message sent on its communicator id, in the order
+ * they arrive from each peer, instead of the matcher: an eager one as
+ * (peer, tag, its payload, len) with rdv false, the payload valid during the
+ * call only; one that came by rendezvous (a sender short of credit) is left
+ * unexpected in the matcher, and the sink told (payload NULL, rdv true), so
+ * that it posts the receive that takes it (by source and tag: tags the sink's
+ * senders keep unique). Called under the engine lock, from inside a packet's
+ * dispatch: it must not call weft; it copies what it keeps. Communicator ids
+ * WEFT__SINK_COMM to WEFT__SINK_COMM + WEFT__SINKS - 1. */
+typedef void (*weft__sink_fn)(void *arg, int peer, uint64_t tag, const void *payload, size_t len,
+                              bool rdv);
+#define WEFT__SINK_COMM 0xffffff10u
+#define WEFT__SINKS     4
+
 struct weft_ctx {
     weft_lock_t lock; /* the engine lock; kind follows the thread level */
     int thread_level;
@@ -483,6 +497,13 @@ struct weft_ctx {
      * their handlers run once the lock is released (weft__unlock), never
      * under it. Guarded by the engine lock. */
     weft__comp_node_t *comp_handlers, *comp_handlers_tail;
+    /* Sinks (weft__sink_set): the layers that take the messages of a
+     * communicator id of their own without matching. Written before any
+     * such message can arrive, read under the engine lock. */
+    struct {
+        weft__sink_fn fn;
+        void *arg;
+    } sinks[WEFT__SINKS];
     /* Waiting (progress.c). */
     int wait_policy;         /* WEFT__WAIT_* */
     atomic_int poller;       /* a waiting thread polls for everybody */
@@ -746,6 +767,26 @@ int weft__sched_gate(weft__gate_t *g);
 int weft__sched_pending(struct weft_ctx *ctx);
 
 /* Protocols (proto.c). */
+/* Give communicator id comm (a sink's) to fn(arg), or take it back (fn NULL).
+ * Messages of comm that arrived before stay unexpected in the matcher, for
+ * the sink's owner to receive. WEFT_EINVAL for an id outside the sinks',
+ * WEFT_ESTATE if it has a sink already. Takes the engine lock. */
+int weft__sink_set(struct weft_ctx *ctx, uint32_t comm, weft__sink_fn fn, void *arg);
+/* Send, without a request, a lone eager message on comm gathered from
+ * pieces a (alen bytes) and b (blen), when it can leave now: the gate's track
+ * copies what it sends (its buffers are free when this returns), nothing is
+ * queued or in flight on the gate, credit is there. WEFT_OK: sent.
+ * WEFT_EAGAIN: the gate is busy, backed up or short of credit (nothing done).
+ * WEFT_EUNSUPPORTED: not this way, though the gate is idle (a track that
+ * does not copy: a request-carrying send leaves at once), or never this way
+ * (this process, over the eager limit). WEFT_EPEERDEAD. Takes the gate's lock;
+ * the caller holds the engine lock unless the track has WEFT_DRV_CAP_SEND_MT
+ * (weft__proto_send_now_mt says). */
+int weft__proto_send_now(struct weft_ctx *ctx, int dest, uint32_t comm, uint64_t tag, const void *a,
+                         size_t alen, const void *b, size_t blen);
+/* Whether weft__proto_send_now may be called for dest without the engine
+ * lock. */
+bool weft__proto_send_now_mt(const struct weft_ctx *ctx, int dest);
 int weft__proto_send(struct weft_ctx *ctx, struct weft_request *req);
 /* A standard send of len contiguous bytes to dest that can go eager, alone, on
  * an idle gate: a new request, sent (usually complete already). NULL when

@@ -378,6 +378,50 @@ out:
     return rc;
 }
 
+/* Whether c is a sink's message (weft__sink_fn says what a sink gets).
+ * Without a sink it is matched as any other message. */
+static inline bool sink_comm(const weft__wire_chunk_t *c)
+{
+    return WEFT_UNLIKELY(c->comm - WEFT__SINK_COMM < WEFT__SINKS);
+}
+
+/* An eager message on a sink's id: given to the sink, if there is one. */
+static bool sink_take(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    weft__sink_fn fn = ctx->sinks[c->comm - WEFT__SINK_COMM].fn;
+    if (!fn)
+        return false;
+    fn(ctx->sinks[c->comm - WEFT__SINK_COMM].arg, g->peer, c->tag, c->payload, (size_t)c->len,
+       false);
+    weft__proto_credit_return(g, weft__eager_cost(c->len));
+    if (c->kind == WEFT_CHUNK_EAGER_SYNC)
+        send_ack(g, c->sreq);
+    return true;
+}
+
+/* A rendezvous on a sink's id was left unexpected: the sink is told. */
+static void sink_rdv(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
+{
+    weft__sink_fn fn = ctx->sinks[c->comm - WEFT__SINK_COMM].fn;
+    if (fn)
+        fn(ctx->sinks[c->comm - WEFT__SINK_COMM].arg, g->peer, c->tag, NULL, (size_t)c->len, true);
+}
+
+int weft__sink_set(struct weft_ctx *ctx, uint32_t comm, weft__sink_fn fn, void *arg)
+{
+    if (!ctx || comm - WEFT__SINK_COMM >= WEFT__SINKS)
+        return WEFT_EINVAL;
+    weft_lock_acquire(&ctx->lock);
+    if (fn && ctx->sinks[comm - WEFT__SINK_COMM].fn) {
+        weft__unlock(ctx);
+        return WEFT_ESTATE;
+    }
+    ctx->sinks[comm - WEFT__SINK_COMM].arg = arg;
+    ctx->sinks[comm - WEFT__SINK_COMM].fn = fn;
+    weft__unlock(ctx);
+    return WEFT_OK;
+}
+
 /* A message chunk (EAGER, EAGER_SYNC, RDV) arrived from g. */
 static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chunk_t *c)
 {
@@ -399,6 +443,8 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     }
     g->recv_seq++;
     ctx->counters.chunks_received++;
+    if (sink_comm(c) && eager && sink_take(ctx, g, c))
+        return WEFT_OK;
     /* From the lookup to the unexpected message's recording, one match_lock
      * section: a receive posted without the engine lock in between would
      * otherwise miss the message. */
@@ -418,8 +464,12 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
         m = weft__match_arrive(ctx->match, c->comm, g->peer, c->tag);
         publication = false;
     }
-    if (!m)
-        return on_unexpected(ctx, g, c, eager); /* releases match_lock */
+    if (!m) {
+        int rc = on_unexpected(ctx, g, c, eager); /* releases match_lock */
+        if (rc == WEFT_OK && !eager && sink_comm(c))
+            sink_rdv(ctx, g, c);
+        return rc;
+    }
     struct weft_request *req = weft_container_of(m, struct weft_request, match);
     weft_list_remove(&req->link);
     req->state = WEFT_RS_NONE;

@@ -113,33 +113,42 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
     return WEFT_OK;
 }
 
-/* A track that copies what it sends: the packet is gathered from a header on
- * the stack (the short form for a small payload) and the payload, and a send
- * the driver takes makes a request born complete, one cache line written (its
- * data is copied: the buffer may be reused). A copy still in flight
+/* A track that copies what it sends: the packet of one eager message is
+ * gathered from a header on the stack (the short form for a small payload)
+ * and the payload, in one piece (buf) or two (buf, then b: blen is 0 but for
+ * weft__proto_send_now, and folds away in the other callers). false when the
+ * driver has no room (nothing sent, nothing changed), or has failed, which
+ * the general path meets again and reports. A copy still in flight
  * (WEFT_INPROGRESS) keeps the gate busy until send_done, with a packet of no
- * chunks as its cookie. false when the driver has no room (nothing sent,
- * nothing changed, req untouched), or has failed, which the general path
- * meets again and reports. Under the gate's lock. */
+ * chunks as its cookie. Under the gate's lock. */
 static inline __attribute__((always_inline)) bool
-send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uint32_t comm,
-            uint64_t tag, const void *buf, size_t len, uint64_t cost)
+lone_copied(weft__gate_t *g, uint32_t comm, uint64_t tag, const void *buf, size_t len,
+            const void *b, size_t blen, uint64_t cost)
 {
     uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
     size_t hlen, total;
     const uint32_t seq = g->send_seq;
-    if (len <= WEFT_WIRE_SHORT_MAX) {
+    const size_t all = len + blen;
+    if (all <= WEFT_WIRE_SHORT_MAX) {
         /* The short form: the driver carries the packet's exact length. */
         hlen = weft__wire_put_short(hdr, seq, tag, comm);
-        total = hlen + len;
+        total = hlen + all;
     } else {
         hlen = WEFT_WIRE_PKT_HDR +
-               weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false, seq, tag, comm, len, 0);
-        total = weft__wire_chunk_size(hlen, len);
+               weft__wire_put_eager(hdr + WEFT_WIRE_PKT_HDR, false, seq, tag, comm, all, 0);
+        total = weft__wire_chunk_size(hlen, all);
         weft__wire_put_packet(hdr, 1, total);
     }
-    struct iovec iov[3];
-    int n = weft__sched_lone_iov(iov, hdr, hlen, buf, len, total);
+    static const uint8_t pad[WEFT_WIRE_ALIGN];
+    struct iovec iov[4];
+    int n = 1;
+    iov[0] = (struct iovec){hdr, hlen};
+    if (len)
+        iov[n++] = (struct iovec){(void *)buf, len};
+    if (blen)
+        iov[n++] = (struct iovec){(void *)b, blen};
+    if (total > hlen + all)
+        iov[n++] = (struct iovec){(void *)pad, total - hlen - all};
     g->packet.nchunks = 0; /* the gate is idle: its packet is free */
     int rc = g->drv_ops->send(g->track, iov, n, &g->packet);
     if (rc != WEFT_OK && rc != WEFT_INPROGRESS)
@@ -149,8 +158,22 @@ send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uin
     g->send_credit -= (int64_t)cost;
     g->send_seq = seq + 1;
     g->sent.eager++;
-    g->sent.bytes += len;
-    weft__sched_lone_copied(g, total, len);
+    g->sent.bytes += all;
+    weft__sched_lone_copied(g, total, all);
+    return true;
+}
+
+/* lone_copied for a send of the request-returning or completion-object
+ * calls: a send the driver takes makes a request born complete, one cache
+ * line written (its data is copied: the buffer may be reused). req is
+ * untouched when it returns false. */
+static inline __attribute__((always_inline)) bool
+send_copied(struct weft_ctx *ctx, weft__gate_t *g, struct weft_request *req, uint32_t comm,
+            uint64_t tag, const void *buf, size_t len, uint64_t cost)
+{
+    const uint32_t seq = g->send_seq;
+    if (!lone_copied(g, comm, tag, buf, len, NULL, 0, cost))
+        return false;
     weft__request_born_done(req, WEFT_REQ_SEND, ctx->rank, comm, tag, len, WEFT_OK);
     /* What a cancel of it reads (weft__proto_send_cancel reopens a completed
      * eager send and asks the receiver for its message by sequence number). */
@@ -356,4 +379,30 @@ void weft__proto_send_done(void *owner, void *peer_cookie, void *send_cookie, in
     weft__proto_chunks_sent(g, send_cookie, status);
     weft__gate_mark_pending(g);
     weft__gate_unlock(g);
+}
+
+bool weft__proto_send_now_mt(const struct weft_ctx *ctx, int dest)
+{
+    return (ctx->gates[dest].caps.flags & WEFT_DRV_CAP_SEND_MT) != 0;
+}
+
+int weft__proto_send_now(struct weft_ctx *ctx, int dest, uint32_t comm, uint64_t tag, const void *a,
+                         size_t alen, const void *b, size_t blen)
+{
+    weft__gate_t *g = &ctx->gates[dest];
+    if (dest == ctx->rank || alen + blen > g->eager_max)
+        return WEFT_EUNSUPPORTED;
+    const uint64_t cost = weft__eager_cost(alen + blen);
+    int rc = WEFT_EAGAIN;
+    weft__gate_lock(g);
+    if (g->dead)
+        rc = WEFT_EPEERDEAD;
+    else if (!gate_idle(g, cost))
+        rc = WEFT_EAGAIN;
+    else if (!(g->caps.flags & WEFT_DRV_CAP_SEND_COPY))
+        rc = WEFT_EUNSUPPORTED;
+    else if (lone_copied(g, comm, tag, a, alen, b, blen, cost))
+        rc = WEFT_OK;
+    weft__gate_unlock(g);
+    return rc;
 }
