@@ -113,8 +113,8 @@ WEFT_API int weft_am_free(weft_am_t *am);
  * until weft_am_free. WEFT_EINVAL for an id above WEFT_AM_ID_MAX, a NULL or
  * unknown comp; WEFT_ESTATE if id is registered already. Messages that
  * arrived before for id are delivered now. Thread-safe. */
-WEFT_API int weft_am_register(weft_am_t *am, uint32_t id, weft_comp_t *comp,
-                              weft_am_alloc_fn alloc, void *arg);
+WEFT_API int weft_am_register(weft_am_t *am, uint32_t id, weft_comp_t *comp, weft_am_alloc_fn alloc,
+                              void *arg);
 
 /* A memory region a put with a remote signal may write: len bytes at base.
  * *region_out gets its id: ids are given in order from 0, so ranks that
@@ -141,8 +141,8 @@ WEFT_API int weft_am_ep_free(weft_am_ep_t *ep);
  * WEFT_AM_HEADER_MAX, id above WEFT_AM_ID_MAX, NULL pointers, an unknown
  * local), WEFT_ERANK, WEFT_EPEERDEAD, WEFT_ENOMEM. Thread-safe for distinct
  * endpoints. */
-WEFT_API int weft_am_send(weft_am_ep_t *ep, int peer, uint32_t id, const void *header,
-                          size_t hlen, const struct iovec *iov, int iovcnt, weft_comp_t *local,
+WEFT_API int weft_am_send(weft_am_ep_t *ep, int peer, uint32_t id, const void *header, size_t hlen,
+                          const struct iovec *iov, int iovcnt, weft_comp_t *local,
                           void *user_context, unsigned flags);
 
 /* Put len bytes at buf into region (the target's id) at offset on rank
@@ -165,12 +165,12 @@ WEFT_API void weft_am_msg_release(weft_am_msg_t *msg);
 
 /* What the layer did. */
 typedef struct weft_am_counters {
-    uint64_t sent_now;       /* messages that left inside weft_am_send */
-    uint64_t sent_queued;    /* messages handed to the scheduler */
-    uint64_t sent_rdv;       /* of all sent, those whose payload went by rendezvous */
-    uint64_t retries;        /* WEFT_EAGAIN returned */
-    uint64_t delivered;      /* messages delivered to a completion object */
-    uint64_t waited;         /* arrivals for an id not yet registered */
+    uint64_t sent_now;    /* messages that left inside weft_am_send */
+    uint64_t sent_queued; /* messages handed to the scheduler */
+    uint64_t sent_rdv;    /* of all sent, those whose payload went by rendezvous */
+    uint64_t retries;     /* WEFT_EAGAIN returned */
+    uint64_t delivered;   /* messages delivered to a completion object */
+    uint64_t waited;      /* arrivals for an id not yet registered */
 } weft_am_counters_t;
 
 /* Fill *out. WEFT_EINVAL for NULL. Thread-safe. */

@@ -121,9 +121,10 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
  * the general path meets again and reports. A copy still in flight
  * (WEFT_INPROGRESS) keeps the gate busy until send_done, with a packet of no
  * chunks as its cookie. Under the gate's lock. */
-static inline __attribute__((always_inline)) bool
-lone_copied(weft__gate_t *g, uint32_t comm, uint64_t tag, const void *buf, size_t len,
-            const void *b, size_t blen, uint64_t cost)
+static inline __attribute__((always_inline)) bool lone_copied(weft__gate_t *g, uint32_t comm,
+                                                              uint64_t tag, const void *buf,
+                                                              size_t len, const void *b,
+                                                              size_t blen, uint64_t cost)
 {
     uint8_t hdr[WEFT_WIRE_PKT_HDR + WEFT_WIRE_CHUNK_HDR_MAX];
     size_t hlen, total;

@@ -13,6 +13,7 @@
  *   4. messages for an id that the target registers only later;
  *   5. WEFT_AM_IMMEDIATE against a peer that does not poll: WEFT_EAGAIN
  *      comes (the credit runs out), and what did leave is all delivered;
+ *   then the layer freed and made again, and 1. once more;
  *   6. "mt": 4 threads per rank, each with its endpoint, sending while all
  *      pop one shared queue (WEFT_THREAD_MULTIPLE);
  *   "death": rank 1 dies; rank 0's messages to it fail with WEFT_EPEERDEAD
@@ -353,8 +354,8 @@ static void round_immediate(void)
 }
 
 /* ---- 6: threads, one endpoint each, one queue ---- */
-#define THREADS    4
-#define MT_PER     500
+#define THREADS 4
+#define MT_PER  500
 static weft_cq_t *mt_cq;
 static atomic_int mt_got;
 
@@ -479,6 +480,12 @@ int main(int argc, char **argv)
         round_put();
         round_late();
         round_immediate();
+        /* A layer made again after one that pooled messages of every kind */
+        barrier(14);
+        MUST(weft_am_free(am));
+        MUST(weft_am_create(ctx, &am));
+        MUST(weft_am_ep_create(am, &ep));
+        round_cq();
     }
     weft_am_counters_t c;
     MUST(weft_am_counters_get(am, &c));

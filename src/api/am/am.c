@@ -32,12 +32,12 @@
 #include "util/log.h"
 #include "weft/weft_am.h"
 
-#define AM_COMM      WEFT__SINK_COMM
-#define AM_DATA      0xffffff14u
-#define AM_REGIONS   64
-#define AM_SMALL     256 /* header + data a pooled message holds */
-#define AM_PREFIX    24  /* the longest payload prefix before the header (PUT_ANN) */
-#define AM_GATHER    16  /* payload pieces sent without allocating an iovec */
+#define AM_COMM    WEFT__SINK_COMM
+#define AM_DATA    0xffffff14u
+#define AM_REGIONS 64
+#define AM_SMALL   256 /* header + data a pooled message holds */
+#define AM_PREFIX  24  /* the longest payload prefix before the header (PUT_ANN) */
+#define AM_GATHER  16  /* payload pieces sent without allocating an iovec */
 
 enum { FORM_EAGER = 0, FORM_PUT = 1, FORM_ANNOUNCE = 2, FORM_PUT_ANN = 3 };
 
@@ -84,7 +84,7 @@ struct weft_am_ep {
     struct weft_am *am;
     struct weft_am_ep *next; /* the layer's list */
     uint32_t index;
-    uint32_t count; /* tags and data tags */
+    uint32_t count;     /* tags and data tags */
     am_posted_t *spare; /* free posted objects, the endpoint's own */
     _Atomic uint64_t sent_now, sent_queued, sent_rdv, retries;
 };
@@ -151,6 +151,7 @@ static void msg_free(am_msg_t *m)
     struct weft_am *am = m->am;
     if (m->data_owned)
         free(m->pub.data);
+    m->data_owned = false;
     if (!m->pooled) {
         free(m);
         return;
@@ -197,8 +198,8 @@ static void defer(struct weft_am *am, am_msg_t *m, int what)
 static void deliver(struct weft_am *am, am_msg_t *m, bool unlocked)
 {
     am_handler_t *h = &am->handlers[m->pub.id];
-    weft_comp_t *comp = atomic_load_explicit((_Atomic(weft_comp_t *) *)&h->comp,
-                                             memory_order_acquire);
+    weft_comp_t *comp =
+        atomic_load_explicit((_Atomic(weft_comp_t *) *)&h->comp, memory_order_acquire);
     if (!comp) {
         weft_lock_acquire(&am->lock);
         if (!(comp = h->comp)) {
@@ -280,7 +281,10 @@ static void take(struct weft_am *am, int peer, uint64_t t, const uint8_t *p, siz
 {
     const int form = tag_form(t);
     const uint32_t hlen = tag_hlen(t), id = tag_id(t);
-    size_t prefix = form == FORM_PUT ? 16 : form == FORM_ANNOUNCE ? 16 : form == FORM_PUT_ANN ? 32 : 0;
+    size_t prefix = form == FORM_PUT        ? 16
+                    : form == FORM_ANNOUNCE ? 16
+                    : form == FORM_PUT_ANN  ? 32
+                                            : 0;
     if (id > WEFT_AM_ID_MAX || form > FORM_PUT_ANN || hlen > WEFT_AM_HEADER_MAX ||
         len < prefix + hlen) {
         weft_log_error("dropped a malformed active message from rank %d", peer);
@@ -392,8 +396,8 @@ static void run_deferred(struct weft_am *am, am_msg_t *m)
             msg_free(m);
             return;
         }
-        rc = weft_sr_irecv_comp(ctx, m->pub.source, AM_COMM, m->wire_tag, m->fetched,
-                                m->pub.length, &am->fetch_done.comp, m);
+        rc = weft_sr_irecv_comp(ctx, m->pub.source, AM_COMM, m->wire_tag, m->fetched, m->pub.length,
+                                &am->fetch_done.comp, m);
         if (rc) {
             weft_log_error("lost an active message from rank %d: %s", m->pub.source,
                            weft_strerror(rc));
@@ -423,8 +427,8 @@ static void run_deferred(struct weft_am *am, am_msg_t *m)
      * sender's side ends (as truncated), the target's message carries the
      * error. */
     m->pub.data = buf;
-    rc = weft_sr_irecv_comp(ctx, m->pub.source, AM_DATA, m->data_tag, buf,
-                            buf ? m->pub.length : 0, &am->data_done.comp, m);
+    rc = weft_sr_irecv_comp(ctx, m->pub.source, AM_DATA, m->data_tag, buf, buf ? m->pub.length : 0,
+                            &am->data_done.comp, m);
     if (rc) {
         m->pub.error = rc;
         deliver(am, m, true);
@@ -591,9 +595,8 @@ static int send_sink(struct weft_am_ep *ep, int peer, uint64_t tag, const uint8_
     return WEFT_INPROGRESS;
 }
 
-static int check_send(struct weft_am_ep *ep, int peer, uint32_t id, const void *header,
-                      size_t hlen, const struct iovec *iov, int iovcnt, weft_comp_t *local,
-                      size_t *dlen)
+static int check_send(struct weft_am_ep *ep, int peer, uint32_t id, const void *header, size_t hlen,
+                      const struct iovec *iov, int iovcnt, weft_comp_t *local, size_t *dlen)
 {
     if (!ep || id > WEFT_AM_ID_MAX || hlen > WEFT_AM_HEADER_MAX || (hlen && !header) ||
         iovcnt < 0 || (iovcnt && !iov) || (local && !weft__comp_valid(local)))
@@ -612,8 +615,8 @@ static int check_send(struct weft_am_ep *ep, int peer, uint32_t id, const void *
 
 /* The payload by rendezvous: the announce (prefix a of alen bytes, ending
  * with the header), then the data on AM_DATA with the local completion. */
-static int send_rdv(struct weft_am_ep *ep, int peer, uint32_t id, int form, size_t hlen,
-                    uint8_t *a, size_t alen, const struct iovec *iov, int iovcnt, size_t dlen,
+static int send_rdv(struct weft_am_ep *ep, int peer, uint32_t id, int form, size_t hlen, uint8_t *a,
+                    size_t alen, const struct iovec *iov, int iovcnt, size_t dlen,
                     weft_comp_t *local, void *user_context)
 {
     weft_ctx_t *ctx = ep->am->ctx;
@@ -621,8 +624,8 @@ static int send_rdv(struct weft_am_ep *ep, int peer, uint32_t id, int form, size
     uint64_t data_tag = ((uint64_t)ep->index << 32) | count;
     weft__le64_put(a, dlen);
     weft__le64_put(a + 8, data_tag);
-    int rc = send_sink(ep, peer, make_tag(id, form, hlen, count), a, alen, NULL, 0, 0, NULL, NULL,
-                       0);
+    int rc =
+        send_sink(ep, peer, make_tag(id, form, hlen, count), a, alen, NULL, 0, 0, NULL, NULL, 0);
     if (rc < 0)
         return rc;
     /* The data: completion to the user's local object through a posted
@@ -683,8 +686,8 @@ int weft_am_put_signal(weft_am_ep_t *ep, int peer, uint32_t id, const void *head
         weft__le64_put(a + 8, offset);
         if (hlen)
             memcpy(a + 16, header, hlen);
-        return send_sink(ep, peer, make_tag(id, FORM_PUT, hlen, ep->count++), a, 16 + hlen, &iov,
-                         1, len, local, user_context, flags);
+        return send_sink(ep, peer, make_tag(id, FORM_PUT, hlen, ep->count++), a, 16 + hlen, &iov, 1,
+                         len, local, user_context, flags);
     }
     if (flags & WEFT_AM_IMMEDIATE)
         return WEFT_EAGAIN;
@@ -692,7 +695,8 @@ int weft_am_put_signal(weft_am_ep_t *ep, int peer, uint32_t id, const void *head
     weft__le32_put(a + 20, 0);
     weft__le64_put(a + 24, offset);
     memcpy(a + 32, header, hlen);
-    return send_rdv(ep, peer, id, FORM_PUT_ANN, hlen, a, 32 + hlen, &iov, 1, len, local, user_context);
+    return send_rdv(ep, peer, id, FORM_PUT_ANN, hlen, a, 32 + hlen, &iov, 1, len, local,
+                    user_context);
 }
 
 /* ---------------------------------------------------------------- the layer */
