@@ -43,8 +43,9 @@
  *
  * Handler ids are the program's: register them on every rank (a message for
  * an id not registered yet waits at its target until it is). Messages from
- * one sender to one target are delivered in the order they were sent when
- * all are eager; a rendezvous one is delivered when its data is in place.
+ * one endpoint to one target are delivered in the order they were sent when
+ * all are eager (into a queue or a handler); a rendezvous one is delivered
+ * when its data is in place; two endpoints' messages are not ordered.
  *
  * A peer that dies fails the messages still in flight to it: their local
  * completion comes with WEFT_EPEERDEAD and the dead rank in entry.source
@@ -102,10 +103,15 @@ typedef void *(*weft_am_alloc_fn)(size_t len, const weft_am_msg_t *msg, void *ar
  * WEFT_ENOMEM. Thread-safe. */
 WEFT_API int weft_am_create(weft_ctx_t *ctx, weft_am_t **am_out);
 
-/* Free the layer, its endpoints, the messages still undelivered and the
- * rendezvous still in flight (whose buffers the program then still owns).
- * Call it with no thread using it, before weft_finalize; messages delivered
- * and kept must have been released. NULL is a no-op. */
+/* The context am was made for. Thread-safe. */
+WEFT_API weft_ctx_t *weft_am_ctx(const weft_am_t *am);
+
+/* Free the layer, its endpoints, its pooled messages and the messages that
+ * wait for an id never registered. Call it with no thread using it and no
+ * message in flight to or from this rank (a rendezvous still running would
+ * complete into freed memory): after the last delivery and a barrier, before
+ * weft_finalize. Delivered messages must have been released. NULL is a
+ * no-op. */
 WEFT_API int weft_am_free(weft_am_t *am);
 
 /* Deliver the messages of handler id into comp (see the top of this file);

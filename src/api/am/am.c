@@ -744,6 +744,11 @@ int weft_am_create(weft_ctx_t *ctx, weft_am_t **am_out)
     return WEFT_OK;
 }
 
+weft_ctx_t *weft_am_ctx(const weft_am_t *am)
+{
+    return am ? am->ctx : NULL;
+}
+
 static void msgs_free(am_msg_t *m)
 {
     while (m) {
