@@ -359,6 +359,16 @@ static void round_immediate(void)
 static weft_cq_t *mt_cq;
 static atomic_int mt_got;
 
+static pthread_mutex_t mt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* CHECK from the threads: its counters under a lock. */
+static void mt_check(bool ok)
+{
+    pthread_mutex_lock(&mt_lock);
+    CHECK(ok);
+    pthread_mutex_unlock(&mt_lock);
+}
+
 static void *mt_thread(void *arg)
 {
     weft_am_ep_t *e;
@@ -368,19 +378,25 @@ static void *mt_thread(void *arg)
     weft_counter_init(&local, 0);
     int queued = 0;
     const int want = MT_PER * THREADS * size;
+    /* The payload stays untouched until every local completion came. */
+    static uint64_t vals[THREADS][2];
+    vals[t][0] = (uint64_t)t;
+    vals[t][1] = 0x5eed;
+    struct iovec iov = {vals[t], sizeof vals[t]};
     for (int i = 0; i < MT_PER * size; i++) {
-        uint64_t v[2] = {(uint64_t)t, (uint64_t)i};
-        struct iovec iov = {v, sizeof v};
         int rc;
         while ((rc = weft_am_send(e, i % size, ID_MT, &t, sizeof t, &iov, 1,
                                   weft_counter_comp(&local), NULL, 0)) == WEFT_EAGAIN)
             ;
-        CHECK(rc == WEFT_OK || rc == WEFT_INPROGRESS);
+        mt_check(rc == WEFT_OK || rc == WEFT_INPROGRESS);
         queued += rc == WEFT_INPROGRESS;
         weft_comp_entry_t en;
         while (weft_cq_pop(mt_cq, &en) == WEFT_OK) {
             weft_am_msg_t *m = en.user_context;
-            CHECK(m->length == 16 && m->hlen == sizeof(int));
+            uint64_t v[2];
+            memcpy(v, m->data, sizeof v);
+            mt_check(m->length == 16 && m->hlen == sizeof(int) && v[1] == 0x5eed &&
+                     memcmp(m->header, &v[0], sizeof(int)) == 0);
             weft_am_msg_release(m);
             atomic_fetch_add(&mt_got, 1);
         }

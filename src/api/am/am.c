@@ -24,6 +24,7 @@
  * What the sink may not do under the engine lock (call a handler, an alloc
  * function, post a receive) goes to the deferred list, which the layer's
  * progress callback runs after each pass, unlocked. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,7 +71,6 @@ typedef struct am_handler {
  * completion goes. */
 typedef struct am_posted {
     weft__comp_node_t node; /* the user's local completion */
-    struct weft_am *am;
     struct am_posted *next; /* a free list */
     weft_comp_t *local;
     void *user_context;
@@ -101,17 +101,14 @@ struct weft_am {
     _Atomic uint32_t nregions;
     struct weft_am_ep *eps;
     uint32_t next_ep;
-    /* Posted objects returned by their completions, from any thread: a
-     * lock-free stack, taken whole by an endpoint that has none. */
-    _Atomic(am_posted_t *) returned;
     am_msg_t *free_msgs;
     /* The deferred list, oldest first, and whether it has anything. */
     weft_lock_t def_lock;
     am_msg_t *def_head, *def_tail;
     atomic_int def_n;
-    /* Internal completions: a posted send done, a rendezvous payload in
-     * place, a sink message received by rendezvous. */
-    weft_handler_t posted_done, data_done, fetch_done;
+    /* Internal completions: a rendezvous payload in place, a sink message
+     * received by rendezvous. */
+    weft_handler_t data_done, fetch_done;
     _Atomic uint64_t delivered, waited;
 };
 
@@ -457,6 +454,20 @@ static int am_progress(void *arg)
 
 /* ---------------------------------------------------------------- sending */
 
+/* Posted objects, and the handler their sends complete into, belong to the
+ * process, not to a layer: a send may complete after its layer was freed
+ * (at weft_finalize, say), and its object then still finds its way back.
+ * The stack holds objects returned from any thread, lock-free, taken whole
+ * by an endpoint that has none. */
+static _Atomic(am_posted_t *) posted_returned;
+static weft_handler_t posted_handler;
+static pthread_once_t posted_once = PTHREAD_ONCE_INIT;
+static void posted_done(const weft_comp_entry_t *e, void *arg);
+static void posted_init(void)
+{
+    weft_handler_init(&posted_handler, posted_done, NULL);
+}
+
 /* A count that one thread writes (its endpoint's) and any thread reads. */
 static inline void bump(_Atomic uint64_t *c)
 {
@@ -467,25 +478,21 @@ static inline void bump(_Atomic uint64_t *c)
 static am_posted_t *posted_get(struct weft_am_ep *ep)
 {
     if (!ep->spare)
-        ep->spare = atomic_exchange_explicit(&ep->am->returned, NULL, memory_order_acquire);
+        ep->spare = atomic_exchange_explicit(&posted_returned, NULL, memory_order_acquire);
     am_posted_t *p = ep->spare;
     if (p) {
         ep->spare = p->next;
         return p;
     }
-    p = malloc(sizeof *p);
-    if (p)
-        p->am = ep->am;
-    return p;
+    return malloc(sizeof *p);
 }
 
 static void posted_put(am_posted_t *p)
 {
-    struct weft_am *am = p->am;
-    am_posted_t *head = atomic_load_explicit(&am->returned, memory_order_relaxed);
+    am_posted_t *head = atomic_load_explicit(&posted_returned, memory_order_relaxed);
     do
         p->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&am->returned, &head, p, memory_order_release,
+    while (!atomic_compare_exchange_weak_explicit(&posted_returned, &head, p, memory_order_release,
                                                   memory_order_relaxed));
 }
 
@@ -584,7 +591,7 @@ static int send_sink(struct weft_am_ep *ep, int peer, uint64_t tag, const uint8_
     v[0] = (struct iovec){p->wire, alen};
     for (int i = 0; i < iovcnt; i++)
         v[i + 1] = iov[i];
-    rc = weft_sr_isendv_comp(ctx, peer, AM_COMM, tag, v, iovcnt + 1, &ep->am->posted_done.comp, p);
+    rc = weft_sr_isendv_comp(ctx, peer, AM_COMM, tag, v, iovcnt + 1, &posted_handler.comp, p);
     if (v != stack)
         free(v);
     if (rc) {
@@ -638,8 +645,7 @@ static int send_rdv(struct weft_am_ep *ep, int peer, uint32_t id, int form, size
     p->peer = peer;
     p->id = id;
     p->length = dlen;
-    rc = weft_sr_isendv_comp(ctx, peer, AM_DATA, data_tag, iov, iovcnt, &ep->am->posted_done.comp,
-                             p);
+    rc = weft_sr_isendv_comp(ctx, peer, AM_DATA, data_tag, iov, iovcnt, &posted_handler.comp, p);
     if (rc) {
         posted_put(p);
         return rc;
@@ -711,7 +717,7 @@ int weft_am_create(weft_ctx_t *ctx, weft_am_t **am_out)
     am->ctx = ctx;
     weft_lock_init(&am->lock, WEFT_LOCK_SPIN);
     weft_lock_init(&am->def_lock, WEFT_LOCK_SPIN);
-    weft_handler_init(&am->posted_done, posted_done, am);
+    pthread_once(&posted_once, posted_init);
     weft_handler_init(&am->data_done, data_done, am);
     weft_handler_init(&am->fetch_done, fetch_done, am);
     int rc = weft_progress_register(ctx, am_progress, am, &am->progress_id);
@@ -761,15 +767,6 @@ static void msgs_free(am_msg_t *m)
     }
 }
 
-static void posted_list_free(am_posted_t *p)
-{
-    while (p) {
-        am_posted_t *next = p->next;
-        free(p);
-        p = next;
-    }
-}
-
 int weft_am_free(weft_am_t *am)
 {
     if (!am)
@@ -782,7 +779,6 @@ int weft_am_free(weft_am_t *am)
     msgs_free(am->free_msgs);
     while (am->eps)
         weft_am_ep_free(am->eps);
-    posted_list_free(atomic_load(&am->returned));
     free(am);
     return WEFT_OK;
 }

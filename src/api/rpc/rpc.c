@@ -57,7 +57,7 @@ struct weft_rpc {
     weft_am_t *am;
     weft_ctx_t *ctx;
     uint32_t id;
-    weft_handler_t on_call, on_reply, sent; /* sent: a copy of ours has left */
+    weft_handler_t on_call, on_reply;
     struct {
         weft_rpc_service_fn fn;
         void *arg;
@@ -72,8 +72,10 @@ struct weft_rpc {
     bool *dead;            /* ranks seen dead */
 };
 
+/* The handlers that may run after the layer was freed (at weft_finalize):
+ * the watches', and that of a copy of ours that has left. */
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static weft_handler_t watch_handler;
+static weft_handler_t watch_handler, sent_handler;
 static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
 
 /* ---------------------------------------------------------------- the table */
@@ -187,9 +189,12 @@ static void watch_done(const weft_comp_entry_t *e, void *arg)
     free(w);
 }
 
-static void watch_init(void)
+static void sent_done(const weft_comp_entry_t *e, void *arg);
+
+static void handlers_init(void)
 {
     weft_handler_init(&watch_handler, watch_done, NULL);
+    weft_handler_init(&sent_handler, sent_done, NULL);
 }
 
 /* Watch peer from now on (once). */
@@ -218,7 +223,6 @@ static int watch(struct weft_rpc *r, int peer)
         free(w);
         return WEFT_OK;
     }
-    pthread_once(&watch_once, watch_init);
     int rc = weft_sr_irecv_comp(r->ctx, peer, RPC_WATCH, r->id, NULL, 0, &watch_handler.comp, w);
     if (rc) {
         pthread_mutex_lock(&watch_lock);
@@ -250,7 +254,7 @@ static int send_copy(struct weft_rpc *r, weft_am_ep_t *ep, int peer, uint32_t id
     if (len)
         memcpy(copy, data, len);
     struct iovec iov = {copy, len};
-    int rc = weft_am_send(ep, peer, id, hdr, hlen, &iov, 1, &r->sent.comp, copy, 0);
+    int rc = weft_am_send(ep, peer, id, hdr, hlen, &iov, 1, &sent_handler.comp, copy, 0);
     if (rc == WEFT_INPROGRESS)
         return WEFT_OK;
     free(copy);
@@ -417,7 +421,7 @@ int weft_rpc_create(weft_am_t *am, uint32_t id, weft_rpc_t **rpc_out)
     weft_lock_init(&r->own_lock, WEFT_LOCK_SPIN);
     weft_handler_init(&r->on_call, on_call, r);
     weft_handler_init(&r->on_reply, on_reply, r);
-    weft_handler_init(&r->sent, sent_done, r);
+    pthread_once(&watch_once, handlers_init);
     int rc = weft_am_ep_create(am, &r->own_ep);
     if (rc == WEFT_OK)
         rc = weft_am_register(am, id, &r->on_call.comp, NULL, NULL);
