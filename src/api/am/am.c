@@ -299,7 +299,8 @@ static void take(struct weft_am *am, int peer, uint64_t t, const uint8_t *p, siz
     m->pub.hlen = hlen;
     m->pub.header = m->inline_;
     m->wire_tag = t;
-    memcpy(m->inline_, p + prefix, hlen);
+    if (hlen)
+        memcpy(m->inline_, p + prefix, hlen);
     switch (form) {
     case FORM_EAGER:
         m->pub.data = m->inline_ + hlen;
@@ -544,7 +545,8 @@ static int send_sink(struct weft_am_ep *ep, int peer, uint64_t tag, const uint8_
     } else if (iovcnt > 1 && alen + dlen <= WEFT_AM_EAGER_MAX) {
         size_t off = 0;
         for (int i = 0; i < iovcnt; i++) {
-            memcpy(gathered + off, iov[i].iov_base, iov[i].iov_len);
+            if (iov[i].iov_len)
+                memcpy(gathered + off, iov[i].iov_base, iov[i].iov_len);
             off += iov[i].iov_len;
         }
         b = gathered;
@@ -671,7 +673,8 @@ int weft_am_send(weft_am_ep_t *ep, int peer, uint32_t id, const void *header, si
     }
     if (flags & WEFT_AM_IMMEDIATE)
         return WEFT_EAGAIN; /* a rendezvous never leaves inside the call */
-    memcpy(a + 16, header, hlen);
+    if (hlen)
+        memcpy(a + 16, header, hlen);
     return send_rdv(ep, peer, id, FORM_ANNOUNCE, hlen, a, 16 + hlen, iov, iovcnt, dlen, local,
                     user_context);
 }
@@ -700,7 +703,8 @@ int weft_am_put_signal(weft_am_ep_t *ep, int peer, uint32_t id, const void *head
     weft__le32_put(a + 16, region);
     weft__le32_put(a + 20, 0);
     weft__le64_put(a + 24, offset);
-    memcpy(a + 32, header, hlen);
+    if (hlen)
+        memcpy(a + 32, header, hlen);
     return send_rdv(ep, peer, id, FORM_PUT_ANN, hlen, a, 32 + hlen, &iov, 1, len, local,
                     user_context);
 }
