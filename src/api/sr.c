@@ -86,6 +86,20 @@ static int submit_end(weft_ctx_t *ctx, struct weft_request *req, bool locked, in
     return rc;
 }
 
+/* A send's fields beside its data (set before: req->length). */
+static inline void send_init(weft_ctx_t *ctx, struct weft_request *req, int dest, uint32_t comm,
+                             uint64_t tag, bool sync)
+{
+    req->peer = dest;
+    req->gate = &ctx->gates[dest];
+    req->sync = sync;
+    req->answered = false;
+    req->status.source = ctx->rank;
+    req->status.tag = tag;
+    req->status.comm = comm;
+    req->status.length = req->length;
+}
+
 static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const struct iovec *iov,
                  int iovcnt, bool sync, weft_request_t **req_out)
 {
@@ -122,14 +136,7 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
         return WEFT_ENOMEM;
     }
     rc = set_iov(req, iov, iovcnt);
-    req->peer = dest;
-    req->gate = &ctx->gates[dest];
-    req->sync = sync;
-    req->answered = false;
-    req->status.source = ctx->rank;
-    req->status.tag = tag;
-    req->status.comm = comm;
-    req->status.length = req->length;
+    send_init(ctx, req, dest, comm, tag, sync);
     return submit_end(ctx, req, locked, rc, req_out);
 }
 
@@ -503,14 +510,7 @@ int weft_sr_isend_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, c
     req->iov_inline[0] = (struct iovec){.iov_base = (void *)buf, .iov_len = len};
     req->iovcnt = 1;
     req->length = len;
-    req->peer = dest;
-    req->gate = &ctx->gates[dest];
-    req->sync = false;
-    req->answered = false;
-    req->status.source = ctx->rank;
-    req->status.tag = tag;
-    req->status.comm = comm;
-    req->status.length = len;
+    send_init(ctx, req, dest, comm, tag, false);
     comp_arm(req, comp, user_context);
     return comp_submit(ctx, req, locked);
 }
@@ -576,14 +576,7 @@ int weft_sr_isendv_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
         }
         return rc;
     }
-    req->peer = dest;
-    req->gate = &ctx->gates[dest];
-    req->sync = false;
-    req->answered = false;
-    req->status.source = ctx->rank;
-    req->status.tag = tag;
-    req->status.comm = comm;
-    req->status.length = req->length;
+    send_init(ctx, req, dest, comm, tag, false);
     comp_arm(req, comp, user_context);
     return comp_submit(ctx, req, locked);
 }

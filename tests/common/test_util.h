@@ -116,6 +116,22 @@ static inline void test_note(weft_ctx_t *ctx, int peer, bool send, uint32_t comm
     MUST(weft_sr_wait(ctx, req, NULL));
 }
 
+/* Every rank of ctx's job reaches this point before any leaves it: notes to
+ * rank 0 on comm/tag, then from it. */
+static inline void test_barrier(weft_ctx_t *ctx, uint32_t comm, uint64_t tag)
+{
+    int rank = weft_rank(ctx), size = weft_size(ctx);
+    if (rank == 0) {
+        for (int r = 1; r < size; r++)
+            test_note(ctx, r, false, comm, tag);
+        for (int r = 1; r < size; r++)
+            test_note(ctx, r, true, comm, tag);
+    } else {
+        test_note(ctx, 0, true, comm, tag);
+        test_note(ctx, 0, false, comm, tag);
+    }
+}
+
 /* Print the closing line and return the exit code. */
 static inline int test_summary(const char *name)
 {

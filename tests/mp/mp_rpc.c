@@ -220,15 +220,7 @@ static void run(void)
 
 static void barrier(uint64_t tag)
 {
-    if (rank == 0) {
-        for (int r = 1; r < size; r++)
-            test_note(ctx, r, false, NOTE, tag);
-        for (int r = 1; r < size; r++)
-            test_note(ctx, r, true, NOTE, tag);
-    } else {
-        test_note(ctx, 0, true, NOTE, tag);
-        test_note(ctx, 0, false, NOTE, tag);
-    }
+    test_barrier(ctx, NOTE, tag);
 }
 
 static int death(pthread_t th)

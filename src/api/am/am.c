@@ -524,6 +524,17 @@ static void posted_done(const weft_comp_entry_t *e, void *arg)
         posted_put(p);
 }
 
+/* Where a posted message's completion goes, and what its entry says. */
+static inline void posted_fill(am_posted_t *p, weft_comp_t *local, void *user_context, int peer,
+                               uint32_t id, size_t length)
+{
+    p->local = local;
+    p->user_context = user_context;
+    p->peer = peer;
+    p->id = id;
+    p->length = length;
+}
+
 static inline uint64_t make_tag(uint32_t id, int form, size_t hlen, uint32_t count)
 {
     return (uint64_t)id | ((uint64_t)form << 16) | ((uint64_t)hlen << 24) | ((uint64_t)count << 32);
@@ -579,11 +590,7 @@ static int send_sink(struct weft_am_ep *ep, int peer, uint64_t tag, const uint8_
     if (!p)
         return WEFT_ENOMEM;
     memcpy(p->wire, a, alen);
-    p->local = local;
-    p->user_context = user_context;
-    p->peer = peer;
-    p->id = tag_id(tag);
-    p->length = dlen;
+    posted_fill(p, local, user_context, peer, tag_id(tag), dlen);
     struct iovec stack[AM_GATHER + 1], *v = stack;
     if (iovcnt + 1 > (int)WEFT_ARRAY_SIZE(stack) &&
         !(v = malloc(sizeof *v * (size_t)(iovcnt + 1)))) {
@@ -642,11 +649,7 @@ static int send_rdv(struct weft_am_ep *ep, int peer, uint32_t id, int form, size
     am_posted_t *p = posted_get(ep);
     if (!p)
         return WEFT_ENOMEM;
-    p->local = local;
-    p->user_context = user_context;
-    p->peer = peer;
-    p->id = id;
-    p->length = dlen;
+    posted_fill(p, local, user_context, peer, id, dlen);
     rc = weft_sr_isendv_comp(ctx, peer, AM_DATA, data_tag, iov, iovcnt, &posted_handler.comp, p);
     if (rc) {
         posted_put(p);
