@@ -60,6 +60,10 @@ static const weft_param_desc_t params[] = {
      "bandwidth of each rail in MB/s, comma-separated (rail 0 first): the fixed shares in "
      "which split_balance cuts a large message; unset: each receiver measures its rails as "
      "parts arrive and follows what it measured"},
+    {"WEFT_PACK_INLINE_MAX", "8192",
+     "weft_pack: cheaper pieces up to this many bytes travel in their message's first packet "
+     "(copied out of it by the receiver); larger ones, and every one when 0, as messages of "
+     "their own (by rendezvous when large). Read at the process's first pack"},
     {"WEFT_NODE_ID", "host name + boot id", "which ranks share a node (and so use shm)"},
     {"WEFT_SEQ_START", "0", "first per-peer sequence number (test hook for wrap-around)"},
 };
