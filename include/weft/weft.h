@@ -287,6 +287,11 @@ WEFT_API int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *s
  * completed, WEFT_OK when not yet completed. */
 WEFT_API int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status);
 
+/* As weft_sr_test, without making progress: for a caller that looks at many
+ * requests and progresses once between two looks (MPI_Testany over N
+ * requests costs one progress pass, not N). */
+WEFT_API int weft_sr_check(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status);
+
 /* Wait for all n requests (NULL entries are skipped and reqs[i] is set to NULL
  * as each completes). statuses may be NULL. Returns WEFT_OK, or the first error
  * among the requests (every request is still completed and freed). */

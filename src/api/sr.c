@@ -248,18 +248,23 @@ int weft_sr_wait(weft_ctx_t *ctx, weft_request_t *req, weft_status_t *status)
     return retire(ctx, req, status);
 }
 
-int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status)
+int weft_sr_check(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status)
 {
     if (!ctx || !flag)
         return WEFT_EINVAL;
-    if (req && !req_done(req))
-        weft__progress_try(ctx);
     if (!req || req_done(req)) {
         *flag = 1;
         return req ? retire(ctx, req, status) : WEFT_OK;
     }
     *flag = 0;
     return WEFT_OK;
+}
+
+int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status)
+{
+    if (ctx && req && !req_done(req))
+        weft__progress_try(ctx);
+    return weft_sr_check(ctx, req, flag, status);
 }
 
 int weft_sr_waitall(weft_ctx_t *ctx, int n, weft_request_t **reqs, weft_status_t *statuses)

@@ -462,7 +462,7 @@ static bool round_test(weft__mpi_sched_t *s, int r)
             continue;
         int flag = 0;
         weft_status_t ws;
-        int rc = weft_sr_test(weft__mpi.ctx, st->wreq, &flag, &ws);
+        int rc = weft_sr_check(weft__mpi.ctx, st->wreq, &flag, &ws);
         if (!flag)
             continue;
         st->wreq = NULL;
@@ -707,7 +707,7 @@ int weft__coll_wait_direct(weft__coll_direct_t *d)
         if (scheds) {
             /* Non-blocking collectives in flight move on while we wait. */
             weft__mpi_progress();
-            trc = weft_sr_test(ctx, d->reqs[i], &flag, &ws);
+            trc = weft_sr_check(ctx, d->reqs[i], &flag, &ws);
         } else {
             trc = weft_sr_wait(ctx, d->reqs[i], &ws);
         }

@@ -307,7 +307,7 @@ static void poll_locked(struct weft__mpi_part *p)
     if (p->hello) {
         int flag = 0;
         weft_status_t ws;
-        int wrc = weft_sr_test(weft__mpi.ctx, p->hello, &flag, &ws);
+        int wrc = weft_sr_check(weft__mpi.ctx, p->hello, &flag, &ws);
         if (flag) {
             p->hello = NULL;
             int rc = wrc != WEFT_OK ? weft__mpi_err_from_weft(wrc) : p->send ? 0 : learned(p);
@@ -324,7 +324,7 @@ static void poll_locked(struct weft__mpi_part *p)
             continue;
         int flag = 0;
         weft_status_t ws;
-        int wrc = weft_sr_test(weft__mpi.ctx, w, &flag, &ws);
+        int wrc = weft_sr_check(weft__mpi.ctx, w, &flag, &ws);
         if (flag) {
             atomic_store_explicit(&p->reqs[i], NULL, memory_order_relaxed);
             part_done(p, i, &ws, wrc);
