@@ -17,7 +17,9 @@
  *    called again.
  * 5. A callback that sends to the next rank and receives from the previous
  *    one, driven only by this thread's weft_progress: a callback may call
- *    any weft function. */
+ *    any weft function.
+ * 6. weft_sr_check looks at a request without progressing (the callback does
+ *    not run); weft_sr_test progresses. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -182,6 +184,30 @@ int main(void)
     MUST(weft_progress_unregister(ctx, id));
     CHECK(__atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == 2);
     CHECK(g.in == (me + n - 1) % n);
+
+    /* 6: weft_sr_check makes no progress (without a progress thread the
+     * callback then never runs); weft_sr_test does. */
+    if (!weft_progress_thread_running(ctx)) {
+        MUST(weft_progress_register(ctx, counting, NULL, &id));
+        weft_request_t *r, *s;
+        uint64_t v = 0, w = 42;
+        int flag = 1;
+        MUST(weft_sr_irecv(ctx, me, 77, 1, &v, sizeof v, &r));
+        long c6 = atomic_load(&calls);
+        for (int i = 0; i < 1000; i++)
+            MUST(weft_sr_check(ctx, r, &flag, NULL));
+        CHECK(flag == 0 && atomic_load(&calls) == c6);
+        for (int i = 0; i < 10; i++)
+            MUST(weft_sr_test(ctx, r, &flag, NULL));
+        CHECK(flag == 0 && atomic_load(&calls) > c6);
+        MUST(weft_sr_isend(ctx, me, 77, 1, &w, sizeof w, &s));
+        MUST(weft_sr_wait(ctx, s, NULL));
+        MUST(weft_sr_wait(ctx, r, NULL));
+        CHECK(v == 42);
+        MUST(weft_sr_check(ctx, NULL, &flag, NULL));
+        CHECK(flag == 1 && weft_sr_check(ctx, NULL, NULL, NULL) == WEFT_EINVAL);
+        MUST(weft_progress_unregister(ctx, id));
+    }
 
     MUST(weft_finalize(ctx));
     return test_summary("mp_progress_cb");
