@@ -48,6 +48,9 @@ METRICS = {
     "total_us": ("µs", False),
     "comm_us": ("µs", False),
     "us_per_msg": ("µs per message", False),
+    "rate_Mhops": ("M hops/s", True),
+    "us_per_hop": ("µs per hop", False),
+    "us_per_completion": ("µs per completion", False),
 }
 
 # Sections of the report: title, what it measures, x label, plots
@@ -160,6 +163,21 @@ SECTIONS = [
      "N (outstanding sends)",
      [("flood", "us_per_msg", "shared memory"),
       ("tcp_flood", "us_per_msg", "loopback TCP")], "log2", "log"),
+    ("Task chains (seed 003)", "chain",
+     "`mpi_chain`: a token hops between the 2 ranks, each arrival sending the "
+     "next hop, in the pattern of an MPI parcelport (64 MPI_Irecv with "
+     "MPI_ANY_TAG tested by MPI_Testany, an MPI_Isend per hop). Rate: 64 "
+     "chains at once; latency: one chain, the one-way time per hop. "
+     "bench/run_chain.sh runs weft's active messages beside it.",
+     "message size (bytes)",
+     [("chain", "rate_Mhops", "rate, 64 chains (M hops/s)"),
+      ("chain_lat", "us_per_hop", "one-way time per hop, 1 chain")], "log2", "log"),
+    ("Completions among N outstanding receives", "cq",
+     "`mpi_cq`: N receives with distinct tags, N 8-byte messages sent to them "
+     "in a shuffled order, completions found with MPI_Testsome over the N "
+     "requests; time per completion (weft_cq pops a completion queue instead).",
+     "N (outstanding receives)",
+     [("testsome", "us_per_completion", "MPI_Testsome")], "log2", "log"),
     ("TCP over loopback", "tcp",
      "With `--tcp`: `mpi_pingpong` and `weft_pingpong` over weft's tcp driver "
      "(WEFT_DRIVERS=tcp) and Open MPI's tcp btl, against `raw_tcp`, a bare "
