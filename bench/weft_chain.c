@@ -12,6 +12,11 @@
  *               an isend whose request is tested later.
  *
  *   weft_chain [--size S] [--chains C] [--hops H] [--threads T] [--reps R]
+ *              [--only MODE] [--serialized]
+ *
+ * The context runs at WEFT_THREAD_MULTIPLE (its engine lock a mutex);
+ * --serialized (one thread only) runs it at WEFT_THREAD_SERIALIZED, with no
+ * lock, to tell the lock's cost from the rest.
  *
  * Prints "# mode size chains hops threads rate_Mmsgs one_way_us" and
  * csv,chain_<mode>,<size>,rate_mmsgs|latency_us,<median over R>. */
@@ -234,6 +239,7 @@ int main(int argc, char **argv)
 {
     int chains = 64, hops = 20000, reps = 3;
     const char *only = NULL;
+    int level = WEFT_THREAD_MULTIPLE;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
             size = bench_parse_size(argv[++i]);
@@ -247,19 +253,22 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--serialized"))
+            level = WEFT_THREAD_SERIALIZED;
         else {
             fprintf(stderr, "usage: weft_chain [--size S] [--chains C] [--hops H] [--threads T] "
-                            "[--reps R] [--only am_cq|am_handler|sr]\n");
+                            "[--reps R] [--only am_cq|am_handler|sr] [--serialized]\n");
             return 2;
         }
     }
     if (size > sizeof payload || nthreads < 1 || nthreads > 8 || hops < 2 || hops % 2 ||
-        chains < 1) {
-        fprintf(stderr, "weft_chain: size <= 64 KiB, 1 to 8 threads, an even hop count >= 2\n");
+        chains < 1 || (level != WEFT_THREAD_MULTIPLE && nthreads > 1)) {
+        fprintf(stderr, "weft_chain: size <= 64 KiB, 1 to 8 threads (1 when serialized), an even "
+                        "hop count >= 2\n");
         return 2;
     }
     weft_init_params_t p = {.field_mask = WEFT_INIT_FIELD_THREAD_LEVEL,
-                            .thread_level = WEFT_THREAD_MULTIPLE};
+                            .thread_level = level};
     CHECK(weft_init(&p, &ctx));
     rank = weft_rank(ctx);
     if (weft_size(ctx) != 2) {
