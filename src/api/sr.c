@@ -41,6 +41,15 @@ static int set_iov(struct weft_request *req, const struct iovec *iov, int iovcnt
     return WEFT_OK;
 }
 
+/* The bytes of an iovec (for the trace). */
+static uint64_t iov_total(const struct iovec *iov, int iovcnt)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < iovcnt; i++)
+        n += iov[i].iov_len;
+    return n;
+}
+
 static int check_common(weft_ctx_t *ctx, const struct iovec *iov, int iovcnt,
                         weft_request_t **req_out)
 {
@@ -110,6 +119,7 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
+    WEFT_TRACE(WEFT_TR_ISEND, WEFT_TR_I, dest, tag, iov_total(iov, iovcnt), comm);
     bool locked = weft_lock_try(&ctx->lock);
     bool lone = !sync && iovcnt == 1 && (iov[0].iov_base || !iov[0].iov_len);
     if (locked && lone && !atomic_load_explicit(&ctx->submitted, memory_order_relaxed)) {
@@ -172,6 +182,7 @@ static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const st
         return rc;
     if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
         return WEFT_ERANK;
+    WEFT_TRACE(WEFT_TR_IRECV, WEFT_TR_I, src, tag, iov_total(iov, iovcnt), comm);
     bool locked = weft_lock_try(&ctx->lock);
     if (locked && weft__match_any_unexpected(ctx->match) && src >= 0 && tag != WEFT_ANY_TAG &&
         iovcnt == 1 && (iov[0].iov_base || !iov[0].iov_len) &&
@@ -499,6 +510,7 @@ int weft_sr_isend_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, c
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
+    WEFT_TRACE(WEFT_TR_ISEND, WEFT_TR_I, dest, tag, len, comm);
     bool locked = weft_lock_try(&ctx->lock);
     struct weft_request *req;
     if (locked && !atomic_load_explicit(&ctx->submitted, memory_order_relaxed) &&
@@ -527,6 +539,7 @@ int weft_sr_irecv_comp(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, vo
         return WEFT_EINVAL;
     if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
         return WEFT_ERANK;
+    WEFT_TRACE(WEFT_TR_IRECV, WEFT_TR_I, src, tag, len, comm);
     bool locked = weft_lock_try(&ctx->lock);
     struct weft_request *req;
     if (locked && weft__match_any_unexpected(ctx->match) && src >= 0 && tag != WEFT_ANY_TAG &&
@@ -564,6 +577,7 @@ int weft_sr_isendv_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
+    WEFT_TRACE(WEFT_TR_ISEND, WEFT_TR_I, dest, tag, iov_total(iov, iovcnt), comm);
     bool locked = weft_lock_try(&ctx->lock);
     struct weft_request *req = submit_alloc(ctx, WEFT_REQ_SEND, locked);
     if (!req) {

@@ -583,10 +583,13 @@ void weft__coop_copy_run(const weft__coop_copy_t *cp, bool unlocked)
     weft__gate_t *g = req->gate;
     struct iovec part = {.iov_base = (char *)req->iov[0].iov_base + cp->off, .iov_len = cp->len};
     int rc = cp->fail;
-    if (!rc)
+    if (!rc) {
+        WEFT_TRACE(WEFT_TR_PIECE, WEFT_TR_B, g->peer, cp->len, unlocked, 0);
         rc = req->kind == WEFT_REQ_RECV
                  ? g->drv_ops->rget(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req)
                  : g->drv_ops->rput(g->track, &part, 1, &req->coop_rkey, cp->off, cp->len, req);
+        WEFT_TRACE(WEFT_TR_PIECE, WEFT_TR_E, 0, 0, 0, 0);
+    }
     if (rc == WEFT_EPERM && !cp->fail) {
         /* Refused before anything moved: the other side may copy the piece,
          * unless it was refused too (then this side fails the piece, so

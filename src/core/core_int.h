@@ -26,6 +26,7 @@
 #include "util/list.h"
 #include "util/lock.h"
 #include "util/slab.h"
+#include "util/trace.h"
 #include "util/util.h"
 #include "weft/weft.h"
 

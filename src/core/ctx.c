@@ -559,6 +559,9 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
         return WEFT_EINVAL;
     }
     bool progress_thread = weft__param_size("WEFT_PROGRESS_THREAD", 0) != 0;
+    if (weft__trace_start(weft__param_str("WEFT_TRACE", NULL),
+                          weft__param_size("WEFT_TRACE_EVENTS", 1u << 18)) != 0)
+        return WEFT_ENOMEM;
     /* A progress thread shares the engine with the application at any level. */
     weft_ctx_t *ctx = ctx_new(level, level == WEFT_THREAD_MULTIPLE || progress_thread);
     if (!ctx)
@@ -672,6 +675,9 @@ int weft_finalize(weft_ctx_t *ctx)
     while (!backlogs_empty(ctx) && weft__now_ns() < deadline)
         weft__progress_locked(ctx);
     weft__stats_print(ctx);
+    char node[NODE_ID_MAX];
+    node_id(node, sizeof node);
+    weft__trace_finish(ctx->rank, ctx->size, node);
     int rc = ctx->boot ? weft__boot_fence(ctx->boot) : WEFT_OK;
     /* Requests still in flight are abandoned: freed with the context. */
     weft_list_t *pos, *tmp;

@@ -239,10 +239,20 @@ static void sleep_on(weft_ctx_t *ctx, struct weft_request *req)
     weft_lock_release(&ctx->sleep_lock);
 }
 
+static void wait_req(weft_ctx_t *ctx, struct weft_request *req);
+
 void weft__wait(weft_ctx_t *ctx, struct weft_request *req)
 {
     if (is_done(&req->done))
         return;
+    WEFT_TRACE(WEFT_TR_WAIT, WEFT_TR_B, 0, 0, 0, 0);
+    wait_req(ctx, req);
+    WEFT_TRACE(WEFT_TR_WAIT, WEFT_TR_E, 0, 0, 0, 0);
+}
+
+/* weft__wait, past its first look. */
+static void wait_req(weft_ctx_t *ctx, struct weft_request *req)
+{
     /* One waiter at a time, or every waiter polls: no baton. */
     if (ctx->thread_level != WEFT_THREAD_MULTIPLE || ctx->wait_policy == WEFT__WAIT_YIELD ||
         ctx->wait_policy == WEFT__WAIT_SPIN) {
@@ -380,7 +390,10 @@ static int doorbell_sleep(weft_ctx_t *ctx, bool waiter, struct weft_request *req
     if (!atomic_load(&ctx->submitted) && !stop) {
         atomic_fetch_add_explicit(waiter ? &ctx->wait_sleeps : &ctx->progress_sleeps, 1,
                                   memory_order_relaxed);
-        if (poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS) > 0) {
+        WEFT_TRACE(WEFT_TR_SLEEP, WEFT_TR_B, 0, 0, 0, 0);
+        int woke = poll(fds, (nfds_t)n, PROGRESS_SLEEP_MS);
+        WEFT_TRACE(WEFT_TR_SLEEP, WEFT_TR_E, 0, 0, 0, 0);
+        if (woke > 0) {
             if (fds[0].revents) {
                 uint64_t v;
                 ssize_t r = read(ctx->progress_kick, &v, sizeof v);
@@ -417,6 +430,7 @@ static void *progress_main(void *arg)
     if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0)
         policy = -2;
     pthread_setname_np(pthread_self(), "weft-progress");
+    weft__trace_thread_name("progress");
     if (ctx->progress_pinned &&
         pthread_setaffinity_np(pthread_self(), sizeof ctx->progress_cpus, &ctx->progress_cpus))
         weft_log_warn("progress thread: cannot pin it where WEFT_PROGRESS_CPU says");

@@ -373,6 +373,7 @@ static int on_unexpected(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire
     uint64_t depth = weft__match_unexpected_count(ctx->match);
     if (depth > ctx->counters.unexpected_max)
         ctx->counters.unexpected_max = depth;
+    WEFT_TRACE(WEFT_TR_UNEXPECTED, WEFT_TR_I, g->peer, c->tag, c->len, depth);
 out:
     weft__match_unlock(ctx);
     return rc;
@@ -474,6 +475,7 @@ static int on_message(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_ch
     weft_list_remove(&req->link);
     req->state = WEFT_RS_NONE;
     weft__match_unlock(ctx);
+    WEFT_TRACE(WEFT_TR_MATCH, WEFT_TR_I, g->peer, c->tag, c->len, 1);
     req->status.source = g->peer;
     req->status.tag = c->tag;
     req->status.comm = c->comm;
@@ -574,6 +576,7 @@ int weft__proto_packet(void *owner, void *peer_cookie, const void *buf, size_t l
     weft__wire_iter_t it;
     weft__wire_chunk_t c;
     int rc;
+    WEFT_TRACE(WEFT_TR_ARRIVE, WEFT_TR_I, g->peer, len, 0, 0);
     if (WEFT_LIKELY(weft__wire_lone_eager(buf, len, &c))) {
         /* A lone small message: no iterator, nothing else to dispatch. */
         packet_counted(ctx, g, len);

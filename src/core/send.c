@@ -72,8 +72,10 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
             return rc;
         eager_chunk(ctx, g, req, cost);
     } else {
-        if (len <= g->eager_max && (uint64_t)g->send_credit < cost)
+        if (len <= g->eager_max && (uint64_t)g->send_credit < cost) {
             g->sent.credit_stalls++;
+            WEFT_TRACE(WEFT_TR_CREDIT_STALL, WEFT_TR_I, g->peer, len, 0, 0);
+        }
         if ((rc = weft__handle_add(&ctx->handles, req, &req->id)) < 0)
             return rc;
         const weft_rkey_t *rkey = NULL;
@@ -97,6 +99,7 @@ static int send_locked(struct weft_ctx *ctx, weft__gate_t *g, struct weft_reques
         c->length = 0;
         req->holds = 2;
         g->sent.rdv++;
+        WEFT_TRACE(WEFT_TR_RDV, WEFT_TR_I, g->peer, req->status.tag, len, 0);
     }
     number_message(g, req);
     /* Found if the peer dies while it is in flight; its completion unlinks

@@ -3,6 +3,8 @@
 
 #include <sched.h>
 
+#include "util/trace.h"
+
 #include "weft/weft.h"
 
 void weft__pq_init(weft__pq_t *q)
@@ -82,9 +84,15 @@ int weft__pq_run_shared(weft__pq_t *q)
             continue;
         weft__pq_fn fn = atomic_load(&s->fn);
         if (fn) {
+            /* Traced when it did something: every pass runs every callback. */
+            uint64_t t0 = WEFT_UNLIKELY(__atomic_load_n(&weft__tracer, __ATOMIC_RELAXED) != NULL)
+                              ? weft__now_ns()
+                              : 0;
             int e = fn(s->arg);
-            if (e > 0)
+            if (e > 0) {
                 events += e;
+                WEFT_TRACE(WEFT_TR_CALLBACK, WEFT_TR_I, i, e, t0 ? weft__now_ns() - t0 : 0, 0);
+            }
         }
         atomic_store_explicit(&s->running, false, memory_order_release);
     }

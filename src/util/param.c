@@ -64,6 +64,13 @@ static const weft_param_desc_t params[] = {
      "weft_pack: cheaper pieces up to this many bytes travel in their message's first packet "
      "(copied out of it by the receiver); larger ones, and every one when 0, as messages of "
      "their own (by rendezvous when large). Read at the process's first pack"},
+    {"WEFT_TRACE", "unset",
+     "path: each rank writes a timeline of what the engine did (Chrome trace-event JSON, for "
+     "Perfetto or chrome://tracing) to path.<rank>.json, or to path with %r replaced by the "
+     "rank, at finalize; tools/weft-trace merges and summarizes them"},
+    {"WEFT_TRACE_EVENTS", "262144",
+     "events each thread's trace buffer holds; a full buffer drops the rest (counted in the "
+     "file and logged)"},
     {"WEFT_NODE_ID", "host name + boot id", "which ranks share a node (and so use shm)"},
     {"WEFT_SEQ_START", "0", "first per-peer sequence number (test hook for wrap-around)"},
 };
