@@ -1,6 +1,9 @@
 /* weft-info: what this weft has and how it is set: version, drivers,
  * strategies, and every WEFT_* parameter with its default and the value in
- * this environment. */
+ * this environment. With --markdown, the parameter table alone, as the
+ * Markdown that docs/parameters.md holds (tests/check_params.sh compares
+ * them, so the page cannot drift from the code). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +12,76 @@
 #include "core/registry.h"
 #include "weft/weft_rma.h"
 
+/* Text for a cell of a Markdown table: the characters that would end the
+ * cell or start markup (a '<' would open an HTML tag: "path.<rank>.json")
+ * are escaped, so the page shows the help string as written. */
+static void markdown_text(const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("\\|<>*`[]", *s))
+            putchar('\\');
+        putchar(*s);
+    }
+}
+
+/* One table per owner of parameters: the engine, then each built-in driver
+ * that reads any, in the registry's order (the order of weft__param_table,
+ * which the plain listing prints). The environment plays no part: the
+ * output is the same wherever this build runs. */
+static void markdown_table(const char *title, const weft_param_desc_t *p, size_t n)
+{
+    static bool first = true;
+    printf("%s### %s\n\n| variable | default | meaning |\n|---|---|---|\n", first ? "" : "\n",
+           title);
+    first = false;
+    for (size_t i = 0; i < n; i++) {
+        /* A default of one word is a value to type; one of several words
+         * ("driver's own") says where the value comes from. */
+        printf("| `%s` | ", p[i].name);
+        if (strchr(p[i].deflt, ' '))
+            markdown_text(p[i].deflt);
+        else
+            printf("`%s`", p[i].deflt);
+        printf(" | ");
+        markdown_text(p[i].help);
+        printf(" |\n");
+    }
+}
+
+static void print_markdown(void)
+{
+    size_t n;
+    const weft_param_desc_t *p = weft__param_engine_table(&n);
+    markdown_table("Engine", p, n);
+    const weft_driver_ops_t *const *drv = weft__drivers_builtin(&n);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (drv[i]->params && drv[i]->params[k].name)
+            k++;
+        if (k) {
+            char title[64];
+            snprintf(title, sizeof title, "`%s` driver", drv[i]->name);
+            markdown_table(title, drv[i]->params, k);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: weft-info\nPrint weft's drivers, strategies and WEFT_* parameters.\n");
+        printf("usage: weft-info [--markdown]\n"
+               "Print weft's drivers, strategies and WEFT_* parameters.\n"
+               "  --markdown  print only the parameter tables (name, default, meaning) as\n"
+               "              Markdown, the same in every environment: docs/parameters.md\n");
         return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--markdown")) {
+        print_markdown();
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "weft-info: unknown option '%s' (see --help)\n", argv[1]);
+        return 2;
     }
     printf("weft %s\n\n", WEFT_VERSION_STRING);
     printf("drivers (highest preference first within each reach):\n");
