@@ -8,9 +8,9 @@
  *
  * Thread safety: after MPI_Init_thread with MPI_THREAD_MULTIPLE every function
  * may be called from any thread, except where the standard says otherwise
- * (MPI_Init*, MPI_Finalize from the main thread). See README.md ("MPI") for what
- * is implemented; one-sided (MPI_Win_*), I/O (MPI_File_*), process creation and
- * ports return MPI_ERR_UNSUPPORTED_OPERATION through the error handler. The
+ * (MPI_Init*, MPI_Finalize from the main thread). See docs/mpi.md for what
+ * is implemented; process creation and ports return
+ * MPI_ERR_UNSUPPORTED_OPERATION through the error handler. The
  * MPI_T functions follow the function list (mpi_functions.h), documented
  * there and in src/mpi/mpi_t.c.
  */
@@ -588,7 +588,7 @@ WEFT_MPI_API int weft_mpi_conversion_fn_null(void *, MPI_Datatype, int, void *, 
  * Control variables are weft's WEFT_* parameters (strings, MPI_CHAR); a
  * write before MPI_Init takes effect at MPI_Init, later ones answer
  * MPI_T_ERR_CVAR_SET_NOT_NOW. Performance variables are the engine's
- * counters (MPI_UNSIGNED_LONG_LONG), continuous. See README.md ("MPI_T"). */
+ * counters (MPI_UNSIGNED_LONG_LONG), continuous. See docs/mpi.md ("The MPI_T tools interface"). */
 typedef struct weft_mpi_t_enum *MPI_T_enum;
 typedef struct weft_mpi_t_cvar_handle *MPI_T_cvar_handle;
 typedef struct weft_mpi_t_pvar_handle *MPI_T_pvar_handle;

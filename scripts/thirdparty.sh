@@ -3,7 +3,7 @@
 # Debian sources of MPICH's MPI test suite (test/mpi), NetPIPE and HPCC, built
 # with weft's mpicc and run with its mpirun. Prints a pass/fail/skip line per
 # test group or program, and for the MPICH suite which failures are known to
-# be outside MPI 3.1 or outside weft's scope (see README.md, "Using MPI").
+# be outside MPI 3.1 or outside weft's scope (see docs/mpi.md, "What is not there").
 #
 #   scripts/thirdparty.sh [WORKDIR]     (default: ${TMPDIR:-/tmp}/weft-thirdparty)
 #

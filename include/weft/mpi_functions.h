@@ -603,7 +603,7 @@ WEFT_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 WEFT_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 WEFT_MPI_FN(int, Info_free, (MPI_Info * info))
 
-/* Process creation and ports (chapter 10): unsupported, see README */
+/* Process creation and ports (chapter 10): unsupported, see docs/mpi.md */
 WEFT_MPI_FN(int, Comm_spawn,
             (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
              MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
@@ -624,7 +624,7 @@ WEFT_MPI_FN(int, Lookup_name, (const char *service_name, MPI_Info info, char *po
 WEFT_MPI_FN(int, Comm_disconnect, (MPI_Comm * comm))
 WEFT_MPI_FN(int, Comm_join, (int fd, MPI_Comm *intercomm))
 
-/* One-sided (chapter 11): unsupported until the RMA layer, see README */
+/* One-sided (chapter 11) */
 WEFT_MPI_FN(int, Win_create,
             (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
 WEFT_MPI_FN(int, Win_allocate,

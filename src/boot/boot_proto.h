@@ -26,7 +26,7 @@
  * (weft__boot_proof): a client proves it belongs to the job without sending the
  * secret, and a recorded HELLO is useless against another nonce. On a lifeline
  * the client sends nothing after LIFELINE; the server sends END when the job
- * ends, and the connection closing means the same (see README.md).
+ * ends, and the connection closing means the same (see docs/launcher.md).
  *
  * Whoever receives a message checks every length against the limits below and
  * against the body length before touching the bytes: a peer is never trusted.

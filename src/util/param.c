@@ -1,6 +1,7 @@
 /* WEFT_* parameters: the table of what the engine itself reads from the
  * environment (each driver lists its own: weft_driver_ops_t.params), so that
- * the README and weft-info never drift from the code. */
+ * docs/parameters.md (generated from it) and weft-info never drift from the
+ * code. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,9 @@ static const weft_param_desc_t params[] = {
      "operation then goes through the engine's messages, as between nodes (the same value on "
      "every rank)"},
     {"WEFT_PROGRESS_THREAD", "0",
-     "1: a progress thread at idle priority (SCHED_IDLE) polls whenever the engine is free, so "
-     "transfers advance while every application thread computes"},
+     "1: a progress thread moves transfers while every application thread computes: it sleeps "
+     "on the drivers' doorbells where every driver in use has one (shm, tcp, ofi's tcp), "
+     "else polls at idle priority (SCHED_IDLE)"},
     {"WEFT_PROGRESS_CPU", "auto",
      "where the progress thread runs: a cpu number; none (anywhere the process may run); auto: "
      "a rank bound within one core gets it on that core's other hardware threads (else on the "

@@ -1,4 +1,4 @@
-/* The limit on live communicators (README, "Using MPI"): MPI_Comm_dup until
+/* The limit on live communicators (docs/mpi.md, "Limits"): MPI_Comm_dup until
  * it fails. The failure is MPI_ERR_OTHER under MPI_ERRORS_RETURN on every
  * rank at the same dup (the ranks agree on free ids), the limit is in the
  * thousands, the communicators made still work, and once they are freed
