@@ -63,6 +63,7 @@ void weft__proto_queue_ctrl(weft__gate_t *g, weft__chunk_t *c)
 
 static void send_ack(weft__gate_t *g, uint64_t sreq)
 {
+    WEFT_TRACE(WEFT_TR_ACK, WEFT_TR_I, g->peer, 0, 0, 0);
     weft__chunk_t *c = weft__ctrl_alloc(g->ctx);
     if (!c) {
         weft_log_error("out of memory for an ACK to rank %d: its send will not complete", g->peer);
@@ -95,6 +96,7 @@ static void rdv_rtr(struct weft_ctx *ctx, struct weft_request *req, weft__gate_t
     c->hdr_len = (uint16_t)weft__wire_put_rtr(c->hdr, req->peer_sreq, req->id, req->expected);
     weft_list_push_back(&ctx->live_requests, &req->link);
     ctx->counters.rdv_rtr++;
+    WEFT_TRACE(WEFT_TR_RTR, WEFT_TR_I, g->peer, req->expected, 0, 0);
     weft__proto_queue_ctrl(g, c);
 }
 

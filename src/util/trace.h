@@ -24,7 +24,8 @@ typedef enum weft_trace_kind {
     WEFT_TR_MATCH,        /* peer, tag, length, 1: expected (a receive waited) 0: unexpected */
     WEFT_TR_UNEXPECTED,   /* peer, tag, length, depth of the unexpected queue */
     WEFT_TR_RDV,          /* peer, tag, length: a rendezvous announced */
-    WEFT_TR_RDV_DONE,     /* peer, length: a rendezvous send completed */
+    WEFT_TR_RTR,          /* peer, length: a receiver asks for a rendezvous' data as packets */
+    WEFT_TR_ACK,          /* peer: a receiver has a rendezvous' data (it read it, or took none) */
     WEFT_TR_CREDIT_STALL, /* peer, length: an eager send turned rendezvous for credit */
     WEFT_TR_PIECE,        /* peer, bytes, 1: this side copied out of the engine lock */
     WEFT_TR_WAIT,         /* a thread waiting for a request (begin/end) */
