@@ -292,6 +292,15 @@ WEFT_API int weft_sr_test(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_
  * requests costs one progress pass, not N). */
 WEFT_API int weft_sr_check(weft_ctx_t *ctx, weft_request_t *req, int *flag, weft_status_t *status);
 
+/* Whether req (not NULL) has completed: one load, inline, with no progress
+ * and nothing retired (a request's first word is its completion flag). For
+ * scans over many requests that retire the done ones with weft_sr_check.
+ * Thread-safe. */
+static inline int weft_sr_done(const weft_request_t *req)
+{
+    return __atomic_load_n((const int *)(const void *)req, __ATOMIC_ACQUIRE) != 0;
+}
+
 /* Wait for all n requests (NULL entries are skipped and reqs[i] is set to NULL
  * as each completes). statuses may be NULL. Returns WEFT_OK, or the first error
  * among the requests (every request is still completed and freed). */

@@ -195,6 +195,8 @@ typedef struct weft__unexpected {
     };
 } weft__unexpected_t;
 
+_Static_assert(offsetof(struct weft_request, done) == 0 && sizeof(atomic_int) == sizeof(int),
+               "weft_sr_done (weft.h) reads a request's first word");
 _Static_assert(offsetof(struct weft_request, status) + sizeof(weft_status_t) <= WEFT_CACHELINE,
                "what retiring a request reads is its first cache line");
 

@@ -135,6 +135,8 @@ int weft__mpi_req_poll(MPI_Request r)
     case WEFT_MPI_REQ_RECV: {
         int flag = 0;
         weft_status_t ws;
+        if (r->wreq && !weft_sr_done(r->wreq))
+            return MPI_SUCCESS; /* the usual answer of a scan, in one load */
         /* No progress here: every caller progresses once between its looks. */
         int wrc = weft_sr_check(weft__mpi.ctx, r->wreq, &flag, &ws);
         if (flag) {
@@ -499,8 +501,13 @@ static int scan_any(int count, MPI_Request reqs[])
         if (inactive(r))
             continue;
         any_active = true;
-        if (!r->complete)
-            weft__mpi_req_poll(r);
+        if (r->complete)
+            return i;
+        /* A send or receive still in flight: one load, no call. */
+        if ((r->kind == WEFT_MPI_REQ_SEND || r->kind == WEFT_MPI_REQ_RECV) && r->wreq &&
+            !weft_sr_done(r->wreq))
+            continue;
+        weft__mpi_req_poll(r);
         if (r->complete)
             return i;
     }
