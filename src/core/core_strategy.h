@@ -38,7 +38,7 @@ static inline void weft__sched_lone_copied(weft__gate_t *g, size_t total, uint64
         st->max_chunks = 1;
     st->messages_sent++;
     st->msg_bytes_sent += len;
-    WEFT_TRACE(WEFT_TR_LONE, WEFT_TR_I, g->peer, total, len, 0);
+    WEFT_TRACE5(WEFT_TR_LONE, WEFT_TR_I, g->peer, total, len, 0, (uintptr_t)g->drv_ops->name);
     g->held_count = 0;
     if (g->strategy->hold)
         weft__sched_hold_start(g);

@@ -190,8 +190,8 @@ bool weft__packet_add(weft__gate_t *g, weft__packet_t *pkt, weft__chunk_t *c)
 static void commit(weft__gate_t *g, weft__packet_t *pkt)
 {
     weft__gate_stats_t *st = &g->stats;
-    WEFT_TRACE(WEFT_TR_PACKET, WEFT_TR_I, g->peer, pkt->nchunks, pkt->length,
-               (uintptr_t)g->strategy->name);
+    WEFT_TRACE5(WEFT_TR_PACKET, WEFT_TR_I, g->peer, pkt->nchunks, pkt->length,
+                (uintptr_t)g->strategy->name, (uintptr_t)g->drv_ops->name);
     st->packets_sent++;
     st->chunks_sent += (uint64_t)pkt->nchunks;
     st->wire_bytes_sent += pkt->length;

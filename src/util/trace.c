@@ -14,7 +14,7 @@
 typedef struct trace_event {
     uint64_t t;
     uint32_t kind, phase;
-    uint64_t a[4];
+    uint64_t a[5];
 } trace_event_t;
 
 typedef struct trace_buf {
@@ -48,12 +48,12 @@ static trace_buf_t no_buf;
  * a name starting with '$' is a string (a const char * that lives as long
  * as the process). */
 static const struct {
-    const char *name, *cat, *arg[4];
+    const char *name, *cat, *arg[5];
 } kinds[WEFT_TR_NKINDS] = {
     [WEFT_TR_ISEND] = {"isend", "submit", {"peer", "tag", "length", "comm"}},
     [WEFT_TR_IRECV] = {"irecv", "submit", {"peer", "tag", "length", "comm"}},
-    [WEFT_TR_PACKET] = {"packet", "packet", {"peer", "chunks", "bytes", "$strategy"}},
-    [WEFT_TR_LONE] = {"packet", "packet", {"peer", "bytes", "payload", NULL}},
+    [WEFT_TR_PACKET] = {"packet", "packet", {"peer", "chunks", "bytes", "$strategy", "$driver"}},
+    [WEFT_TR_LONE] = {"packet", "packet", {"peer", "bytes", "payload", NULL, "$driver"}},
     [WEFT_TR_ARRIVE] = {"arrive", "packet", {"peer", "bytes", NULL, NULL}},
     [WEFT_TR_MATCH] = {"match", "match", {"peer", "tag", "length", "expected"}},
     [WEFT_TR_UNEXPECTED] = {"unexpected", "match", {"peer", "tag", "length", "depth"}},
@@ -114,7 +114,8 @@ static trace_buf_t *thread_buf(void)
     return my_buf = b;
 }
 
-void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e5)
 {
     trace_buf_t *buf = thread_buf();
     uint64_t n = atomic_load_explicit(&buf->n, memory_order_relaxed);
@@ -131,6 +132,7 @@ void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, u
     e->a[1] = b;
     e->a[2] = c;
     e->a[3] = d;
+    e->a[4] = e5;
     atomic_store_explicit(&buf->n, n + 1, memory_order_release);
 }
 
@@ -173,7 +175,7 @@ static void put_event(FILE *f, int rank, const trace_buf_t *b, const trace_event
     if (e->phase != WEFT_TR_E && e->kind < WEFT_TR_NKINDS) {
         const char sep0 = '{';
         char sep = sep0;
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             const char *an = kinds[e->kind].arg[i];
             if (!an)
                 continue;

@@ -2,7 +2,7 @@
  * buffers, written as Chrome trace-event JSON when the context ends.
  *
  * Off (the usual case), an event point costs one load and one predictable
- * branch: weft__tracer is NULL. On, an event is a timestamp and four 64-bit
+ * branch: weft__tracer is NULL. On, an event is a timestamp and five 64-bit
  * arguments appended to the calling thread's own buffer, with no lock; a
  * full buffer drops events and counts them, never blocks. The buffers are
  * written by weft__trace_finish, at weft_finalize, outside any hot path. */
@@ -18,8 +18,8 @@
 typedef enum weft_trace_kind {
     WEFT_TR_ISEND,        /* peer, tag, length, comm */
     WEFT_TR_IRECV,        /* peer (-1: any), tag, length, comm */
-    WEFT_TR_PACKET,       /* peer, chunks, bytes, strategy name (const char *) */
-    WEFT_TR_LONE,         /* peer, bytes, payload: a packet sent past the scheduler */
+    WEFT_TR_PACKET,       /* peer, chunks, bytes, strategy and driver names (const char *) */
+    WEFT_TR_LONE,         /* peer, bytes, payload, -, driver: a packet past the scheduler */
     WEFT_TR_ARRIVE,       /* peer, bytes: a packet taken from the driver */
     WEFT_TR_MATCH,        /* peer, tag, length, 1: expected (a receive waited) 0: unexpected */
     WEFT_TR_UNEXPECTED,   /* peer, tag, length, depth of the unexpected queue */
@@ -43,13 +43,15 @@ typedef struct weft_tracer weft_tracer_t;
 extern weft_tracer_t *weft__tracer;
 
 /* Record one event of the calling thread (tracing on). */
-void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+                      uint64_t e);
 
-#define WEFT_TRACE(kind, phase, a, b, c, d)                                                        \
+#define WEFT_TRACE(kind, phase, a, b, c, d) WEFT_TRACE5(kind, phase, a, b, c, d, 0)
+#define WEFT_TRACE5(kind, phase, a, b, c, d, e)                                                    \
     do {                                                                                           \
         if (WEFT_UNLIKELY(__atomic_load_n(&weft__tracer, __ATOMIC_RELAXED) != NULL))               \
             weft__trace_emit((kind), (phase), (uint64_t)(a), (uint64_t)(b), (uint64_t)(c),         \
-                             (uint64_t)(d));                                                       \
+                             (uint64_t)(d), (uint64_t)(e));                                        \
     } while (0)
 
 /* Start tracing into files named after path (see weft__trace_finish), when
