@@ -187,11 +187,9 @@ static int flush(weft_pack_t *p, int more)
         if (weft__le64_get(table + 8 * i) >> 56 == KIND_REF)
             iov[niov++] = (struct iovec){(void *)p->ptr[i], piece_len(table, i)};
 
-    weft_request_t *head;
+    weft_request_t *head = NULL;
     int rc = p->sent ? weft_sr_isendv(p->ctx, p->dest, PACK_COMM, p->seq, iov, niov, &head)
                      : weft_sr_isendv(p->ctx, p->dest, p->comm, p->tag, iov, niov, &head);
-    if (rc == WEFT_OK && (rc = reqs_push(&p->reqs, head)) != WEFT_OK)
-        weft_sr_wait(p->ctx, head, NULL);
     for (int i = 0; i < p->n && nbody && rc == WEFT_OK; i++) {
         if (weft__le64_get(table + 8 * i) >> 56 != KIND_BODY)
             continue;
@@ -204,10 +202,13 @@ static int flush(weft_pack_t *p, int more)
     p->sent++;
     p->n = 0;
     p->staged = 0;
-    if (rc != WEFT_OK)
-        return rc;
-    /* The next group reuses the head and the stage: this one's must be out. */
-    return more ? reqs_wait(p->ctx, &p->reqs, WEFT_OK) : WEFT_OK;
+    /* The next group reuses the head and the stage, so this head must be
+     * out first; the bodies (the caller's buffers) wait until pack_end. */
+    if (head && (more || reqs_push(&p->reqs, head) != WEFT_OK)) {
+        int hrc = weft_sr_wait(p->ctx, head, NULL);
+        rc = rc ? rc : hrc;
+    }
+    return rc;
 }
 
 int weft_pack_begin(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, weft_pack_t **out)
