@@ -12,7 +12,10 @@
  *     buffer, pieces left unpacked (bodies dropped, the sender released);
  *   four threads packing to one peer and tag at once, four threads
  *     unpacking them at once, every message whole;
- *   a plain message on a pack's tag: WEFT_EPROTO; bad arguments;
+ *   a plain message on a pack's tag, and heads that lie (too many pieces,
+ *     a body or more groups without a sequence, a bad kind, lengths that
+ *     do not add up): WEFT_EPROTO; the same head told true is taken;
+ *     bad arguments;
  *   "death": rank 1 dies; rank 0's unpack from it and pack to it fail with
  *     WEFT_EPEERDEAD.
  */
@@ -310,6 +313,53 @@ static void bad_input(void)
     MUST(weft_sr_isend(ctx, next, COMM, 30, junk, sizeof junk, &req));
     LCHECK(weft_unpack_begin(ctx, prev, COMM, 30, &u) == WEFT_EPROTO);
     MUST(weft_sr_wait(ctx, req, NULL));
+    /* heads with the right magic that lie: every one refused before any
+     * piece is read (the layout: magic, pieces, flags, sequence, table);
+     * the sixth tells the truth and is taken */
+    for (int bad = 0; bad < 6; bad++) {
+        uint8_t h[16 + 8 * 2 + 8] = {0};
+        uint32_t magic = 0x31706b77u; /* what pack.c writes, little-endian */
+        memcpy(h, &magic, 4);
+        uint16_t n = 2, flags = 0;
+        uint64_t seq = 0, e0 = 4 | (uint64_t)1 << 56, e1 = 4 | (uint64_t)1 << 56;
+        size_t len = sizeof h;
+        switch (bad) {
+        case 0:
+            n = 65;
+            break; /* more pieces than a group */
+        case 1:
+            e1 = 4 | (uint64_t)3 << 56;
+            break; /* a body without a sequence */
+        case 2:
+            e1 = 4 | (uint64_t)9 << 56;
+            break; /* no such kind */
+        case 3:
+            e1 = 5 | (uint64_t)1 << 56;
+            break; /* lengths that do not add up */
+        case 4:
+            flags = 1;
+            break; /* "more groups" without a sequence */
+        }
+        memcpy(h + 4, &n, 2);
+        memcpy(h + 6, &flags, 2);
+        memcpy(h + 8, &seq, 8);
+        memcpy(h + 16, &e0, 8);
+        memcpy(h + 24, &e1, 8);
+        h[32] = 7;
+        h[36] = 9;
+        MUST(weft_sr_isend(ctx, next, COMM, 32, h, len, &req));
+        if (bad < 5) {
+            LCHECK(weft_unpack_begin(ctx, prev, COMM, 32, &u) == WEFT_EPROTO);
+        } else {
+            int32_t a = 0, b = 0;
+            MUST(weft_unpack_begin(ctx, prev, COMM, 32, &u));
+            MUST(weft_unpack(u, &a, sizeof a, WEFT_PACK_EXPRESS));
+            MUST(weft_unpack(u, &b, sizeof b, WEFT_PACK_CHEAPER));
+            MUST(weft_unpack_end(u));
+            LCHECK(a == 7 && b == 9);
+        }
+        MUST(weft_sr_wait(ctx, req, NULL));
+    }
     /* bad modes and pointers, then a valid empty pack */
     MUST(weft_pack_begin(ctx, next, COMM, 31, &p));
     LCHECK(weft_pack(p, junk, 4, 0) == WEFT_EINVAL);
