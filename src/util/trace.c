@@ -96,6 +96,8 @@ int weft__trace_start(const char *path, uint64_t events)
 static trace_buf_t *thread_buf(void)
 {
     weft_tracer_t *t = __atomic_load_n(&weft__tracer, __ATOMIC_ACQUIRE);
+    if (!t)
+        return &no_buf; /* turned off since the caller looked: drop */
     if (my_buf && my_gen == t->gen)
         return my_buf;
     my_gen = t->gen;
