@@ -267,8 +267,7 @@ int main(int argc, char **argv)
                         "hop count >= 2\n");
         return 2;
     }
-    weft_init_params_t p = {.field_mask = WEFT_INIT_FIELD_THREAD_LEVEL,
-                            .thread_level = level};
+    weft_init_params_t p = {.field_mask = WEFT_INIT_FIELD_THREAD_LEVEL, .thread_level = level};
     CHECK(weft_init(&p, &ctx));
     rank = weft_rank(ctx);
     if (weft_size(ctx) != 2) {
