@@ -3,6 +3,7 @@
 #ifndef WEFT_TEST_UTIL_H
 #define WEFT_TEST_UTIL_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +27,16 @@ static long test_passed, test_failed;
             fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", test_rank, __FILE__, __LINE__,  \
                     #cond);                                                                        \
         }                                                                                          \
+    } while (0)
+
+/* CHECK from several threads (a handler on the progress thread, worker
+ * threads): the counters are shared, so each check takes a lock. */
+static pthread_mutex_t test_check_lock __attribute__((unused)) = PTHREAD_MUTEX_INITIALIZER;
+#define LCHECK(cond)                                                                               \
+    do {                                                                                           \
+        pthread_mutex_lock(&test_check_lock);                                                      \
+        CHECK(cond);                                                                               \
+        pthread_mutex_unlock(&test_check_lock);                                                    \
     } while (0)
 
 /* A call that must succeed; on failure the test cannot go on. */

@@ -25,14 +25,6 @@
 #include "../common/test_util.h"
 #include "weft/weft_pack.h"
 
-static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
-#define LCHECK(cond)                                                                               \
-    do {                                                                                           \
-        pthread_mutex_lock(&check_lock);                                                           \
-        CHECK(cond);                                                                               \
-        pthread_mutex_unlock(&check_lock);                                                         \
-    } while (0)
-
 #define COMM    7u
 #define NOTE    0x79u
 #define THREADS 4

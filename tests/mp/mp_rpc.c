@@ -18,14 +18,7 @@
 #include "../common/test_util.h"
 #include "weft/weft_rpc.h"
 
-/* Services run on the progress thread too: every check takes a lock. */
-static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
-#define LCHECK(cond)                                                                               \
-    do {                                                                                           \
-        pthread_mutex_lock(&check_lock);                                                           \
-        CHECK(cond);                                                                               \
-        pthread_mutex_unlock(&check_lock);                                                         \
-    } while (0)
+/* Services run on the progress thread too: checks take a lock (LCHECK). */
 
 #define NOTE  0x78u
 #define CALLS 60
