@@ -42,14 +42,7 @@ while [ $i -le "$reps" ]; do
     i=$((i + 1))
 done
 # strategy test p1 p2 value -> per (test p1 p2): median, min, max per strategy
-awk '
-function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function lo(list,   n, a, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
-function hi(list,   n, a, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
+awk -f bench/median.awk -f /dev/fd/3 "$out" 3<<'EOF'
 { k = $2 " " $3 " " $4; if (!(k in seen)) { seen[k] = 1; keys[nk++] = k } v[$1, k] = v[$1, k] " " $5 }
 END {
     printf "%-22s %12s %23s %12s %23s %8s\n", "point", "default", "(range)", "aggreg", "(range)", "ratio"
@@ -57,5 +50,6 @@ END {
         k = keys[i]; d = median(v["default", k]); a = median(v["aggreg", k])
         printf "%-22s %12.4g %11.4g-%-11.4g %12.4g %11.4g-%-11.4g %8.3f\n", k, d, lo(v["default", k]), hi(v["default", k]), a, lo(v["aggreg", k]), hi(v["aggreg", k]), d ? a / d : 0
     }
-}' "$out"
+}
+EOF
 echo "(rate: messages/s, ratio > 1 is better for aggreg; multi and lat: us, ratio < 1 is better; $reps alternated repetitions, $net)"

@@ -229,14 +229,7 @@ fi
 
 # where cfg bandwidth_MBps median min x max y -> per (where cfg): median of the
 # medians, their range
-awk '
-function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function lo(list,   n, a, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
-function hi(list,   n, a, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
+awk -f bench/median.awk -f /dev/fd/3 "$out" 3<<'EOF'
 { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; keys[nk++] = k } v[k] = v[k] " " $4; n[k]++
   if ($(NF - 1) == "eth1_share") sh[k] = sh[k] " " $NF }
 END {
@@ -271,5 +264,6 @@ END {
     }
     if (("loopback rails1" in m) && ("loopback rails2" in m))
         printf "loopback: 2 rails / 1 rail = %.3f\n", m["loopback rails2"] / m["loopback rails1"]
-}' "$out"
+}
+EOF
 [ $cluster = 0 ] || [ "$status" != 1 ] || exit 1
