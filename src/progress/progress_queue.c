@@ -85,9 +85,7 @@ int weft__pq_run_shared(weft__pq_t *q)
         weft__pq_fn fn = atomic_load(&s->fn);
         if (fn) {
             /* Traced when it did something: every pass runs every callback. */
-            uint64_t t0 = WEFT_UNLIKELY(__atomic_load_n(&weft__tracer, __ATOMIC_RELAXED) != NULL)
-                              ? weft__now_ns()
-                              : 0;
+            uint64_t t0 = WEFT_UNLIKELY(weft__trace_on()) ? weft__now_ns() : 0;
             int e = fn(s->arg);
             if (e > 0) {
                 events += e;

@@ -140,7 +140,7 @@ void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, u
 
 void weft__trace_thread_name(const char *name)
 {
-    if (!__atomic_load_n(&weft__tracer, __ATOMIC_ACQUIRE))
+    if (!weft__trace_on())
         return;
     trace_buf_t *b = thread_buf();
     if (b != &no_buf)

@@ -9,6 +9,7 @@
 #ifndef WEFT_TRACE_H
 #define WEFT_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/util.h"
@@ -42,6 +43,12 @@ typedef struct weft_tracer weft_tracer_t;
 /* The process's tracer; NULL when tracing is off. */
 extern weft_tracer_t *weft__tracer;
 
+/* Whether tracing is on: the one load and branch of every event point. */
+static inline bool weft__trace_on(void)
+{
+    return __atomic_load_n(&weft__tracer, __ATOMIC_RELAXED) != NULL;
+}
+
 /* Record one event of the calling thread (tracing on). */
 void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
                       uint64_t e);
@@ -49,7 +56,7 @@ void weft__trace_emit(int kind, int phase, uint64_t a, uint64_t b, uint64_t c, u
 #define WEFT_TRACE(kind, phase, a, b, c, d) WEFT_TRACE5(kind, phase, a, b, c, d, 0)
 #define WEFT_TRACE5(kind, phase, a, b, c, d, e)                                                    \
     do {                                                                                           \
-        if (WEFT_UNLIKELY(__atomic_load_n(&weft__tracer, __ATOMIC_RELAXED) != NULL))               \
+        if (WEFT_UNLIKELY(weft__trace_on()))                                                       \
             weft__trace_emit((kind), (phase), (uint64_t)(a), (uint64_t)(b), (uint64_t)(c),         \
                              (uint64_t)(d), (uint64_t)(e));                                        \
     } while (0)

@@ -88,13 +88,13 @@ static void reqs_init(reqs_t *r)
     r->cap = (int)WEFT_ARRAY_SIZE(r->inline_v);
 }
 
-/* Wait for every request; the first error, or err if there was one. */
+/* Wait for every request and free the array (the pack's or unpack's end):
+ * the first error, or err if there was one. */
 static int reqs_wait(weft_ctx_t *ctx, reqs_t *r, int err)
 {
     int rc = weft_sr_waitall(ctx, r->n, r->v, NULL);
     if (r->v != r->inline_v)
         free(r->v);
-    reqs_init(r);
     return err ? err : rc;
 }
 
