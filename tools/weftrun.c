@@ -78,6 +78,7 @@
 #include <unistd.h>
 
 #include "weft/weft.h"
+#include "weftrun_place.h"
 #include "boot/boot_proto.h"
 #include "util/siphash.h"
 
@@ -213,6 +214,11 @@ struct rank {
     bool abort_waiting;  /* sent ABORT; its reply waits until the abort is decided */
     struct when failed_at;
     struct output out[2];
+    /* Placement: the rank is the host_index-th of host_count on its host;
+     * a rank of this machine is bound to cpus when bound. */
+    int host_index, host_count;
+    bool bound;
+    cpu_set_t cpus;
 };
 
 /* A host of --hosts or --hostfile. */
@@ -248,6 +254,9 @@ static struct {
     struct host *hosts;
     int nhosts;
     bool map_by_node;
+    weftrun_place_t place;
+    bool place_applied; /* this machine's topology is the real one: bind */
+    char self_exe[4096]; /* for remote ranks' weftrun --placed */
     const char *rsh; /* --rsh, split on blanks into rsh_argv */
     char **rsh_argv;
     int rsh_argc;
@@ -308,6 +317,13 @@ static struct {
     struct conn *dead_conns;
     struct conn *conns;
 } g = {.nranks = 1, .epfd = -1, .sigfd = -1, .listen_fd = -1, .tcp_listen_fd = -1};
+
+/* Whether ranks are placed (or their binding reported) at all: not with
+ * --bind-to none alone. */
+static bool placing(void)
+{
+    return g.place.policy.bind != WEFT_TOPO_NONE || g.place.policy.map_given || g.place.report;
+}
 
 static uint64_t now_ns(void)
 {
@@ -384,6 +400,12 @@ static void usage(FILE *f)
             "                    'host slots=K'; '#' starts a comment\n"
             "  --map-by slot     fill each host up to its slots, in order (default)\n"
             "  --map-by node     one rank per host in turn (round-robin)\n"
+            "  --map-by OBJ[:pe=N]  within a host, ranks round-robin over the objects\n"
+            "                    (hwthread, core, l3cache, numa, package), N cpus each\n"
+            "  --bind-to OBJ     bind each rank to the objects that hold its cpus:\n"
+            "                    none, hwthread, core, l3cache, numa, package\n"
+            "                    (:overload-allowed: too many ranks leave them unbound)\n"
+            "  --report-bindings print each rank's binding (bitmap and picture)\n"
             "  --rsh CMD         start ranks on other hosts with 'CMD host env VAR=value...\n"
             "                    program args' (default '%s';\n"
             "                    e.g. --rsh \"ip netns exec\"); CMD is split at blanks\n"
@@ -413,7 +435,14 @@ static void usage(FILE *f)
             "get the WEFT_* variables set here and those of -x on their command line,\n"
             "reach weftrun over TCP, proving the job secret, and die when the job ends\n"
             "(their lifeline to weftrun). With an ssh-like --rsh (ssh, rsh) the secret\n"
-            "goes on the remote shell's stdin; otherwise in its environment.\n",
+            "goes on the remote shell's stdin; otherwise in its environment.\n"
+            "\n"
+            "Placement: by default the cores a host's ranks may use are shared out among\n"
+            "them, as many each as fit, none across a package, and each rank is bound to\n"
+            "its own; with more ranks than cores, ranks are not bound. --map-by OBJ\n"
+            "binds to OBJ unless --bind-to says otherwise; pe=N binds to the N cores.\n"
+            "Ranks on other hosts are placed there by 'weftrun --placed' (weftrun must\n"
+            "be at the same path on those hosts, unless --bind-to none).\n",
             DEFAULT_RSH, EXIT_TIMEOUT);
 }
 
@@ -1662,7 +1691,7 @@ static char **remote_argv(int r)
     int nprog = 0;
     while (g.prog_argv[nprog])
         nprog++;
-    int nwords = 1 + nenv + nprog; /* env VARS... prog args */
+    int nwords = 1 + nenv + 7 + nprog; /* env VARS... [weftrun --placed ...] prog args */
     char **argv = calloc((size_t)(g.rsh_argc + 1 + nwords + 2), sizeof *argv);
     if (!argv)
         goto err;
@@ -1679,6 +1708,19 @@ static char **remote_argv(int r)
     words[w++] = "env";
     for (int i = 0; i < nenv; i++)
         words[w++] = env[i];
+    char index[16], count[16];
+    if (placing()) {
+        /* Placed on its host, with that host's topology (weftrun_place.c). */
+        snprintf(index, sizeof index, "%d", g.ranks[r].host_index);
+        snprintf(count, sizeof count, "%d", g.ranks[r].host_count);
+        words[w++] = g.self_exe;
+        words[w++] = "--placed";
+        words[w++] = index;
+        words[w++] = count;
+        words[w++] = g.place.map_by ? g.place.map_by : "-";
+        words[w++] = g.place.bind_to ? g.place.bind_to : "-";
+        words[w++] = g.place.report ? "1" : "0";
+    }
     for (int i = 0; i < nprog; i++)
         words[w++] = g.prog_argv[i];
     if (!g.rsh_shell) {
@@ -1807,6 +1849,10 @@ static int spawn_rank(int r)
             if (strchr(g.set_env[i], '=') && putenv(g.set_env[i]) != 0)
                 goto child_err;
         }
+        /* Bound before exec: the program's first touch of memory and its
+         * first threads are already where they will run. */
+        if (rk->bound && sched_setaffinity(0, sizeof rk->cpus, &rk->cpus) != 0)
+            goto child_err;
         execvp(g.prog_argv[0], g.prog_argv);
     child_err:
         err = errno;
@@ -2355,7 +2401,7 @@ static int parse_args(int argc, char **argv)
                            !strcmp(name, "-x") || !strcmp(name, "--timeout") ||
                            !strcmp(name, "--hosts") || !strcmp(name, "--hostfile") ||
                            !strcmp(name, "--rsh") || !strcmp(name, "--boot-addr") ||
-                           !strcmp(name, "--map-by");
+                           !strcmp(name, "--map-by") || !strcmp(name, "--bind-to");
         if (takes_value && !val) {
             if (i + 1 >= argc)
                 return usage_error("option '%s' needs a value", a);
@@ -2401,9 +2447,11 @@ static int parse_args(int argc, char **argv)
         } else if (!strcmp(name, "--boot-addr")) {
             g.boot_addr_opt = val;
         } else if (!strcmp(name, "--map-by")) {
-            if (strcmp(val, "slot") != 0 && strcmp(val, "node") != 0)
-                return usage_error("--map-by '%s': slot or node", val);
-            g.map_by_node = !strcmp(val, "node");
+            g.place.map_by = val;
+        } else if (!strcmp(name, "--bind-to")) {
+            g.place.bind_to = val;
+        } else if (!strcmp(name, "--report-bindings")) {
+            g.place.report = true;
         } else if (!strcmp(name, "--keep-going")) {
             g.keep_going = true;
         } else if (!strcmp(name, "--tag-output")) {
@@ -2412,6 +2460,10 @@ static int parse_args(int argc, char **argv)
             return usage_error("unknown option '%s'", a);
         }
     }
+    char err[256];
+    if (weft__topo_policy_parse(g.place.map_by, g.place.bind_to, &g.place.policy, &g.map_by_node,
+                                err, sizeof err) != 0)
+        return usage_error("%s", err);
     if (i >= argc)
         return usage_error("%s", "no program to run");
     g.prog_argv = argv + i;
@@ -2520,8 +2572,64 @@ static void event_loop(void)
     }
 }
 
+/* Each rank's index among the ranks of its host; the ranks of this machine
+ * mapped, checked and reported before any starts. 0, or -1 (said). */
+static int place_all(void)
+{
+    int *count = calloc((size_t)g.nhosts + 1, sizeof *count);
+    if (!count) {
+        msg("out of memory");
+        return -1;
+    }
+    /* Every rank forked here shares this machine, whatever host name put it
+     * here: they are counted together (slot -1). */
+    for (int r = 0; r < g.nranks; r++) {
+        int h = g.ranks[r].remote ? g.ranks[r].host : -1;
+        g.ranks[r].host_index = count[h + 1]++;
+    }
+    for (int r = 0; r < g.nranks; r++)
+        g.ranks[r].host_count = count[(g.ranks[r].remote ? g.ranks[r].host : -1) + 1];
+    int nlocal = count[0];
+    free(count);
+    if (!placing() || nlocal == 0)
+        return 0;
+    cpu_set_t *sets = calloc((size_t)nlocal, sizeof *sets);
+    bool *bound = calloc((size_t)nlocal, sizeof *bound);
+    char err[512];
+    int rc = -1;
+    if (!sets || !bound) {
+        msg("out of memory");
+        goto out;
+    }
+    if (weftrun_place_host(&g.place, nlocal, sets, bound, &g.place_applied, err, sizeof err) !=
+        0) {
+        msg("cannot place %d ranks on this host: %s", nlocal, err);
+        goto out;
+    }
+    char self[256] = "localhost";
+    gethostname(self, sizeof self - 1);
+    for (int r = 0; r < g.nranks; r++) {
+        struct rank *rk = &g.ranks[r];
+        if (rk->remote)
+            continue;
+        rk->cpus = sets[rk->host_index];
+        rk->bound = bound[rk->host_index] && g.place_applied;
+        if (g.place.report)
+            weftrun_place_report(stderr, rk->host >= 0 ? g.hosts[rk->host].name : self, r,
+                                 &rk->cpus, bound[rk->host_index], g.place_applied, &g.place,
+                                 nlocal);
+    }
+    rc = 0;
+out:
+    free(sets);
+    free(bound);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--placed"))
+        return weftrun_placed_main(argc, argv);
     int rc = parse_args(argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : EXIT_USAGE;
@@ -2547,6 +2655,16 @@ int main(int argc, char **argv)
         for (int r = 0; r < g.nranks; r++)
             any_remote |= g.ranks[r].remote;
     }
+    if (any_remote && placing()) {
+        ssize_t n = readlink("/proc/self/exe", g.self_exe, sizeof g.self_exe - 1);
+        if (n <= 0) {
+            msg("cannot find weftrun's own path for remote placement: %s", strerror(errno));
+            return 1;
+        }
+        g.self_exe[n] = '\0';
+    }
+    if (place_all() != 0)
+        return EXIT_USAGE;
     /* Room for every remote rank's two connections, on one host and in all. */
     int *per_host = calloc((size_t)(g.nhosts > 0 ? g.nhosts : 1), sizeof *per_host);
     if (!per_host) {

@@ -98,7 +98,7 @@ run 2 5 --hostfile "$tmp/none" -n 1 true &&
     expect "$err" "--hostfile .*/none: No such file" "hostfile: missing file"
 run 2 5 --hosts h0,,h1 -n 1 true && expect "$err" "bad host name" "--hosts with an empty name"
 run 2 5 --hosts h0:0 -n 1 true && expect "$err" "bad slot count" "--hosts h0:0"
-run 2 5 --map-by core -n 1 true && expect "$err" "slot or node" "--map-by core"
+run 2 5 --map-by board -n 1 true && expect "$err" "--map-by 'board'" "--map-by board"
 
 # --- an ssh-like remote shell: quoted words, the secret on stdin
 run 0 15 --hosts h0,h1 --rsh "$SSH" --boot-addr 127.0.0.1 -x "Q=it's \"quoted\" \$HOME" -n 2 \
