@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each layer includes only the headers of the layers below it (DESIGN.md):
-#   util < drivers, boot, progress < core, rma < api < mpi, shmem. A driver never sees the
+#   util, topo < drivers, boot, progress < core, rma < api < mpi, shmem. A driver never sees the
 # engine; completion objects (progress) never see requests.
 root=${1:-.}
 fail=0
@@ -16,6 +16,7 @@ check() { # dir forbidden-prefix...
     done
 }
 check util drivers boot core api mpi shmem progress
+check topo drivers boot core api mpi shmem progress rma
 check drivers boot core api mpi shmem progress
 check boot drivers core api mpi shmem progress
 check progress drivers boot core api mpi shmem

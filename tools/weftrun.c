@@ -255,9 +255,9 @@ static struct {
     int nhosts;
     bool map_by_node;
     weftrun_place_t place;
-    bool place_applied; /* this machine's topology is the real one: bind */
+    bool place_applied;  /* this machine's topology is the real one: bind */
     char self_exe[4096]; /* for remote ranks' weftrun --placed */
-    const char *rsh; /* --rsh, split on blanks into rsh_argv */
+    const char *rsh;     /* --rsh, split on blanks into rsh_argv */
     char **rsh_argv;
     int rsh_argc;
     bool rsh_shell;            /* the remote side is a shell (ssh, rsh): quote, secret on stdin */
@@ -2601,8 +2601,7 @@ static int place_all(void)
         msg("out of memory");
         goto out;
     }
-    if (weftrun_place_host(&g.place, nlocal, sets, bound, &g.place_applied, err, sizeof err) !=
-        0) {
+    if (weftrun_place_host(&g.place, nlocal, sets, bound, &g.place_applied, err, sizeof err) != 0) {
         msg("cannot place %d ranks on this host: %s", nlocal, err);
         goto out;
     }

@@ -16,7 +16,7 @@ int weftrun_place_host(const weftrun_place_t *pl, int n, cpu_set_t *sets, bool *
                        bool *applied, char *err, size_t errlen)
 {
     weft_topo_t *t;
-    if (weft__topo_load(&t, err, errlen) != 0)
+    if (weft__topo_load(&t, false, err, errlen) != 0)
         return -1;
     cpu_set_t allowed;
     weft__topo_allowed(t, &allowed);
@@ -30,15 +30,15 @@ void weftrun_place_report(FILE *f, const char *host, int rank, const cpu_set_t *
                           bool applied, const weftrun_place_t *pl, int n)
 {
     if (!bound) {
-        const char *why = pl->policy.bind == WEFT_TOPO_NONE ? "--bind-to none"
-                                                            : "more ranks than cores here";
-        fprintf(f, "weftrun: host %s rank %d: not bound (%s; %d ranks on this host)\n", host,
-                rank, why, n);
+        const char *why =
+            pl->policy.bind == WEFT_TOPO_NONE ? "--bind-to none" : "more ranks than cores here";
+        fprintf(f, "weftrun: host %s rank %d: not bound (%s; %d ranks on this host)\n", host, rank,
+                why, n);
         return;
     }
     weft_topo_t *t;
     char err[256], bitmap[320], list[512], picture[4096] = "";
-    if (weft__topo_load(&t, err, sizeof err) == 0) {
+    if (weft__topo_load(&t, false, err, sizeof err) == 0) {
         weft__topo_picture(t, set, picture, sizeof picture);
         weft__topo_free(t);
     }

@@ -108,6 +108,11 @@ bool weft__progress_place(const struct weft_ctx *ctx, cpu_set_t *out);
 /* More ranks on this node than cpus this process may run on (place.c). */
 bool weft__node_oversubscribed(const struct weft_ctx *ctx);
 void weft__progress_thread_stop(struct weft_ctx *ctx);
+/* Moves the running progress thread onto cpus (thread groups place it
+ * beside theirs). WEFT_ESTATE when none runs, WEFT_ESYS if refused. */
+int weft__progress_thread_move(struct weft_ctx *ctx, const cpu_set_t *cpus);
+/* The cpus the progress thread may run on. WEFT_ESTATE when none runs. */
+int weft__progress_thread_where(struct weft_ctx *ctx, cpu_set_t *out);
 /* End the progress thread's sleep on doorbells (it found no work that only
  * polling would see, and something such appeared). */
 void weft__progress_kick(struct weft_ctx *ctx);

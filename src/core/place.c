@@ -11,8 +11,9 @@
  *   - it may run on several cores: if they are more than the ranks of this
  *     node, on one of the cores left over (the last ones, one per rank in
  *     turn); else nowhere in particular (SCHED_IDLE alone).
- * Cores come from hwloc (WEFT_HAVE_HWLOC); without it each cpu counts as a
- * core. The choice is logged at info level (WEFT_LOG=info). */
+ * Among cores left over, those near a network card come first, where hwloc
+ * knows its locality. Cores come from src/topo (hwloc; without it each cpu
+ * counts as a core). The choice is logged at info level (WEFT_LOG=info). */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,43 +26,28 @@
 #endif
 
 #include "core/core_int.h"
+#include "topo/topo.h"
 #include "util/log.h"
 #include "util/param.h"
 
 #define MAX_CORES 1024
 
-/* The cores that meet `allowed`, each as the set of its cpus within it, in
- * the machine's order; their number. */
-static int cores_of(const cpu_set_t *allowed, cpu_set_t *cores, int max)
+/* The cores of t that meet `allowed`, each as the set of its cpus within it,
+ * in the machine's order; their number. */
+static int cores_of(const weft_topo_t *t, const cpu_set_t *allowed, cpu_set_t *cores, int max)
 {
-    int n = 0;
-#ifdef WEFT_HAVE_HWLOC
-    hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
-        int depth = hwloc_get_type_or_below_depth(topo, HWLOC_OBJ_CORE);
-        for (unsigned i = 0; n < max && i < hwloc_get_nbobjs_by_depth(topo, depth); i++) {
-            hwloc_obj_t core = hwloc_get_obj_by_depth(topo, depth, i);
-            CPU_ZERO(&cores[n]);
-            int cpu;
-            hwloc_bitmap_foreach_begin(cpu, core->cpuset)
-            {
-                if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, allowed))
-                    CPU_SET(cpu, &cores[n]);
-            }
-            hwloc_bitmap_foreach_end();
-            n += CPU_COUNT(&cores[n]) > 0;
+    int n = 0, last = -1;
+    for (int i = 0; i < t->npus; i++) {
+        const weft_topo_pu_t *pu = &t->pus[i];
+        if (!CPU_ISSET(pu->os, allowed))
+            continue;
+        if (n == 0 || pu->at[WEFT_TOPO_CORE] != last) {
+            if (n == max)
+                break;
+            CPU_ZERO(&cores[n++]);
+            last = pu->at[WEFT_TOPO_CORE];
         }
-        hwloc_topology_destroy(topo);
-        return n;
-    }
-    weft_log_info("progress thread: hwloc cannot read the topology; each cpu counts as a core");
-#endif
-    for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++) {
-        if (CPU_ISSET(cpu, allowed)) {
-            CPU_ZERO(&cores[n]);
-            CPU_SET(cpu, &cores[n]);
-            n++;
-        }
+        CPU_SET(pu->os, &cores[n - 1]);
     }
     return n;
 }
@@ -77,14 +63,14 @@ static void describe(const cpu_set_t *set, char *buf, size_t len)
 
 /* WEFT_PROGRESS_CPU=auto, for the application's thread allowed on mine;
  * cores is room for MAX_CORES sets. */
-static bool place_auto(const weft_ctx_t *ctx, const cpu_set_t *mine, cpu_set_t *cores,
-                       cpu_set_t *out)
+static bool place_auto(const weft_ctx_t *ctx, const weft_topo_t *t, const cpu_set_t *mine,
+                       cpu_set_t *cores, cpu_set_t *out)
 {
     cpu_set_t all;
     CPU_ZERO(&all);
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
         CPU_SET(cpu, &all);
-    int ncores = cores_of(&all, cores, MAX_CORES), used = -1, nused = 0;
+    int ncores = cores_of(t, &all, cores, MAX_CORES), used = -1, nused = 0;
     for (int i = 0; i < ncores; i++) {
         cpu_set_t both;
         CPU_AND(&both, &cores[i], mine);
@@ -105,18 +91,31 @@ static bool place_auto(const weft_ctx_t *ctx, const cpu_set_t *mine, cpu_set_t *
                       CPU_COUNT(&rest) ? "the other hardware threads" : "idle time");
         return true;
     }
-    /* Several cores: one the ranks of this node leave over, if any. */
-    int mycores = cores_of(mine, cores, MAX_CORES);
+    /* Several cores: one the ranks of this node leave over, if any (the
+     * last ones, one per rank in turn), those near a network card first. */
+    int mycores = cores_of(t, mine, cores, MAX_CORES);
     if (mycores <= ctx->node_size) {
         weft_log_info("progress thread not pinned: %d cores for %d ranks on this node", mycores,
                       ctx->node_size);
         return false;
     }
-    int spare = mycores - ctx->node_size;
-    *out = cores[mycores - 1 - ctx->node_index % spare];
+    int spare = mycores - ctx->node_size, pick = ctx->node_index % spare, seen = 0;
+    bool near_nic = false;
+    for (int pass = t->nic_known ? 0 : 1; pass < 2 && seen <= pick; pass++) {
+        for (int i = mycores - 1; i >= mycores - spare && seen <= pick; i--) {
+            cpu_set_t near;
+            CPU_AND(&near, &cores[i], &t->nic_local);
+            if ((pass == 0) != (CPU_COUNT(&near) > 0))
+                continue;
+            if (seen++ == pick) {
+                *out = cores[i];
+                near_nic = pass == 0;
+            }
+        }
+    }
     describe(out, text, sizeof text);
-    weft_log_info("progress thread on cpu %s: a core left over (%d cores, %d ranks on this node)",
-                  text, mycores, ctx->node_size);
+    weft_log_info("progress thread on cpu %s: a core left over%s (%d cores, %d ranks on this node)",
+                  text, near_nic ? ", near the network card" : "", mycores, ctx->node_size);
     return true;
 }
 
@@ -153,11 +152,16 @@ bool weft__progress_place(const weft_ctx_t *ctx, cpu_set_t *out)
     cpu_set_t mine;
     if (sched_getaffinity(0, sizeof mine, &mine) != 0)
         return false;
-    cpu_set_t *cores = malloc(sizeof *cores * MAX_CORES);
-    if (!cores)
+    weft_topo_t *t;
+    char why[256];
+    if (weft__topo_load(&t, true, why, sizeof why) != 0) {
+        weft_log_info("progress thread not pinned: %s", why);
         return false;
-    bool placed = place_auto(ctx, &mine, cores, out);
+    }
+    cpu_set_t *cores = malloc(sizeof *cores * MAX_CORES);
+    bool placed = cores && place_auto(ctx, t, &mine, cores, out);
     free(cores);
+    weft__topo_free(t);
     return placed;
 }
 

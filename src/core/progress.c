@@ -43,6 +43,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -489,6 +490,29 @@ int weft__progress_thread_start(weft_ctx_t *ctx)
     }
     ctx->progress_running = true;
     return WEFT_OK;
+}
+
+int weft__progress_thread_move(weft_ctx_t *ctx, const cpu_set_t *cpus)
+{
+    if (!ctx->progress_running)
+        return WEFT_ESTATE;
+    if (pthread_setaffinity_np(ctx->progress_thread, sizeof *cpus, cpus) != 0)
+        return WEFT_ESYS;
+    char text[256];
+    size_t at = 0;
+    text[0] = '\0';
+    for (int cpu = 0; cpu < CPU_SETSIZE && at + 8 < sizeof text; cpu++)
+        if (CPU_ISSET(cpu, cpus))
+            at += (size_t)snprintf(text + at, sizeof text - at, "%s%d", at ? "," : "", cpu);
+    weft_log_info("progress thread moved to cpu %s, beside the thread groups", text);
+    return WEFT_OK;
+}
+
+int weft__progress_thread_where(weft_ctx_t *ctx, cpu_set_t *out)
+{
+    if (!ctx->progress_running)
+        return WEFT_ESTATE;
+    return pthread_getaffinity_np(ctx->progress_thread, sizeof *out, out) ? WEFT_ESYS : WEFT_OK;
 }
 
 void weft__progress_thread_stop(weft_ctx_t *ctx)

@@ -31,10 +31,12 @@ int weft__topo_level_parse(const char *name, size_t len)
         const char *name;
         int level;
     } names[] = {
-        {"hwthread", WEFT_TOPO_PU},   {"pu", WEFT_TOPO_PU},           {"core", WEFT_TOPO_CORE},
-        {"l3cache", WEFT_TOPO_L3},    {"l3", WEFT_TOPO_L3},           {"numa", WEFT_TOPO_NUMA},
-        {"numanode", WEFT_TOPO_NUMA}, {"package", WEFT_TOPO_PACKAGE}, {"socket", WEFT_TOPO_PACKAGE},
-        {"machine", WEFT_TOPO_MACHINE}, {"board", WEFT_TOPO_MACHINE}, {"none", WEFT_TOPO_NONE},
+        {"hwthread", WEFT_TOPO_PU},    {"pu", WEFT_TOPO_PU},
+        {"core", WEFT_TOPO_CORE},      {"l3cache", WEFT_TOPO_L3},
+        {"l3", WEFT_TOPO_L3},          {"numa", WEFT_TOPO_NUMA},
+        {"numanode", WEFT_TOPO_NUMA},  {"package", WEFT_TOPO_PACKAGE},
+        {"socket", WEFT_TOPO_PACKAGE}, {"machine", WEFT_TOPO_MACHINE},
+        {"board", WEFT_TOPO_MACHINE},  {"none", WEFT_TOPO_NONE},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strlen(names[i].name) == len && !strncasecmp(name, names[i].name, len))
@@ -77,10 +79,36 @@ static int load_flat(weft_topo_t *t, char *err, size_t errlen)
 }
 
 #ifdef WEFT_HAVE_HWLOC
-static int load_hwloc(weft_topo_t *t, char *err, size_t errlen)
+/* The cpus of the closest non-I/O object of every network card hwloc finds
+ * (Ethernet, InfiniBand, libfabric's), when they are less than the machine. */
+static void load_nics(weft_topo_t *t, hwloc_topology_t topo)
+{
+    hwloc_obj_t dev = NULL;
+    CPU_ZERO(&t->nic_local);
+    while ((dev = hwloc_get_next_osdev(topo, dev))) {
+        if (dev->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK &&
+            dev->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS)
+            continue;
+        hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo, dev);
+        if (!near || !near->cpuset || near->type == HWLOC_OBJ_MACHINE)
+            continue;
+        unsigned cpu;
+        hwloc_bitmap_foreach_begin(cpu, near->cpuset)
+        {
+            if (cpu < CPU_SETSIZE)
+                CPU_SET((int)cpu, &t->nic_local);
+        }
+        hwloc_bitmap_foreach_end();
+    }
+    t->nic_known = CPU_COUNT(&t->nic_local) > 0 && CPU_COUNT(&t->nic_local) < t->npus;
+}
+
+static int load_hwloc(weft_topo_t *t, bool io, char *err, size_t errlen)
 {
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+    if (hwloc_topology_init(&topo) != 0 ||
+        (io && hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) ||
+        hwloc_topology_load(topo) != 0) {
         snprintf(err, errlen, "hwloc cannot read the machine's topology");
         return -1;
     }
@@ -137,6 +165,8 @@ static int load_hwloc(weft_topo_t *t, char *err, size_t errlen)
     for (int i = 0; i < n; i++)
         if (t->pus[i].at[WEFT_TOPO_CORE] < 0)
             t->pus[i].at[WEFT_TOPO_CORE] = t->count[WEFT_TOPO_CORE]++;
+    if (io)
+        load_nics(t, topo);
     t->this_system = hwloc_topology_is_thissystem(topo);
     t->source = t->this_system ? "hwloc" : "hwloc (synthetic or XML)";
     rc = 0;
@@ -146,7 +176,7 @@ out:
 }
 #endif
 
-int weft__topo_load(weft_topo_t **out, char *err, size_t errlen)
+int weft__topo_load(weft_topo_t **out, bool io, char *err, size_t errlen)
 {
     weft_topo_t *t = calloc(1, sizeof *t);
     if (!t) {
@@ -154,8 +184,9 @@ int weft__topo_load(weft_topo_t **out, char *err, size_t errlen)
         return -1;
     }
 #ifdef WEFT_HAVE_HWLOC
-    int rc = load_hwloc(t, err, errlen);
+    int rc = load_hwloc(t, io, err, errlen);
 #else
+    (void)io;
     int rc = load_flat(t, err, errlen);
 #endif
     if (rc != 0) {
@@ -258,8 +289,8 @@ int weft__topo_policy_parse(const char *map_by, const char *bind_to, weft_topo_p
  * machine's order; each as its first cpu's index in t->pus. */
 struct units {
     int n;
-    int *first;   /* index in t->pus of the unit's first allowed cpu */
-    int level;    /* WEFT_TOPO_CORE or WEFT_TOPO_PU */
+    int *first; /* index in t->pus of the unit's first allowed cpu */
+    int level;  /* WEFT_TOPO_CORE or WEFT_TOPO_PU */
 };
 
 static int units_make(const weft_topo_t *t, const cpu_set_t *allowed, int level, struct units *u)

@@ -7,8 +7,8 @@
  * Used by weftrun (mapping and binding ranks before exec), by the thread
  * groups (src/topo/tgroup.c) and by the progress thread's placement. Needs
  * nothing else of weft: weftrun compiles this file alone. */
-#ifndef WEFT_TOPO_H
-#define WEFT_TOPO_H
+#ifndef WEFT_SRC_TOPO_H
+#define WEFT_SRC_TOPO_H
 
 #include <sched.h>
 #include <stdbool.h>
@@ -36,12 +36,17 @@ typedef struct weft_topo {
     weft_topo_pu_t *pus;         /* in the machine's (hwloc's logical) order */
     int count[WEFT_TOPO_LEVELS]; /* objects of each level; 0: the machine has none */
     bool this_system;            /* false for a synthetic or XML topology: no binding */
-    const char *source;          /* "hwloc", "hwloc (synthetic or XML)", "flat" */
+    /* The cpus near the network cards (their closest non-I/O object), when
+     * loaded with io and hwloc knows them to be less than the machine. */
+    bool nic_known;
+    cpu_set_t nic_local;
+    const char *source; /* "hwloc", "hwloc (synthetic or XML)", "flat" */
 } weft_topo_t;
 
 /* Loads this machine's topology (or the one HWLOC_XMLFILE / HWLOC_SYNTHETIC
- * describe). 0, or -1 with the reason in err. */
-int weft__topo_load(weft_topo_t **out, char *err, size_t errlen);
+ * describe); with io, the network cards' locality too (slower: PCI). 0, or
+ * -1 with the reason in err. */
+int weft__topo_load(weft_topo_t **out, bool io, char *err, size_t errlen);
 void weft__topo_free(weft_topo_t *t);
 
 /* The cpus of t that this process may use: its affinity for this system's
