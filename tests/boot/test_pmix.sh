@@ -2,9 +2,11 @@
 # weft under a PMIx launcher: Open MPI's mpirun (4.1, whose PMIx server is the
 # system's libpmix) starts weft programs, which take rank, size and the store
 # from PMIx. Skips (77) when weft was built without PMIx or mpirun is absent.
-# Usage: test_pmix.sh WEFT_PMIX(ON|OFF) BOOT_KVS BOOT_HELPER MP_PINGPONG MP_MANY
+# The ranks keep the binding mpirun gives them; thread groups and the progress
+# thread are placed within it.
+# Usage: test_pmix.sh WEFT_PMIX(ON|OFF) BOOT_KVS BOOT_HELPER MP_PINGPONG MP_MANY MP_PLACE
 set -u
-PMIX=$1 KVS=$2 HELPER=$3 PINGPONG=$4 MANY=$5
+PMIX=$1 KVS=$2 HELPER=$3 PINGPONG=$4 MANY=$5 PLACE=$6
 case $PMIX in ON | on | 1 | TRUE | true) ;; *)
     echo "skip: weft was built without PMIx (WEFT_PMIX=OFF: no libpmix found)"
     exit 77
@@ -59,6 +61,11 @@ mpi 0 3 "$KVS" && [ "$(grep -c '^boot_kvs: rank [0-2] of 3 ok' "$out")" = 3 ] &&
 mpi 0 2 "$PINGPONG" 4194304 && grep -q "passed, 0 failed" "$out" &&
     ok "pingpong over shm, wired up through PMIx"
 mpi 0 4 "$MANY" && ok "many requests, 4 ranks through PMIx"
+if [ "$(nproc)" -ge 2 ]; then
+    mpi 0 2 --bind-to core "$PLACE" group && grep -q "passed, 0 failed" "$out" &&
+        [ "$(grep -c 'main thread on cpu' "$out")" = 2 ] &&
+        ok "mpirun --bind-to core: thread groups and the progress thread within each binding"
+fi
 if mpi nonzero 3 "$HELPER" abort; then
     if grep -q "helper abort" "$out"; then
         ok "abort ends the job through PMIx_Abort, with its message"

@@ -11,13 +11,18 @@
  *   bind   the rank binds itself to its last allowed cpu before weft_init:
  *          the thread stays on that cpu's core;
  *   cpu    WEFT_PROGRESS_CPU set to the rank's first allowed cpu: exactly it;
- *   none   WEFT_PROGRESS_CPU=none: the rank's own affinity. */
+ *   none   WEFT_PROGRESS_CPU=none: the rank's own affinity;
+ *   group  after init, a thread group (weft_topo.h) spans the rank's cpus as
+ *          its launcher bound it, places the main thread on its first core
+ *          and the progress thread where the group leaves room: another core
+ *          of the rank, or the rank's one core. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include "../common/test_util.h"
+#include "weft/weft_topo.h"
 
 /* The cpus of cpu's core, from sysfs; false when unreadable. */
 static bool core_of(int cpu, cpu_set_t *out)
@@ -166,6 +171,44 @@ int main(int argc, char **argv)
         CHECK(n == 1 && CPU_EQUAL(&inside, &got));
     } else if (found) {
         CHECK(CPU_EQUAL(&got, &want));
+    }
+    if (found && !strcmp(mode, "group")) {
+        /* The group spans what the launcher gave the rank. */
+        char text[1024], list[1024];
+        weft_tgroup_t *g;
+        MUST(weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g));
+        MUST(weft_tgroup_join(g));
+        MUST(weft_tgroup_cpus(g, -1, text, sizeof text));
+        size_t at = 0;
+        list[0] = '\0';
+        for (int c = 0; c < CPU_SETSIZE; c++) {
+            if (!CPU_ISSET(c, &mine))
+                continue;
+            int last = c;
+            while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &mine))
+                last++;
+            at += (size_t)snprintf(list + at, sizeof list - at, last > c ? "%s%d-%d" : "%s%d",
+                                   at ? "," : "", c, last);
+            c = last;
+        }
+        CHECK(!strcmp(text, list));
+        MUST(weft_tgroup_place(g, ctx));
+        cpu_set_t main_cpus, prog;
+        MUST(sched_getaffinity(0, sizeof main_cpus, &main_cpus) == 0 ? WEFT_OK : WEFT_ESYS);
+        cores_in(&mine, cores, CPU_SETSIZE);
+        CHECK(CPU_EQUAL(&main_cpus, &cores[0]));
+        CHECK(progress_affinity(&prog));
+        cpu_set_t inside, both;
+        CPU_AND(&inside, &prog, &mine);
+        CPU_AND(&both, &prog, &main_cpus);
+        if (ncores > 1)
+            CHECK(CPU_EQUAL(&inside, &prog) && CPU_COUNT(&both) == 0);
+        else
+            CHECK(CPU_EQUAL(&prog, &cores[0]));
+        MUST(weft_progress_thread_cpus(ctx, text, sizeof text));
+        printf("[rank %d] rank on %s, main thread on cpu %d, progress thread on %s\n", test_rank,
+               list, first_cpu(&main_cpus), text);
+        MUST(weft_tgroup_free(g));
     }
     if (found && test_failed)
         fprintf(stderr,
