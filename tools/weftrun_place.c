@@ -66,16 +66,17 @@ int weftrun_placed_main(int argc, char **argv)
     bool by_node;
     cpu_set_t *sets = calloc((size_t)(count > 0 ? count : 1), sizeof *sets);
     bool *bound = calloc((size_t)(count > 0 ? count : 1), sizeof *bound), applied;
+    int rc = 2;
     if (!sets || !bound || index < 0 || index >= count) {
         fprintf(stderr, "weftrun: host %s: bad placement request\n", host);
-        return 2;
+        goto out;
     }
     if (weft__topo_policy_parse(pl.map_by, pl.bind_to, &pl.policy, &by_node, err, sizeof err) !=
             0 ||
         weftrun_place_host(&pl, count, sets, bound, &applied, err, sizeof err) != 0) {
         fprintf(stderr, "weftrun: host %s rank %s: cannot place: %s\n", host, rank ? rank : "?",
                 err);
-        return 2;
+        goto out;
     }
     if (pl.report)
         weftrun_place_report(stderr, host, rank ? atoi(rank) : -1, &sets[index], bound[index],
@@ -83,11 +84,15 @@ int weftrun_placed_main(int argc, char **argv)
     if (bound[index] && applied && sched_setaffinity(0, sizeof sets[index], &sets[index]) != 0) {
         fprintf(stderr, "weftrun: host %s rank %s: cannot bind: %s\n", host, rank ? rank : "?",
                 strerror(errno));
-        return 2;
+        goto out;
     }
     free(sets);
     free(bound);
     execvp(argv[7], argv + 7);
     fprintf(stderr, "weftrun: host %s: cannot run '%s': %s\n", host, argv[7], strerror(errno));
     return 127;
+out:
+    free(sets);
+    free(bound);
+    return rc;
 }

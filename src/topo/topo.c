@@ -106,9 +106,23 @@ static void load_nics(weft_topo_t *t, hwloc_topology_t topo)
 static int load_hwloc(weft_topo_t *t, bool io, char *err, size_t errlen)
 {
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) != 0 ||
-        (io && hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) ||
-        hwloc_topology_load(topo) != 0) {
+    if (hwloc_topology_init(&topo) != 0) {
+        snprintf(err, errlen, "hwloc cannot read the machine's topology");
+        return -1;
+    }
+    if (io) {
+        /* Network cards as the Linux backend finds them in sysfs; not the
+         * plugins (libpciaccess, OpenCL, GPUs), which are slow to load and
+         * keep memory they never free. */
+        static const char *const plugins[] = {"pci",  "opencl", "gl",       "cuda",
+                                              "nvml", "rsmi",   "levelzero"};
+        for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
+            hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                          plugins[i]);
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    }
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
         snprintf(err, errlen, "hwloc cannot read the machine's topology");
         return -1;
     }
