@@ -1,19 +1,20 @@
 #!/bin/sh
-# apps/spmvm through weftrun at 1, 2 and 4 ranks, two OpenMP threads each:
+# apps/spmvm through weftrun at 1, 2 and 4 ranks, two OpenMP threads each
+# (one under ThreadSanitizer, which does not see libgomp's synchronization):
 # every mode (vector, naive, task) on every matrix kind (Holstein-Hubbard-like,
 # 3-D Poisson cube and box, a symmetric real and a general pattern Matrix
 # Market file, a matrix with fewer rows than ranks), each checked by spmvm
 # against the serial product of its rows; then bad input.
-# Usage: test_spmvm.sh WEFTRUN SPMVM
+# Usage: test_spmvm.sh WEFTRUN SPMVM [THREADS]
 set -u
-WEFTRUN=$1 SPMVM=$2
+WEFTRUN=$1 SPMVM=$2 THREADS=${3:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 run() { # np matrix: expect 3 checked modes
     np=$1 m=$2
-    timeout -k 5 300 "$WEFTRUN" --timeout 240 -n "$np" -x OMP_NUM_THREADS=2 \
+    timeout -k 5 300 "$WEFTRUN" --timeout 240 -n "$np" -x OMP_NUM_THREADS="$THREADS" \
         -x OMP_WAIT_POLICY=passive "$SPMVM" --matrix "$m" --iters 3 >"$out" 2>&1
     st=$?
     if [ $st = 0 ] && [ "$(grep -c '  check ok ' "$out")" = 3 ]; then
