@@ -173,8 +173,10 @@ static inline void stencil(const grid_t *g, const double *in, double *out, int t
         for (int y = 1; y <= n; y++) {
             size_t c = idx(g, 1, y, z);
             for (int x = 1; x <= n; x++, c++)
-                out[c] = (in[c - sx] + in[c + sx] + in[c - sy] + in[c + sy] + in[c - sz] +
-                          in[c + sz]) / 6.0 + 1.0;
+                out[c] =
+                    (in[c - sx] + in[c + sx] + in[c - sy] + in[c + sy] + in[c - sz] + in[c + sz]) /
+                        6.0 +
+                    1.0;
         }
 }
 
