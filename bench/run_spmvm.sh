@@ -27,12 +27,14 @@ while [ $# -gt 0 ]; do
     *) echo "usage: bench/run_spmvm.sh [--build DIR] [--reps N] [--threads T] [--iters K] [--matrices LIST]" >&2; exit 2 ;;
     esac
 done
-ninja -C "$build" spmvm weftrun mpi >/dev/null
+ninja -C "$build" weftrun mpi >/dev/null
 bin=$build/bench-spmvm
 mkdir -p "$bin" bench/results
 impls=""
-for impl in ompi mpich; do
+# Every library's program built the same way, by its own wrapper.
+for impl in weft ompi mpich; do
     case $impl in
+    weft) cc=$build/bin/mpicc ;;
     ompi) cc=mpicc.openmpi ;;
     mpich) cc=mpicc.mpich ;;
     esac
@@ -60,11 +62,12 @@ run() { # config command...
 }
 i=1
 while [ "$i" -le "$reps" ]; do
-    run weft env $omp WEFT_PROGRESS_THREAD=0 "$build/bin/mpirun" -n 2 $weft_bind "$build/apps/spmvm/spmvm"
+    run weft env $omp WEFT_PROGRESS_THREAD=0 "$build/bin/mpirun" -n 2 $weft_bind "$bin/spmvm_weft"
     run weft_progress env $omp WEFT_PROGRESS_THREAD=1 "$build/bin/mpirun" -n 2 $weft_bind \
-        "$build/apps/spmvm/spmvm"
+        "$bin/spmvm_weft"
     for impl in $impls; do
         case $impl in
+        weft) ;;
         ompi) run ompi env $omp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             OMPI_MCA_oob_tcp_if_include=lo mpirun.openmpi -np 2 --mca pml ob1 --mca btl vader,self \
             --bind-to $bind "$bin/spmvm_ompi" ;;
