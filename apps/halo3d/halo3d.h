@@ -202,6 +202,35 @@ static inline long field_wrong(const grid_t *g, const double *u, int k)
     return bad;
 }
 
+/* The two fields (ghosts included), initialized. 0, or -1 if out of memory. */
+static inline int fields_make(const grid_t *g, double *fields[2])
+{
+    size_t e = (size_t)g->n + 2;
+    for (int i = 0; i < 2; i++) {
+        if (!(fields[i] = malloc(sizeof(double) * e * e * e)))
+            return -1;
+        field_init(g, fields[i]);
+    }
+    return 0;
+}
+
+/* Runs fn(0) here and fn(1..threads-1) on threads of their own; returns
+ * when all are done. */
+static inline void run_threads(int threads, void *(*fn)(void *))
+{
+    pthread_t *ids = malloc(sizeof *ids * (size_t)threads);
+    if (!ids) {
+        fprintf(stderr, "halo3d: out of memory\n");
+        exit(1);
+    }
+    for (int t = 1; t < threads; t++)
+        pthread_create(&ids[t], NULL, fn, (void *)(long)t);
+    fn((void *)0);
+    for (int t = 1; t < threads; t++)
+        pthread_join(ids[t], NULL);
+    free(ids);
+}
+
 /* Command line: --size n --iters k --threads t [--ctx KIND]. */
 typedef struct {
     int n, iters, threads;

@@ -94,23 +94,13 @@ int main(int argc, char **argv)
         return 1;
     }
     grid_make(&g, o.n, o.threads, me, np);
-    size_t cells = ((size_t)o.n + 2) * ((size_t)o.n + 2) * ((size_t)o.n + 2);
     recvbuf = malloc(sizeof(double) * 12 * (size_t)o.n * (size_t)o.n);
-    fields[0] = malloc(sizeof(double) * cells);
-    fields[1] = malloc(sizeof(double) * cells);
-    if (!recvbuf || !fields[0] || !fields[1]) {
+    if (!recvbuf || fields_make(&g, fields) != 0) {
         fprintf(stderr, "halo3d: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    field_init(&g, fields[0]);
-    field_init(&g, fields[1]);
     pthread_barrier_init(&threads_met, NULL, (unsigned)o.threads);
-    pthread_t *ids = malloc(sizeof *ids * (size_t)o.threads);
-    for (int t = 1; t < o.threads; t++)
-        pthread_create(&ids[t], NULL, worker, (void *)(long)t);
-    worker((void *)0);
-    for (int t = 1; t < o.threads; t++)
-        pthread_join(ids[t], NULL);
+    run_threads(o.threads, worker);
     long wrong = field_wrong(&g, fields[o.iters % 2], o.iters), wrong_total;
     double slowest;
     MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -124,7 +114,6 @@ int main(int argc, char **argv)
         printf("csv,halo3d_mpi,%d,us_per_iter,%.3f\n", o.threads, us);
     }
     pthread_barrier_destroy(&threads_met);
-    free(ids);
     free(fields[0]);
     free(fields[1]);
     free(recvbuf);

@@ -120,27 +120,17 @@ int main(int argc, char **argv)
         return 1;
     }
     grid_make(&g, o.n, o.threads, me, np);
-    size_t cells = ((size_t)o.n + 2) * ((size_t)o.n + 2) * ((size_t)o.n + 2);
     recvbuf = shmem_malloc(sizeof(double) * 12 * (size_t)o.n * (size_t)o.n);
-    fields[0] = malloc(sizeof(double) * cells);
-    fields[1] = malloc(sizeof(double) * cells);
-    if (!recvbuf || !fields[0] || !fields[1]) {
+    if (!recvbuf || fields_make(&g, fields) != 0) {
         fprintf(stderr, "halo3d: out of memory\n");
         shmem_global_exit(1);
     }
-    field_init(&g, fields[0]);
-    field_init(&g, fields[1]);
     if (!strcmp(o.ctx, "shared") && shmem_ctx_create(0, &shared_ctx) != 0) {
         fprintf(stderr, "halo3d: no shared context\n");
         shmem_global_exit(1);
     }
     pthread_barrier_init(&threads_met, NULL, (unsigned)o.threads);
-    pthread_t *ids = malloc(sizeof *ids * (size_t)o.threads);
-    for (int t = 1; t < o.threads; t++)
-        pthread_create(&ids[t], NULL, worker, (void *)(long)t);
-    worker((void *)0);
-    for (int t = 1; t < o.threads; t++)
-        pthread_join(ids[t], NULL);
+    run_threads(o.threads, worker);
     long wrong = field_wrong(&g, fields[o.iters % 2], o.iters);
     shmem_double_p(&times[me], elapsed, 0);
     shmem_long_atomic_add(&wrong_total, wrong, 0);
@@ -160,7 +150,6 @@ int main(int argc, char **argv)
     if (!strcmp(o.ctx, "shared"))
         shmem_ctx_destroy(shared_ctx);
     pthread_barrier_destroy(&threads_met);
-    free(ids);
     free(fields[0]);
     free(fields[1]);
     shmem_free(recvbuf);

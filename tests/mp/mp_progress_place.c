@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "../common/test_cpus.h"
 #include "../common/test_util.h"
 #include "weft/weft_topo.h"
 
@@ -179,18 +180,7 @@ int main(int argc, char **argv)
         MUST(weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g));
         MUST(weft_tgroup_join(g));
         MUST(weft_tgroup_cpus(g, -1, text, sizeof text));
-        size_t at = 0;
-        list[0] = '\0';
-        for (int c = 0; c < CPU_SETSIZE; c++) {
-            if (!CPU_ISSET(c, &mine))
-                continue;
-            int last = c;
-            while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &mine))
-                last++;
-            at += (size_t)snprintf(list + at, sizeof list - at, last > c ? "%s%d-%d" : "%s%d",
-                                   at ? "," : "", c, last);
-            c = last;
-        }
+        test_cpu_list(&mine, list, sizeof list);
         CHECK(!strcmp(text, list));
         MUST(weft_tgroup_place(g, ctx));
         cpu_set_t main_cpus, prog;

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "../common/test_cpus.h"
 #include "../common/test_util.h"
 #include "weft/weft_topo.h"
 
@@ -247,19 +248,7 @@ static void real_bindings(weft_ctx_t *ctx)
     MUST(weft_tgroup_cpus(g, 0, want, sizeof want));
     cpu_set_t set;
     MUST(pthread_getaffinity_np(threads[0], sizeof set, &set) == 0 ? WEFT_OK : WEFT_ESYS);
-    /* The list the thread is bound to, as the kernel says. */
-    size_t at = 0;
-    got[0] = '\0';
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        int last = c;
-        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
-            last++;
-        at += (size_t)snprintf(got + at, sizeof got - at, last > c ? "%s%d-%d" : "%s%d",
-                               at ? "," : "", c, last);
-        c = last;
-    }
+    test_cpu_list(&set, got, sizeof got); /* where the kernel says it is bound */
     CHECK(!strcmp(got, want));
     CHECK(CPU_COUNT(&set) < CPU_COUNT(&mine) || CPU_COUNT(&mine) == 1);
     /* The progress thread: off the member's cpus when the rank has more. */
