@@ -4,9 +4,10 @@
 # (--loaded: stress-ng, for scripts/test.sh --loaded; with CI=true also the
 # peer MPIs and matplotlib for the benchmark smoke run)
 set -e
-# libfabric-dev: the ofi driver; libhwloc-dev: progress-thread placement (weft
-# also builds without either, then without ofi, or counting each cpu as a core)
-pkgs="cmake ninja-build gcc make libfabric-dev libhwloc-dev"
+# libfabric-dev: the ofi driver; libhwloc-dev: placement of ranks and threads;
+# liblapacke-dev, libopenblas-dev: apps/cholesky's kernels (weft also builds
+# without them: then without ofi, counting each cpu as a core, no cholesky)
+pkgs="cmake ninja-build gcc make libfabric-dev libhwloc-dev liblapacke-dev libopenblas-dev"
 for a in "$@"; do
     case $a in
     --fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
