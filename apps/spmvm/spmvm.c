@@ -26,6 +26,8 @@
  * threads are placed through a thread group (weft_topo.h), thread 0 (the
  * communicating one in task mode) first; elsewhere OMP_PROC_BIND does it. */
 #include <math.h>
+#include <sched.h>
+#include <unistd.h>
 #include <mpi.h>
 #include <omp.h>
 #include <stdbool.h>
@@ -268,7 +270,16 @@ static void product(int mode, const crs_t *full, const crs_t *local, const crs_t
 static void place_threads(void)
 {
 #ifdef WEFT_MPI
-    if (getenv("SPMVM_NO_PLACE"))
+    /* Unbound ranks sharing a node would all pile their threads onto the
+     * same first cores: leave those to the kernel. Collective. */
+    MPI_Comm node;
+    int on_node = 1;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    cpu_set_t mine;
+    if (getenv("SPMVM_NO_PLACE") || sched_getaffinity(0, sizeof mine, &mine) != 0 ||
+        (on_node > 1 && CPU_COUNT(&mine) >= sysconf(_SC_NPROCESSORS_ONLN)))
         return;
     weft_tgroup_t *g = NULL;
     if (weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g) != WEFT_OK)

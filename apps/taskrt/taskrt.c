@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef WEFT_MPI
 #include <weft/weft_am.h>
@@ -74,6 +75,7 @@ struct taskrt {
     int nready, nsendq;
     int remaining, stop;
     taskrt_stats_t stats;
+    pthread_t *workers;
 #ifdef WEFT_MPI
     weft_ctx_t *ctx;
     weft_am_t *am;
@@ -129,6 +131,82 @@ static void edge(node_t *from, node_t *to)
     to->npred++;
 }
 
+/* Under rt->lock: n is done; its successors may become ready. */
+static void node_done(taskrt_t *rt, node_t *n)
+{
+    for (int i = 0; i < n->nsucc; i++) {
+        node_t *s = n->succ[i];
+        if (--s->npred)
+            continue;
+        if (s->kind == N_TASK) {
+            rt->ready[rt->nready++] = s;
+            pthread_cond_signal(&rt->cond);
+        } else if (s->kind == N_SEND) {
+            rt->sendq[rt->nsendq++] = s;
+        }
+    }
+    if (n->kind == N_TASK) {
+        for (int i = 0; i < n->ninputs; i++)
+            if (--n->inputs[i]->readers == 0) {
+                free(n->inputs[i]->buf);
+                n->inputs[i]->buf = NULL;
+            }
+        rt->stats.tasks++;
+    }
+    rt->remaining--;
+}
+
+static void *worker(void *arg)
+{
+    taskrt_t *rt = arg;
+    pthread_mutex_lock(&rt->lock);
+    for (;;) {
+        while (!rt->stop && rt->nready == 0)
+            pthread_cond_wait(&rt->cond, &rt->lock);
+        if (rt->nready == 0)
+            break;
+        node_t *t = rt->ready[--rt->nready];
+        pthread_mutex_unlock(&rt->lock);
+        t->fn(t->mem, t->args);
+        pthread_mutex_lock(&rt->lock);
+        node_done(rt, t);
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return NULL;
+}
+
+#ifdef WEFT_MPI
+/* The communicating thread, the comm thread first, the workers after it,
+ * side by side on the rank's cores (weft_topo.h); the progress thread where
+ * they leave room. */
+static void place(taskrt_t *rt, pthread_t *workers)
+{
+    /* Unbound ranks sharing a node would all pile their threads onto the
+     * same first cores: leave those to the kernel. Collective. */
+    MPI_Comm node;
+    int on_node = 1;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0 ||
+        (on_node > 1 && CPU_COUNT(&mine) >= sysconf(_SC_NPROCESSORS_ONLN)))
+        return;
+    weft_tgroup_t *g;
+    if (getenv("TASKRT_NO_PLACE") || weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g))
+        return;
+    weft_tgroup_join(g);
+    for (int i = 0; i < rt->nworkers; i++)
+        weft_tgroup_add_thread(g, workers[i]);
+    weft_ctx_t *ctx = NULL;
+    if (weft_world_acquire(NULL, &ctx) == WEFT_OK) {
+        weft_tgroup_place(g, ctx);
+        weft_world_release(ctx);
+    }
+    weft_tgroup_free(g);
+}
+#endif
+
 int taskrt_create(int backend, int nworkers, int ntiles, size_t tile_bytes,
                   int (*owner)(int tile, void *arg), void *arg, taskrt_t **out)
 {
@@ -159,6 +237,14 @@ int taskrt_create(int backend, int nworkers, int ntiles, size_t tile_bytes,
     }
     pthread_mutex_init(&rt->lock, NULL);
     pthread_cond_init(&rt->cond, NULL);
+    /* The workers wait for taskrt_run's first ready task; placing them
+     * (reading the topology: milliseconds) is done here, not in the run. */
+    rt->workers = xmalloc(sizeof *rt->workers * (size_t)rt->nworkers);
+    for (int i = 0; i < rt->nworkers; i++)
+        pthread_create(&rt->workers[i], NULL, worker, rt);
+#ifdef WEFT_MPI
+    place(rt, rt->workers);
+#endif
     *out = rt;
     return 0;
 }
@@ -249,50 +335,6 @@ void taskrt_submit(taskrt_t *rt, taskrt_fn fn, const void *args, size_t argsize,
 
 /* ---- running ---- */
 
-/* Under rt->lock: n is done; its successors may become ready. */
-static void node_done(taskrt_t *rt, node_t *n)
-{
-    for (int i = 0; i < n->nsucc; i++) {
-        node_t *s = n->succ[i];
-        if (--s->npred)
-            continue;
-        if (s->kind == N_TASK) {
-            rt->ready[rt->nready++] = s;
-            pthread_cond_signal(&rt->cond);
-        } else if (s->kind == N_SEND) {
-            rt->sendq[rt->nsendq++] = s;
-        }
-    }
-    if (n->kind == N_TASK) {
-        for (int i = 0; i < n->ninputs; i++)
-            if (--n->inputs[i]->readers == 0) {
-                free(n->inputs[i]->buf);
-                n->inputs[i]->buf = NULL;
-            }
-        rt->stats.tasks++;
-    }
-    rt->remaining--;
-}
-
-static void *worker(void *arg)
-{
-    taskrt_t *rt = arg;
-    pthread_mutex_lock(&rt->lock);
-    for (;;) {
-        while (!rt->stop && rt->nready == 0)
-            pthread_cond_wait(&rt->cond, &rt->lock);
-        if (rt->nready == 0)
-            break;
-        node_t *t = rt->ready[--rt->nready];
-        pthread_mutex_unlock(&rt->lock);
-        t->fn(t->mem, t->args);
-        pthread_mutex_lock(&rt->lock);
-        node_done(rt, t);
-    }
-    pthread_mutex_unlock(&rt->lock);
-    return NULL;
-}
-
 #ifdef WEFT_MPI
 typedef struct {
     int32_t tile, version;
@@ -317,24 +359,6 @@ static void *am_alloc(size_t len, const weft_am_msg_t *msg, void *arg)
     return r && len == rt->tile_bytes ? r->buf : NULL;
 }
 
-/* The communicating thread, the comm thread first, the workers after it,
- * side by side on the rank's cores (weft_topo.h); the progress thread where
- * they leave room. */
-static void place(taskrt_t *rt, pthread_t *workers)
-{
-    weft_tgroup_t *g;
-    if (getenv("TASKRT_NO_PLACE") || weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g))
-        return;
-    weft_tgroup_join(g);
-    for (int i = 0; i < rt->nworkers; i++)
-        weft_tgroup_add_thread(g, workers[i]);
-    weft_ctx_t *ctx = NULL;
-    if (weft_world_acquire(NULL, &ctx) == WEFT_OK) {
-        weft_tgroup_place(g, ctx);
-        weft_world_release(ctx);
-    }
-    weft_tgroup_free(g);
-}
 #endif
 
 /* Starts the sends the workers made ready. */
@@ -445,12 +469,11 @@ static int am_poll(taskrt_t *rt)
 int taskrt_run(taskrt_t *rt)
 {
     int rc = 0;
-    rt->ready = xmalloc(sizeof *rt->ready * (size_t)(rt->nnodes + 1));
-    rt->sendq = xmalloc(sizeof *rt->sendq * (size_t)(rt->nnodes + 1));
+    node_t **ready = xmalloc(sizeof *ready * (size_t)(rt->nnodes + 1));
+    node_t **sendq = xmalloc(sizeof *sendq * (size_t)(rt->nnodes + 1));
     node_t **active = xmalloc(sizeof *active * (size_t)(rt->nnodes + 1));
     MPI_Request *reqs = xmalloc(sizeof *reqs * (size_t)(rt->nnodes + 1));
     int *idx = xmalloc(sizeof *idx * (size_t)(rt->nnodes + 1)), nactive = 0;
-    rt->remaining = rt->nnodes;
 #ifdef WEFT_MPI
     if (rt->backend == TASKRT_NATIVE) {
         /* Registered only now that every RECV node exists: a tile that
@@ -464,6 +487,12 @@ int taskrt_run(taskrt_t *rt)
         }
     }
 #endif
+    /* The workers are waiting already: everything they see is set under
+     * the lock. */
+    pthread_mutex_lock(&rt->lock);
+    rt->ready = ready;
+    rt->sendq = sendq;
+    rt->remaining = rt->nnodes;
     for (int i = 0; i < rt->nnodes; i++) {
         node_t *n = rt->nodes[i];
         if (n->kind == N_RECV && rt->backend == TASKRT_MPI) {
@@ -478,12 +507,8 @@ int taskrt_run(taskrt_t *rt)
         else if (n->kind == N_SEND)
             rt->sendq[rt->nsendq++] = n;
     }
-    pthread_t *workers = xmalloc(sizeof *workers * (size_t)rt->nworkers);
-    for (int i = 0; i < rt->nworkers; i++)
-        pthread_create(&workers[i], NULL, worker, rt);
-#ifdef WEFT_MPI
-    place(rt, workers);
-#endif
+    pthread_cond_broadcast(&rt->cond);
+    pthread_mutex_unlock(&rt->lock);
     int idle = 0;
     for (;;) {
         pthread_mutex_lock(&rt->lock);
@@ -509,12 +534,6 @@ int taskrt_run(taskrt_t *rt)
         else
             nanosleep(&(struct timespec){0, 20000}, NULL);
     }
-    pthread_mutex_lock(&rt->lock);
-    rt->stop = 1;
-    pthread_cond_broadcast(&rt->cond);
-    pthread_mutex_unlock(&rt->lock);
-    for (int i = 0; i < rt->nworkers; i++)
-        pthread_join(workers[i], NULL);
     MPI_Barrier(MPI_COMM_WORLD); /* every tile delivered everywhere */
 #ifdef WEFT_MPI
     if (rt->backend == TASKRT_NATIVE) {
@@ -525,7 +544,6 @@ int taskrt_run(taskrt_t *rt)
         weft_world_release(rt->ctx);
     }
 #endif
-    free(workers);
     free(active);
     free(reqs);
     free(idx);
@@ -539,6 +557,13 @@ void taskrt_stats(const taskrt_t *rt, taskrt_stats_t *out)
 
 void taskrt_free(taskrt_t *rt)
 {
+    pthread_mutex_lock(&rt->lock);
+    rt->stop = 1;
+    pthread_cond_broadcast(&rt->cond);
+    pthread_mutex_unlock(&rt->lock);
+    for (int i = 0; i < rt->nworkers; i++)
+        pthread_join(rt->workers[i], NULL);
+    free(rt->workers);
     for (int i = 0; i < rt->nnodes; i++) {
         node_t *n = rt->nodes[i];
         free(n->succ);

@@ -21,10 +21,13 @@ typedef struct {
     cpu_set_t cpus, next; /* as bound; as computed by the placement under way */
 } member_t;
 
-/* What a tree shares: its topology and its lock. */
+/* What a tree shares: its topology and its lock. The network cards'
+ * locality is read only when a progress thread is to be placed: I/O
+ * discovery doubles the time to read the topology. */
 typedef struct {
     pthread_mutex_t lock;
     weft_topo_t *topo;
+    bool nics_read;
 } tree_t;
 
 struct weft_tgroup {
@@ -142,7 +145,7 @@ WEFT_API int weft_tgroup_create(weft_tgroup_t *parent, weft_tgroup_policy_t poli
     rc = WEFT_ENOMEM;
     if (!(g->tree = calloc(1, sizeof *g->tree)))
         goto err;
-    if (weft__topo_load(&g->tree->topo, true, why, sizeof why) != 0) {
+    if (weft__topo_load(&g->tree->topo, false, why, sizeof why) != 0) {
         rc = WEFT_ESYS;
         goto err_tree;
     }
@@ -462,7 +465,17 @@ static void used_by(const weft_tgroup_t *g, cpu_set_t *used)
 
 static void spare(weft_tgroup_t *root, cpu_set_t *out)
 {
-    const weft_topo_t *t = root->tree->topo;
+    weft_topo_t *t = root->tree->topo;
+    if (!root->tree->nics_read) {
+        weft_topo_t *io;
+        char why[256];
+        if (weft__topo_load(&io, true, why, sizeof why) == 0) {
+            t->nic_known = io->nic_known;
+            t->nic_local = io->nic_local;
+            weft__topo_free(io);
+        }
+        root->tree->nics_read = true;
+    }
     cpu_set_t used;
     CPU_ZERO(&used);
     used_by(root, &used);
