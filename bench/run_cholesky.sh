@@ -28,7 +28,7 @@ done
 ninja -C "$build" mpi weftrun >/dev/null
 bin=$build/bench-cholesky
 mkdir -p "$bin" bench/results
-src="apps/cholesky/cholesky.c apps/taskrt/taskrt.c -Iapps/taskrt -llapacke -lopenblas -lm -lpthread"
+src="apps/cholesky/cholesky.c apps/taskrt/taskrt.c -Iapps/taskrt -Iapps/common -llapacke -lopenblas -lm -lpthread"
 "$build/bin/mpicc" -O2 -D_GNU_SOURCE $src -o "$bin/cholesky_weft"
 have_ompi=0
 if command -v mpicc.openmpi >/dev/null; then

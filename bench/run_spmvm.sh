@@ -43,7 +43,7 @@ for impl in weft ompi mpich; do
     # MPI_STATUSES_IGNORE.
     extra=""
     [ $impl = mpich ] && extra=-Wno-stringop-overflow
-    "$cc" -O2 -fopenmp -D_GNU_SOURCE $extra -Iapps/spmvm apps/spmvm/spmvm.c apps/spmvm/matrix.c \
+    "$cc" -O2 -fopenmp -D_GNU_SOURCE $extra -Iapps/spmvm -Iapps/common apps/spmvm/spmvm.c apps/spmvm/matrix.c \
         -o "$bin/spmvm_$impl" -lm
     impls="$impls $impl"
 done

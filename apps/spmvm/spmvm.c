@@ -26,8 +26,6 @@
  * threads are placed through a thread group (weft_topo.h), thread 0 (the
  * communicating one in task mode) first; elsewhere OMP_PROC_BIND does it. */
 #include <math.h>
-#include <sched.h>
-#include <unistd.h>
 #include <mpi.h>
 #include <omp.h>
 #include <stdbool.h>
@@ -35,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_util.h"
 #include "matrix.h"
 
 #ifdef WEFT_MPI
@@ -86,12 +85,7 @@ static int owner_of(long j, long n)
 
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "spmvm: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
+    return app_xmalloc(n, "spmvm");
 }
 
 /* Splits this rank's rows into the local and remote parts, and sets up the
@@ -270,16 +264,7 @@ static void product(int mode, const crs_t *full, const crs_t *local, const crs_t
 static void place_threads(void)
 {
 #ifdef WEFT_MPI
-    /* Unbound ranks sharing a node would all pile their threads onto the
-     * same first cores: leave those to the kernel. Collective. */
-    MPI_Comm node;
-    int on_node = 1;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    cpu_set_t mine;
-    if (getenv("SPMVM_NO_PLACE") || sched_getaffinity(0, sizeof mine, &mine) != 0 ||
-        (on_node > 1 && CPU_COUNT(&mine) >= sysconf(_SC_NPROCESSORS_ONLN)))
+    if (!app_owns_cpus() || getenv("SPMVM_NO_PLACE")) /* collective */
         return;
     weft_tgroup_t *g = NULL;
     if (weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g) != WEFT_OK)

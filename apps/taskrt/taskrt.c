@@ -11,6 +11,8 @@
  * sends to the communicating thread, receives are posted at the start. */
 #include "taskrt.h"
 
+#include "app_util.h"
+
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #ifdef WEFT_MPI
 #include <weft/weft_am.h>
@@ -86,12 +87,7 @@ struct taskrt {
 
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "taskrt: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
+    return app_xmalloc(n, "taskrt");
 }
 
 /* Appends p to the array *a of *n elements, *cap allocated. */
@@ -181,16 +177,7 @@ static void *worker(void *arg)
  * they leave room. */
 static void place(taskrt_t *rt, pthread_t *workers)
 {
-    /* Unbound ranks sharing a node would all pile their threads onto the
-     * same first cores: leave those to the kernel. Collective. */
-    MPI_Comm node;
-    int on_node = 1;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    cpu_set_t mine;
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0 ||
-        (on_node > 1 && CPU_COUNT(&mine) >= sysconf(_SC_NPROCESSORS_ONLN)))
+    if (!app_owns_cpus()) /* collective */
         return;
     weft_tgroup_t *g;
     if (getenv("TASKRT_NO_PLACE") || weft_tgroup_create(NULL, WEFT_TGROUP_COMPACT, NULL, &g))

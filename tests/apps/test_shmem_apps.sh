@@ -9,19 +9,7 @@ WEFTRUN=$1 HSHMEM=$2 HMPI=$3 MANDEL=$4
 fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-run() { # what pattern np prog args...
-    what=$1 pat=$2 np=$3
-    shift 3
-    timeout -k 5 300 "$WEFTRUN" --timeout 240 -n "$np" "$@" >"$out" 2>&1
-    st=$?
-    if [ $st = 0 ] && grep -q -- "$pat" "$out"; then
-        echo "ok: $what"
-    else
-        echo "FAIL: $what: status $st"
-        sed 's/^/    /' "$out"
-        fail=1
-    fi
-}
+. "$(dirname "$0")/apps_lib.sh"
 for np in 1 2 4; do
     for t in 1 3; do
         for c in default shared private; do

@@ -9,19 +9,8 @@ WEFTRUN=$1 TEST=$2 CHOL=${3:-}
 fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-run() { # what pattern np prog args...
-    what=$1 pat=$2 np=$3
-    shift 3
-    timeout -k 5 300 "$WEFTRUN" --timeout 240 -n "$np" -x OPENBLAS_NUM_THREADS=1 "$@" >"$out" 2>&1
-    st=$?
-    if [ $st = 0 ] && grep -q -- "$pat" "$out"; then
-        echo "ok: $what"
-    else
-        echo "FAIL: $what: status $st"
-        sed 's/^/    /' "$out"
-        fail=1
-    fi
-}
+RUN_OPTS="-x OPENBLAS_NUM_THREADS=1"
+. "$(dirname "$0")/apps_lib.sh"
 for np in 1 2 4; do
     for be in mpi native; do
         run "taskrt $be, $np ranks, 64 B tiles" ": ok$" $np "$TEST" --backend $be --seed $np
