@@ -2620,6 +2620,7 @@ static int place_all(void)
     }
     rc = 0;
 out:
+    weftrun_place_free(&g.place);
     free(sets);
     free(bound);
     return rc;

@@ -12,18 +12,21 @@
 #include <string.h>
 #include <unistd.h>
 
-int weftrun_place_host(const weftrun_place_t *pl, int n, cpu_set_t *sets, bool *bound,
-                       bool *applied, char *err, size_t errlen)
+int weftrun_place_host(weftrun_place_t *pl, int n, cpu_set_t *sets, bool *bound, bool *applied,
+                       char *err, size_t errlen)
 {
-    weft_topo_t *t;
-    if (weft__topo_load(&t, false, err, errlen) != 0)
+    if (!pl->topo && weft__topo_load(&pl->topo, false, err, errlen) != 0)
         return -1;
     cpu_set_t allowed;
-    weft__topo_allowed(t, &allowed);
-    int rc = weft__topo_map(t, &allowed, n, &pl->policy, sets, bound, err, errlen);
-    *applied = t->this_system;
-    weft__topo_free(t);
-    return rc;
+    weft__topo_allowed(pl->topo, &allowed);
+    *applied = pl->topo->this_system;
+    return weft__topo_map(pl->topo, &allowed, n, &pl->policy, sets, bound, err, errlen);
+}
+
+void weftrun_place_free(weftrun_place_t *pl)
+{
+    weft__topo_free(pl->topo);
+    pl->topo = NULL;
 }
 
 void weftrun_place_report(FILE *f, const char *host, int rank, const cpu_set_t *set, bool bound,
@@ -36,12 +39,9 @@ void weftrun_place_report(FILE *f, const char *host, int rank, const cpu_set_t *
                 why, n);
         return;
     }
-    weft_topo_t *t;
-    char err[256], bitmap[320], list[512], picture[4096] = "";
-    if (weft__topo_load(&t, false, err, sizeof err) == 0) {
-        weft__topo_picture(t, set, picture, sizeof picture);
-        weft__topo_free(t);
-    }
+    char bitmap[320], list[512], picture[4096] = "";
+    if (pl->topo)
+        weft__topo_picture(pl->topo, set, picture, sizeof picture);
     weft__topo_bitmap(set, bitmap, sizeof bitmap);
     weft__topo_list(set, list, sizeof list);
     fprintf(f, "weftrun: host %s rank %d: bound to %s (cpus %s): %s%s\n", host, rank, bitmap, list,
@@ -86,12 +86,14 @@ int weftrun_placed_main(int argc, char **argv)
                 strerror(errno));
         goto out;
     }
+    weftrun_place_free(&pl);
     free(sets);
     free(bound);
     execvp(argv[7], argv + 7);
     fprintf(stderr, "weftrun: host %s: cannot run '%s': %s\n", host, argv[7], strerror(errno));
     return 127;
 out:
+    weftrun_place_free(&pl);
     free(sets);
     free(bound);
     return rc;
