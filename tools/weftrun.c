@@ -87,6 +87,7 @@
 #endif
 
 #define MAX_RANKS      65536
+#define MAX_APPS       64
 #define KILL_GRACE_NS  (2 * 1000000000ull)
 #define DRAIN_GRACE_NS (1 * 1000000000ull)
 /* How long a failure's report waits for the exit status of a rank whose store
@@ -134,7 +135,7 @@
 #define WEFT_MIN_U64(a, b) ((a) < (b) ? (a) : (b))
 
 /* What an epoll event points at: each object starts with its kind. */
-enum source_kind { SRC_SIGNAL, SRC_LISTEN, SRC_LISTEN_TCP, SRC_CONN, SRC_OUTPUT };
+enum source_kind { SRC_SIGNAL, SRC_LISTEN, SRC_LISTEN_TCP, SRC_CONN, SRC_OUTPUT, SRC_SPAWNER };
 
 /* What a connection is: waiting for its HELLO, a rank's store client, or a
  * rank's lifeline (which only ever receives END). */
@@ -188,8 +189,10 @@ struct output {
 };
 
 struct rank {
-    pid_t pid; /* 0 if never started; for a remote rank, its remote shell's */
-    int host;  /* index in g.hosts, or -1 without --hosts/--hostfile */
+    char **prog; /* its program and arguments (its app's, with ':') */
+    int app;     /* which app of the command line (0 without ':') */
+    pid_t pid;   /* 0 if never started; for a remote rank, its remote shell's */
+    int host;    /* index in g.hosts, or -1 without --hosts/--hostfile */
     bool remote;
     bool connected_once; /* said HELLO at least once */
     bool running;
@@ -251,6 +254,17 @@ static struct {
     char **set_env; /* "VAR=val" or "VAR" (forward) */
     int nset_env;
     char **prog_argv;
+    /* The apps of an MPMD command line (prog : -n K prog2 ...): each one's
+     * program and arguments and its number of ranks. */
+    struct app {
+        char **argv;
+        int n;
+    } apps[MAX_APPS];
+    int napps;
+    /* --lifeline-fd: the pipe from the MPI process that spawned this job
+     * (MPI_Comm_spawn); its end (that process died) ends the job. */
+    int spawner_fd;
+    struct source spawner_src;
     struct host *hosts;
     int nhosts;
     bool map_by_node;
@@ -1689,7 +1703,7 @@ static char **remote_argv(int r)
     if (!env)
         return NULL;
     int nprog = 0;
-    while (g.prog_argv[nprog])
+    while (g.ranks[r].prog[nprog])
         nprog++;
     int nwords = 1 + nenv + 7 + nprog; /* env VARS... [weftrun --placed ...] prog args */
     char **argv = calloc((size_t)(g.rsh_argc + 1 + nwords + 2), sizeof *argv);
@@ -1722,7 +1736,7 @@ static char **remote_argv(int r)
         words[w++] = g.place.report ? "1" : "0";
     }
     for (int i = 0; i < nprog; i++)
-        words[w++] = g.prog_argv[i];
+        words[w++] = g.ranks[r].prog[i];
     if (!g.rsh_shell) {
         for (int i = 0; i < w; i++)
             if (!(argv[n++] = strdup(words[i])))
@@ -1774,7 +1788,7 @@ static int spawn_rank(int r)
     int outp[2][2] = {{-1, -1}, {-1, -1}};
     int errp[2] = {-1, -1};
     int secretp[2] = {-1, -1};
-    char **argv = g.prog_argv;
+    char **argv = rk->prog;
     if (rk->remote) {
         if (!(argv = remote_argv(r)))
             goto err_sys;
@@ -1844,6 +1858,8 @@ static int spawn_rank(int r)
         setenv("WEFT_BOOT_ADDR", addr, 1);
         if (rk->host >= 0) /* before -x, which may override it */
             setenv("WEFT_NODE_ID", g.hosts[rk->host].name, 1);
+        snprintf(num, sizeof num, "%d", rk->app);
+        setenv("WEFT_APPNUM", num, 1);
         for (int i = 0; i < g.nset_env; i++) {
             /* "-x VAR" alone forwards VAR, which the child inherits anyway. */
             if (strchr(g.set_env[i], '=') && putenv(g.set_env[i]) != 0)
@@ -1853,7 +1869,7 @@ static int spawn_rank(int r)
          * first threads are already where they will run. */
         if (rk->bound && sched_setaffinity(0, sizeof rk->cpus, &rk->cpus) != 0)
             goto child_err;
-        execvp(g.prog_argv[0], g.prog_argv);
+        execvp(rk->prog[0], rk->prog);
     child_err:
         err = errno;
         ssize_t w = write(errp[1], &err, sizeof err);
@@ -1864,7 +1880,7 @@ static int spawn_rank(int r)
     close(errp[1]);
     if (secretp[0] >= 0)
         close(secretp[0]);
-    if (argv != g.prog_argv)
+    if (argv != rk->prog)
         free_argv(argv);
     rk->pid = pid;
     rk->running = true;
@@ -1891,8 +1907,7 @@ static int spawn_rank(int r)
     while (n < 0 && errno == EINTR);
     close(errp[0]);
     if (n == (ssize_t)sizeof child_errno) {
-        msg("cannot run '%s': %s", rk->remote ? g.rsh_argv[0] : g.prog_argv[0],
-            strerror(child_errno));
+        msg("cannot run '%s': %s", rk->remote ? g.rsh_argv[0] : rk->prog[0], strerror(child_errno));
         set_exit_code(EXIT_CANNOT_EXEC);
         end_job();
         return -1;
@@ -1906,7 +1921,7 @@ err_sys:;
     for (int i = 0; i < 2; i++)
         if (secretp[i] >= 0)
             close(secretp[i]);
-    if (argv && argv != g.prog_argv)
+    if (argv && argv != rk->prog)
         free_argv(argv);
     if (errp[0] >= 0) {
         close(errp[0]);
@@ -2369,6 +2384,42 @@ static int setup_rsh(void)
 
 /* Parse the command line; 1 if weftrun should exit 0 (help, version), -1 on a
  * usage error, 0 to run. */
+/* The apps of the command line from argv[i]: 'prog args [: -n K prog2 args
+ * [: ...]]', the first app's ranks from -n. Each ':' becomes the end of the
+ * app before it. */
+static int parse_apps(int argc, char **argv, int i)
+{
+    g.apps[0].argv = argv + i;
+    g.apps[0].n = g.nranks;
+    g.napps = 1;
+    long total = g.nranks;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], ":") != 0)
+            continue;
+        argv[i] = NULL;
+        if (g.napps == MAX_APPS)
+            return usage_error("%s", "at most 64 programs separated by ':'");
+        char *end;
+        if (i + 2 >= argc || (strcmp(argv[i + 1], "-n") && strcmp(argv[i + 1], "-np")))
+            return usage_error("%s", "after ':', give '-n N program [args...]'");
+        errno = 0;
+        long n = strtol(argv[i + 2], &end, 10);
+        if (errno || *end || end == argv[i + 2] || n < 1 || n > MAX_RANKS)
+            return usage_error("bad number of ranks '%s'", argv[i + 2]);
+        total += n;
+        if (total > MAX_RANKS)
+            return usage_error("%s", "more than 65536 ranks in all");
+        if (i + 3 >= argc || !strcmp(argv[i + 3], ":"))
+            return usage_error("%s", "no program after ':'");
+        g.apps[g.napps].argv = argv + i + 3;
+        g.apps[g.napps].n = (int)n;
+        g.napps++;
+        i += 2;
+    }
+    g.nranks = (int)total;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv)
 {
     int i = 1;
@@ -2401,7 +2452,8 @@ static int parse_args(int argc, char **argv)
                            !strcmp(name, "-x") || !strcmp(name, "--timeout") ||
                            !strcmp(name, "--hosts") || !strcmp(name, "--hostfile") ||
                            !strcmp(name, "--rsh") || !strcmp(name, "--boot-addr") ||
-                           !strcmp(name, "--map-by") || !strcmp(name, "--bind-to");
+                           !strcmp(name, "--map-by") || !strcmp(name, "--bind-to") ||
+                           !strcmp(name, "--lifeline-fd");
         if (takes_value && !val) {
             if (i + 1 >= argc)
                 return usage_error("option '%s' needs a value", a);
@@ -2452,6 +2504,15 @@ static int parse_args(int argc, char **argv)
             g.place.bind_to = val;
         } else if (!strcmp(name, "--report-bindings")) {
             g.place.report = true;
+        } else if (!strcmp(name, "--lifeline-fd")) {
+            /* Hidden: MPI_Comm_spawn's, the read end of a pipe from the
+             * spawning process. */
+            char *end;
+            errno = 0;
+            long fd = strtol(val, &end, 10);
+            if (errno || *end || end == val || fd < 3 || fd > INT32_MAX)
+                return usage_error("bad descriptor '%s'", val);
+            g.spawner_fd = (int)fd;
         } else if (!strcmp(name, "--keep-going")) {
             g.keep_going = true;
         } else if (!strcmp(name, "--tag-output")) {
@@ -2467,7 +2528,7 @@ static int parse_args(int argc, char **argv)
     if (i >= argc)
         return usage_error("%s", "no program to run");
     g.prog_argv = argv + i;
-    return 0;
+    return parse_apps(argc, argv, i);
 }
 
 /* Ranks need one descriptor each here (two more with --tag-output). */
@@ -2478,6 +2539,25 @@ static void raise_fd_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* The pipe from the process that spawned this job: nothing is ever written
+ * on it, so readable means that process is gone (every descriptor of it
+ * closed), and the job, which MPI_Comm_spawn made for it, ends. */
+static void spawner_event(void)
+{
+    char c;
+    ssize_t r = read(g.spawner_fd, &c, 1);
+    if (r < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    epoll_ctl(g.epfd, EPOLL_CTL_DEL, g.spawner_fd, NULL);
+    close(g.spawner_fd);
+    g.spawner_fd = -1;
+    if (g.running == 0 || g.ending)
+        return;
+    msg("the MPI process that spawned this job is gone; ending the job");
+    set_exit_code(EXIT_FAILURE);
+    end_job();
 }
 
 static void event_loop(void)
@@ -2544,6 +2624,9 @@ static void event_loop(void)
             switch (s->kind) {
             case SRC_SIGNAL:
                 handle_signals();
+                break;
+            case SRC_SPAWNER:
+                spawner_event();
                 break;
             case SRC_LISTEN:
                 accept_conns(g.listen_fd, false);
@@ -2626,6 +2709,31 @@ out:
     return rc;
 }
 
+/* What the ranks' MPI reads for MPI_Comm_spawn, in weftrun's own
+ * environment so that local and remote ranks alike get it: where this
+ * weftrun is (WEFT_WEFTRUN: a spawned job is started by another), and the
+ * universe size (WEFT_UNIVERSE_SIZE: the hosts' slots, or this machine's
+ * cpus, and never fewer than the ranks). */
+static void export_job_facts(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        setenv("WEFT_WEFTRUN", exe, 1);
+    }
+    long universe = 0;
+    for (int h = 0; h < g.nhosts; h++)
+        universe += g.hosts[h].slots ? g.hosts[h].slots : 1;
+    if (g.nhosts == 0)
+        universe = sysconf(_SC_NPROCESSORS_ONLN);
+    if (universe < g.nranks)
+        universe = g.nranks;
+    char num[32];
+    snprintf(num, sizeof num, "%ld", universe);
+    setenv("WEFT_UNIVERSE_SIZE", num, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--placed"))
@@ -2643,7 +2751,11 @@ int main(int argc, char **argv)
         msg("out of memory");
         return 1;
     }
-    for (int r = 0; r < g.nranks; r++) {
+    for (int r = 0, a = 0, first = 0; r < g.nranks; r++) {
+        if (r - first == g.apps[a].n)
+            first = r, a++;
+        g.ranks[r].prog = g.apps[a].argv;
+        g.ranks[r].app = a;
         g.ranks[r].out[0].fd = g.ranks[r].out[1].fd = -1;
         g.ranks[r].host = -1;
     }
@@ -2655,6 +2767,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < g.nranks; r++)
             any_remote |= g.ranks[r].remote;
     }
+    export_job_facts();
     if (any_remote && placing()) {
         ssize_t n = readlink("/proc/self/exe", g.self_exe, sizeof g.self_exe - 1);
         if (n <= 0) {
@@ -2716,6 +2829,16 @@ int main(int argc, char **argv)
     epoll_ctl(g.epfd, EPOLL_CTL_ADD, g.sigfd, &e);
     e = (struct epoll_event){.events = EPOLLIN, .data.ptr = &g.listen_src};
     epoll_ctl(g.epfd, EPOLL_CTL_ADD, g.listen_fd, &e);
+    if (g.spawner_fd > 0) {
+        g.spawner_src.kind = SRC_SPAWNER;
+        e = (struct epoll_event){.events = EPOLLIN, .data.ptr = &g.spawner_src};
+        if (epoll_ctl(g.epfd, EPOLL_CTL_ADD, g.spawner_fd, &e) != 0) {
+            msg("--lifeline-fd %d: %s", g.spawner_fd, strerror(errno));
+            cleanup_files();
+            return 1;
+        }
+        fcntl(g.spawner_fd, F_SETFD, FD_CLOEXEC);
+    }
 
     if (g.timeout_s > 0)
         g.deadline_ns = now_ns() + (uint64_t)(g.timeout_s * 1e9);

@@ -115,7 +115,7 @@ static int isend(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, const s
     int rc = check_common(ctx, iov, iovcnt, req_out);
     if (rc)
         return rc;
-    if (dest < 0 || dest >= ctx->size)
+    if (!weft__peer_valid(ctx, dest))
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
@@ -180,7 +180,7 @@ static int irecv(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, const st
     int rc = check_common(ctx, iov, iovcnt, req_out);
     if (rc)
         return rc;
-    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+    if (src != WEFT_ANY_SOURCE && !weft__peer_valid(ctx, src))
         return WEFT_ERANK;
     WEFT_TRACE(WEFT_TR_IRECV, WEFT_TR_I, src, tag, iov_total(iov, iovcnt), comm);
     bool locked = weft_lock_try(&ctx->lock);
@@ -328,7 +328,7 @@ int weft_sr_iprobe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *f
 {
     if (!ctx || !flag)
         return WEFT_EINVAL;
-    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+    if (src != WEFT_ANY_SOURCE && !weft__peer_valid(ctx, src))
         return WEFT_ERANK;
     weft_lock_acquire(&ctx->lock);
     weft__progress_locked(ctx);
@@ -354,7 +354,7 @@ int weft_sr_improbe(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, int *
 {
     if (!ctx || !flag || !msg)
         return WEFT_EINVAL;
-    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+    if (src != WEFT_ANY_SOURCE && !weft__peer_valid(ctx, src))
         return WEFT_ERANK;
     weft_lock_acquire(&ctx->lock);
     weft__progress_locked(ctx);
@@ -506,7 +506,7 @@ int weft_sr_isend_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag, c
 {
     if (!ctx || (!buf && len) || !weft__comp_valid(comp))
         return WEFT_EINVAL;
-    if (dest < 0 || dest >= ctx->size)
+    if (!weft__peer_valid(ctx, dest))
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;
@@ -537,7 +537,7 @@ int weft_sr_irecv_comp(weft_ctx_t *ctx, int src, uint32_t comm, uint64_t tag, vo
 {
     if (!ctx || (!buf && len) || !weft__comp_valid(comp))
         return WEFT_EINVAL;
-    if (src != WEFT_ANY_SOURCE && (src < 0 || src >= ctx->size))
+    if (src != WEFT_ANY_SOURCE && !weft__peer_valid(ctx, src))
         return WEFT_ERANK;
     WEFT_TRACE(WEFT_TR_IRECV, WEFT_TR_I, src, tag, len, comm);
     bool locked = weft_lock_try(&ctx->lock);
@@ -573,7 +573,7 @@ int weft_sr_isendv_comp(weft_ctx_t *ctx, int dest, uint32_t comm, uint64_t tag,
     if (iovcnt == 1)
         return weft_sr_isend_comp(ctx, dest, comm, tag, iov[0].iov_base, iov[0].iov_len, comp,
                                   user_context);
-    if (dest < 0 || dest >= ctx->size)
+    if (!weft__peer_valid(ctx, dest))
         return WEFT_ERANK;
     if (tag > WEFT_TAG_MAX)
         return WEFT_ETAG;

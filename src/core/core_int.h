@@ -311,6 +311,9 @@ struct weft__gate {
     struct weft_ctx *ctx;
     int peer;
     int dead; /* 0, or the status it died with */
+    /* A linked process (link.c) whose end is expected: its loss is no
+     * error, and is not said. */
+    bool quiet;
     /* dead, as receives see it: set under ctx->match_lock when the posted
      * receives from this peer are failed (weft__gate_lost), read there by
      * a thread posting without the engine lock. */
@@ -484,9 +487,28 @@ struct weft_ctx {
     struct weft_request *spare;
     weft_lock_t spare_lock;
     weft__chunk_t *free_chunks;
-    bool self_pending;      /* packets may wait in the self driver's queue */
-    int self_driver;        /* index of the self driver in drivers[] */
-    int node_leader;        /* lowest rank on this process's node */
+    bool self_pending; /* packets may wait in the self driver's queue */
+    int self_driver;   /* index of the self driver in drivers[] */
+    int node_leader;   /* lowest rank on this process's node */
+    /* Peers: the job's ranks (0 .. size-1), then the processes of other jobs
+     * that links added (link.c), up to peers_cap gates in all. npeers only
+     * grows, stored with release once its gate is whole, so that a thread
+     * that reads it (acquire) may use every gate below it. */
+    atomic_int npeers;
+    int peers_cap;
+    /* Links: this process's id for them (0 until its first card), the
+     * driver they go through (-1 until one is opened), and the processes
+     * linked so far by id, so that a process met again keeps its gate. */
+    uint64_t link_id;
+    int link_driver;
+    struct weft__linked {
+        uint64_t id;
+        int peer;
+    } * linked;
+    int nlinked, linked_cap;
+    /* What the drivers were told at init (node_ranks aside), for a driver
+     * that a link opens later. */
+    weft_driver_params_t drv_params;
     int node_size;          /* ranks on this node */
     int node_index;         /* this rank's place among them */
     uint64_t spin_ns;       /* how long a waiting thread polls before yielding */
@@ -898,6 +920,20 @@ bool weft__proto_recv_cancel(struct weft_ctx *ctx, struct weft_request *req);
 /* Counters (stats.c): print one line per gate with traffic to stderr when
  * WEFT_STATS=1 (finalize calls it). */
 void weft__stats_print(struct weft_ctx *ctx);
+/* The engine's upcalls for a driver instance of ctx (ctx.c). */
+const weft_driver_upcalls_t *weft__ctx_upcalls(struct weft_ctx *ctx, weft_driver_upcalls_t *up);
+/* Gates: set up (before its track) and attached to the driver whose track
+ * it got (ctx.c). */
+void weft__gate_init(struct weft_ctx *ctx, weft__gate_t *g, int peer,
+                     const weft__strategy_ops_t *st);
+void weft__gate_attach(struct weft_ctx *ctx, weft__gate_t *g, const weft_driver_ops_t *ops,
+                       weft_driver_t *drv);
+/* Whether peer names a gate (a rank of the job or a linked process). */
+static inline bool weft__peer_valid(struct weft_ctx *ctx, int peer)
+{
+    return peer >= 0 && peer < atomic_load_explicit(&ctx->npeers, memory_order_acquire);
+}
+
 /* ctx->counters with what the gates count added (caller holds the engine lock). */
 void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out);
 

@@ -140,7 +140,7 @@ static int find_node(weft_ctx_t *ctx, int **node_ranks, int *node_size, int *nod
     return WEFT_OK;
 }
 
-static const weft_driver_upcalls_t *upcalls_for(weft_ctx_t *ctx, weft_driver_upcalls_t *up)
+const weft_driver_upcalls_t *weft__ctx_upcalls(weft_ctx_t *ctx, weft_driver_upcalls_t *up)
 {
     up->owner = ctx;
     up->packet = weft__proto_packet;
@@ -264,8 +264,10 @@ static int open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, i
         .threaded = ctx->lock.kind != WEFT_LOCK_NONE,
         .doorbell = doorbell,
     };
+    ctx->drv_params = params;
+    ctx->drv_params.node_ranks = NULL; /* freed after init; links need none */
     weft_driver_upcalls_t up;
-    upcalls_for(ctx, &up);
+    weft__ctx_upcalls(ctx, &up);
     uint8_t window[8];
     char wkey[64];
     weft__le64_put(window, ctx->eager_credits);
@@ -347,8 +349,8 @@ static void gate_limits(weft__gate_t *g)
 }
 
 /* A gate connected by (ops, drv): what the engine derives from its track. */
-static void gate_attach(struct weft_ctx *ctx, weft__gate_t *g, const weft_driver_ops_t *ops,
-                        weft_driver_t *drv)
+void weft__gate_attach(struct weft_ctx *ctx, weft__gate_t *g, const weft_driver_ops_t *ops,
+                       weft_driver_t *drv)
 {
     g->drv_ops = ops;
     g->drv = drv;
@@ -409,7 +411,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
                        weft_strerror(rc));
         return rc;
     }
-    gate_attach(ctx, g, ops, ctx->drivers[di].drv);
+    weft__gate_attach(ctx, g, ops, ctx->drivers[di].drv);
     g->bandwidth = g->caps.bandwidth_mbs;
     if (ops == ctx->rail_ops && ctx->nrail_drivers && (rc = connect_rails(ctx, g)))
         return rc;
@@ -425,7 +427,7 @@ static int connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node)
     return WEFT_OK;
 }
 
-static void gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__strategy_ops_t *st)
+void weft__gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__strategy_ops_t *st)
 {
     g->ctx = ctx;
     g->peer = peer;
@@ -449,7 +451,7 @@ static void ctx_free(weft_ctx_t *ctx)
     if (ctx->progress_kick >= 0)
         close(ctx->progress_kick);
     if (ctx->gates) {
-        for (int i = 0; i < ctx->size; i++) {
+        for (int i = 0; i < atomic_load(&ctx->npeers); i++) {
             if (ctx->gates[i].track)
                 ctx->gates[i].drv_ops->disconnect(ctx->gates[i].track);
             for (int k = 0; k < ctx->gates[i].nrails; k++)
@@ -487,6 +489,7 @@ static void ctx_free(weft_ctx_t *ctx)
     weft__pq_destroy(&ctx->pass);
     weft__pq_destroy(&ctx->callbacks);
     free(ctx->gates);
+    free(ctx->linked);
     weft__rma_fini(ctx);
     if (ctx->boot)
         weft__boot_fini(ctx->boot);
@@ -509,6 +512,7 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     weft_lock_init(&ctx->lock, locked ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     ctx->thread_level = level;
     ctx->self_driver = -1; /* until the self driver opens */
+    ctx->link_driver = -1; /* until a link opens one (link.c) */
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
     weft_lock_init(&ctx->pending_lock, locked ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     weft_lock_init(&ctx->spare_lock, WEFT_LOCK_SPIN);
@@ -586,13 +590,17 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     weft__log_set_rank(ctx->rank);
     if ((rc = weft__match_create(&ctx->match)))
         goto err;
-    ctx->gates = calloc((size_t)ctx->size, sizeof *ctx->gates);
+    /* Room for the peers of other jobs that links may add (link.c): pages
+     * of calloc'd memory nobody touches cost nothing. */
+    ctx->peers_cap = ctx->size + (int)WEFT_MIN(weft__param_size("WEFT_LINKS_MAX", 1024), 1u << 20);
+    atomic_store_explicit(&ctx->npeers, ctx->size, memory_order_relaxed);
+    ctx->gates = calloc((size_t)ctx->peers_cap, sizeof *ctx->gates);
     if (!ctx->gates) {
         rc = WEFT_ENOMEM;
         goto err;
     }
     for (int r = 0; r < ctx->size; r++)
-        gate_init(ctx, &ctx->gates[r], r, st);
+        weft__gate_init(ctx, &ctx->gates[r], r, st);
     if ((rc = find_node(ctx, &node_ranks, &node_size, &node_index)))
         goto err;
     ctx->node_leader = node_ranks[0];
@@ -643,7 +651,7 @@ err_nofree:
 
 static bool backlogs_empty(weft_ctx_t *ctx)
 {
-    for (int r = 0; r < ctx->size; r++) {
+    for (int r = 0; r < atomic_load(&ctx->npeers); r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
         bool idle = g->dead || (!g->busy && weft__backlog_empty(g));
@@ -664,7 +672,7 @@ int weft_finalize(weft_ctx_t *ctx)
     ctx->finalizing = true;
     /* Credits are of no use to anybody now; ACKs and data still owed to peers
      * are, so they get a bounded time to leave. */
-    for (int r = 0; r < ctx->size; r++) {
+    for (int r = 0; r < atomic_load(&ctx->npeers); r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
         if (g->credit_chunk.queued)
@@ -696,7 +704,7 @@ int weft_finalize(weft_ctx_t *ctx)
         if (!signaled)
             weft__request_free(ctx, req);
     }
-    for (int r = 0; r < ctx->size; r++) {
+    for (int r = 0; r < atomic_load(&ctx->npeers); r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
         for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
@@ -839,18 +847,20 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
     rc = WEFT_ENOMEM;
     if (!(ctx->gates = calloc((size_t)size, sizeof *ctx->gates)))
         goto err;
+    ctx->peers_cap = size;
+    atomic_store_explicit(&ctx->npeers, size, memory_order_relaxed);
     weft_driver_params_t params = {.rank = rank, .size = size, .job_id = "local"};
     weft_driver_upcalls_t up;
     weft_driver_t *drv;
-    if ((rc = ops->init(&params, upcalls_for(ctx, &up), &drv)))
+    if ((rc = ops->init(&params, weft__ctx_upcalls(ctx, &up), &drv)))
         goto err;
     weft__ctx_add_driver(ctx, ops, drv);
     for (int r = 0; r < size; r++) {
         weft__gate_t *g = &ctx->gates[r];
-        gate_init(ctx, g, r, st);
+        weft__gate_init(ctx, g, r, st);
         if ((rc = ops->connect(drv, r, NULL, 0, g, &g->track, &g->caps)))
             goto err;
-        gate_attach(ctx, g, ops, drv);
+        weft__gate_attach(ctx, g, ops, drv);
     }
     *ctx_out = ctx;
     return WEFT_OK;

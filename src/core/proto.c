@@ -640,9 +640,10 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
     g->dead = status < 0 ? status : WEFT_EPEERDEAD;
     if (g->dead == WEFT_EPROTO)
         g->dead = WEFT_EPEERDEAD;
-    if (!ctx->finalizing)
+    if (g->peer < ctx->size && !ctx->finalizing)
         weft_log_error("rank %d is lost (%s); its requests fail with WEFT_EPEERDEAD", g->peer,
                        weft_strerror(status));
+    int failed = 0;
     for (weft__chunk_t *c; (c = weft__backlog_first(g));) {
         weft__chunk_unqueue(c);
         if (c->heap)
@@ -660,10 +661,12 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
         if (req->kind == WEFT_REQ_SEND && req->gate == g) {
             weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+            failed++;
         } else if (req->kind == WEFT_REQ_RECV && req->state == WEFT_RS_RDV_RECV && req->gate == g) {
             /* Every rail reported its rgets (rget_done) before its loss, so
              * no part of a multi-rail read is left. */
             weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+            failed++;
         }
     }
     /* The receives posted from it: taken out under match_lock (a leaf, so
@@ -683,6 +686,17 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
     {
         struct weft_request *req = weft_list_entry(pos, struct weft_request, link);
         weft__request_complete(ctx, req, WEFT_EPEERDEAD);
+        failed++;
+    }
+    /* A linked process of another job (link.c) may end whenever its job
+     * does: news only when it takes requests with it. */
+    if (g->peer >= ctx->size && !ctx->finalizing) {
+        if (failed && !g->quiet)
+            weft_log_warn("linked process %d (of another job) is lost (%s); %d requests fail "
+                          "with WEFT_EPEERDEAD",
+                          g->peer, weft_strerror(status), failed);
+        else
+            weft_log_info("linked process %d (of another job) ended", g->peer);
     }
 }
 

@@ -52,7 +52,7 @@ static void fill(weft_gate_counters_t *out, weft__gate_t *g, bool sum)
 void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out)
 {
     *out = ctx->counters;
-    for (int r = 0; r < ctx->size; r++) {
+    for (int r = 0; r < atomic_load(&ctx->npeers); r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
         out->packets_sent += g->stats.packets_sent;
@@ -86,7 +86,7 @@ int weft_counters_gate(weft_ctx_t *ctx, int peer, weft_gate_counters_t *out)
 {
     if (!ctx || !out)
         return WEFT_EINVAL;
-    if (peer < 0 || peer >= ctx->size)
+    if (!weft__peer_valid(ctx, peer))
         return WEFT_ERANK;
     int rc = start(out);
     if (rc)
@@ -109,7 +109,7 @@ int weft_counters_strategy(weft_ctx_t *ctx, const char *strategy, weft_gate_coun
         return rc;
     snprintf(out->strategy, sizeof out->strategy, "%s", st->name);
     weft_lock_acquire(&ctx->lock);
-    for (int r = 0; r < ctx->size; r++)
+    for (int r = 0; r < atomic_load(&ctx->npeers); r++)
         if (ctx->gates[r].strategy == st)
             fill(out, &ctx->gates[r], true);
     weft_lock_release(&ctx->lock);
@@ -159,7 +159,7 @@ void weft__stats_print(struct weft_ctx *ctx)
             (void)w;
         }
     }
-    for (int r = 0; r < ctx->size; r++) {
+    for (int r = 0; r < atomic_load(&ctx->npeers); r++) {
         weft__gate_t *g = &ctx->gates[r];
         weft__gate_lock(g);
         weft__gate_stats_t copy = g->stats;

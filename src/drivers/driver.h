@@ -128,6 +128,16 @@ typedef struct weft_rkey {
 
 #define WEFT_ADDR_MAX 256
 
+/* A link: a track to a process of another job (MPI's dynamic processes).
+ * Ranks name nobody across jobs, so the two processes name themselves by ids
+ * drawn at random, unique across jobs (mine, peer: non-zero, different), and
+ * prove they know the link's secret, which the two jobs agreed on when they
+ * met (at an MPI port), instead of a job secret. */
+typedef struct weft_drv_link {
+    uint64_t mine, peer;
+    uint8_t secret[WEFT_DRV_SECRET_LEN];
+} weft_drv_link_t;
+
 /* Bytes of memory cells() shares per direction and peer. */
 #define WEFT_DRV_CELL_BYTES 4096u
 
@@ -178,6 +188,13 @@ typedef struct weft_driver_ops {
      * handed back in every upcall about this peer. Fills *caps. */
     int (*connect)(weft_driver_t *d, int peer_rank, const void *addr, size_t addrlen,
                    void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps);
+    /* Open a track to a process of another job (a link, above), whose address
+     * blob, from its own instance of this driver, is addr; otherwise as
+     * connect(). Called at any time after init, under the engine lock; the
+     * peer does the same with the ids swapped, in any order. Optional: NULL
+     * for a driver that reaches only its own job. */
+    int (*link)(weft_driver_t *d, const weft_drv_link_t *link, const void *addr, size_t addrlen,
+                void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps);
     /* Called once every rank has connected all its tracks (after a job-wide fence):
      * the driver may now release setup resources (shm unlinks its segment). */
     int (*connected)(weft_driver_t *d);

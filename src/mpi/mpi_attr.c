@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "mpi/mpi_win_int.h"
 
@@ -408,13 +409,23 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
     case MPI_WTIME_IS_GLOBAL:
         pre = &attr_wtime_global;
         break;
-    case MPI_APPNUM:
+    case MPI_APPNUM: {
+        /* Which program of the command line (weftrun's ':', or
+         * MPI_Comm_spawn_multiple) this rank runs. */
+        const char *e = getenv("WEFT_APPNUM");
+        attr_appnum = e ? atoi(e) : 0;
         pre = &attr_appnum;
         break;
-    case MPI_UNIVERSE_SIZE:
-        attr_universe = weft__mpi.world_size;
+    }
+    case MPI_UNIVERSE_SIZE: {
+        /* The slots weftrun was given (or this machine's cpus): how many
+         * processes MPI_Comm_spawn may start beside the job. */
+        const char *e = getenv("WEFT_UNIVERSE_SIZE");
+        long u = e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+        attr_universe = u > weft__mpi.world_size && u < INT_MAX ? (int)u : weft__mpi.world_size;
         pre = &attr_universe;
         break;
+    }
     case MPI_LASTUSEDCODE:
         attr_lastused = weft__mpi_err_lastused();
         pre = &attr_lastused;

@@ -44,10 +44,14 @@ static uint32_t aux_id(MPI_Comm c)
 static int map_senders(MPI_Comm c)
 {
     MPI_Group from = c->inter ? c->remote_group : c->group;
-    c->world_to_rank = malloc((size_t)weft__mpi.world_size * sizeof *c->world_to_rank);
+    int n = weft__mpi.world_size;
+    for (int i = 0; i < from->size; i++)
+        n = from->ranks[i] >= n ? from->ranks[i] + 1 : n;
+    c->world_to_rank = malloc((size_t)n * sizeof *c->world_to_rank);
     if (!c->world_to_rank)
         return MPI_ERR_NO_MEM;
-    for (int i = 0; i < weft__mpi.world_size; i++)
+    c->w2r_len = n;
+    for (int i = 0; i < n; i++)
         c->world_to_rank[i] = -1;
     for (int i = 0; i < from->size; i++)
         c->world_to_rank[from->ranks[i]] = i;
@@ -768,16 +772,6 @@ int PMPI_Comm_free(MPI_Comm *comm)
 }
 WEFT_MPI_ALIAS(Comm_free)
 
-int PMPI_Comm_disconnect(MPI_Comm *comm)
-{
-    /* Without dynamic processes, a disconnect is a free after the
-     * communicator's pending traffic, which MPI_Comm_free already allows. */
-    if (comm && *comm != MPI_COMM_NULL && !weft__mpi_check_comm(*comm))
-        PMPI_Barrier(*comm);
-    return PMPI_Comm_free(comm);
-}
-WEFT_MPI_ALIAS(Comm_disconnect)
-
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     int rc = weft__mpi_check_comm(comm);
@@ -832,16 +826,6 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     return rc ? weft__mpi_err(comm, rc, "MPI_Comm_get_info") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_get_info)
-
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    if (!parent)
-        return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
-    /* No process of a weft job was spawned by MPI_Comm_spawn. */
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(Comm_get_parent)
 
 /* For the parts that agree on ids over other groups (intercommunicators). */
 int weft__mpi_comm_agree(MPI_Comm over, uint64_t tag, const int *members, int n, int me,

@@ -134,6 +134,9 @@ static int init_common(int required, int *provided, const char *fn)
         atomic_store(&weft__mpi.world, 0);
         return rc;
     }
+    /* A spawned job's ranks meet their parents (MPI_Comm_get_parent). */
+    if ((rc = weft__mpi_dyn_init()) != MPI_SUCCESS)
+        return weft__mpi_err(NULL, rc, fn);
     if (provided)
         *provided = weft__mpi.thread_level;
     return MPI_SUCCESS;
@@ -161,6 +164,7 @@ int PMPI_Finalize(void)
      * cleanup while MPI still works (MPI 3.1 §8.7.1): their delete callbacks
      * may communicate, buffered sends included. */
     weft__mpi_attrs_delete_all(MPI_COMM_SELF);
+    weft__mpi_dyn_fini();
     atomic_store(&weft__mpi.world, 2);
     return weft__mpi_instance_down();
 }

@@ -20,7 +20,7 @@
  *   mpi_info.c      MPI_Info
  *   mpi_topo.c      cartesian, graph, dist graph topologies
  *   mpi_win*.c      one-sided communication (mpi_win_int.h)
- *   mpi_unsupported.c  process creation: MPI_ERR_UNSUPPORTED_OPERATION
+ *   mpi_dynproc.c   dynamic processes: ports, accept/connect, join, names, spawn
  *   mpi_handle.c    f2c/c2f tables
  *
  * Naming: the library implements PMPI_X; WEFT_MPI_ALIAS(X) next to it makes MPI_X a
@@ -144,8 +144,17 @@ struct weft_mpi_comm {
     int rank, size;         /* in the local group */
     MPI_Group group;        /* local group (comm rank -> world rank) */
     MPI_Group remote_group; /* intercommunicators: the remote group */
-    int *world_to_rank;     /* world rank -> rank in the group that sends to us, or -1 */
-    MPI_Comm local_comm;    /* intercommunicators: an intracommunicator of the local group */
+    /* Peer (a world rank, or past the world a process of another job that
+     * this one linked to: MPI dynamic processes) -> rank in the group that
+     * sends to us, or -1; w2r_len entries. */
+    int *world_to_rank;
+    int w2r_len;
+    /* Intercommunicators between jobs: which group comes first in the
+     * order both sides list their union in (1 the local, -1 the remote);
+     * 0 within a job, where the group whose leader has the lower world
+     * rank comes first. */
+    int8_t inter_first;
+    MPI_Comm local_comm; /* intercommunicators: an intracommunicator of the local group */
     MPI_Errhandler errhandler;
     weft_mpi_attr_t *attrs;
     MPI_Info info;
@@ -172,7 +181,7 @@ struct weft_mpi_comm {
 /* The rank, in comm, of a world rank that sent to us (-1 when not a member). */
 static inline int weft__mpi_comm_rank_of(MPI_Comm comm, int world_rank)
 {
-    return comm->world_to_rank[world_rank];
+    return (unsigned)world_rank < (unsigned)comm->w2r_len ? comm->world_to_rank[world_rank] : -1;
 }
 /* The world rank of rank r of the group we send to (remote group for inter). */
 static inline int weft__mpi_comm_peer(MPI_Comm comm, int r)
@@ -702,6 +711,14 @@ uint64_t weft__mpi_round_tag(uint64_t tag, int round, int phase);
 int weft__mpi_comms_init(void);
 void weft__mpi_comms_fini(void);
 int weft__mpi_intercomm_dup(MPI_Comm comm, MPI_Comm *out); /* mpi_intercomm.c */
+/* The intercommunicator over local and remote with id k, and its local_comm
+ * with id k_local (both taken already, given back on failure). */
+int weft__mpi_intercomm_build(MPI_Group local, MPI_Group remote, int k, int k_local, MPI_Comm *out);
+/* Dynamic processes (mpi_dynproc.c): at MPI_Init, a spawned job connects to
+ * its parents; at MPI_Finalize, ports close and the jobs this process
+ * spawned are waited for. */
+int weft__mpi_dyn_init(void);
+void weft__mpi_dyn_fini(void);
 /* MPI_Comm_split and MPI_Comm_create on an intercommunicator (§6.4.2), without
  * the argument checks and error reporting, which the callers do. */
 int weft__mpi_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *out);

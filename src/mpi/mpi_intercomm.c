@@ -123,7 +123,7 @@ static int two_free(const uint64_t *mask, int *k1, int *k2)
 
 /* Build the intercommunicator over local/remote with id k and its local_comm
  * with id k_local (both already taken). */
-static int build(MPI_Group local, MPI_Group remote, int k, int k_local, MPI_Comm *out)
+int weft__mpi_intercomm_build(MPI_Group local, MPI_Group remote, int k, int k_local, MPI_Comm *out)
 {
     MPI_Comm c = weft__mpi_comm_new(local, remote, k);
     if (!c) {
@@ -352,7 +352,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         free(mm);
         return weft__mpi_err(local_comm, MPI_ERR_NO_MEM, fn);
     }
-    rc = build(local_comm->group, remote, mm->k, mm->k_local, newintercomm);
+    rc = weft__mpi_intercomm_build(local_comm->group, remote, mm->k, mm->k_local, newintercomm);
     if (!rc)
         weft__mpi_comm_inherit_errh(*newintercomm, local_comm);
     weft__mpi_group_release(remote);
@@ -369,7 +369,7 @@ WEFT_MPI_ALIAS(Intercomm_create)
 static int *union_members(MPI_Comm c, int *me, bool *local_first)
 {
     MPI_Group l = c->group, r = c->remote_group;
-    bool lf = l->ranks[0] < r->ranks[0];
+    bool lf = c->inter_first ? c->inter_first > 0 : l->ranks[0] < r->ranks[0];
     int *m = malloc((size_t)(l->size + r->size) * sizeof *m);
     if (!m)
         return NULL;
@@ -466,6 +466,7 @@ int weft__mpi_intercomm_dup(MPI_Comm comm, MPI_Comm *out)
         weft__mpi_ctx_give(k);
         return MPI_ERR_NO_MEM;
     }
+    c->inter_first = comm->inter_first;
     if ((rc = weft__mpi_comm_create_from(comm->local_comm, comm->local_comm->group,
                                          &c->local_comm))) {
         c->local_comm = NULL;
@@ -482,7 +483,7 @@ int weft__mpi_intercomm_dup(MPI_Comm comm, MPI_Comm *out)
  * carries the pairs and picks the intercommunicators' id (disjoint ones share
  * it), the second the local_comms' id. */
 typedef struct sel {
-    int color, key, pos, world;
+    int color, key, pos;
 } sel_t;
 
 static int cmp_sel(const void *a, const void *b)
@@ -494,9 +495,12 @@ static int cmp_sel(const void *a, const void *b)
 }
 
 /* The members of side [from, from+n) of all with colour color, sorted by key
- * then by their rank in their group; NULL group when none. */
-static int side_group(sel_t *all, int from, int n, int color, MPI_Group *out)
+ * then by their rank in their group, which side (of n members) lists; NULL
+ * group when none. The ranks come from side, as this process knows them: a
+ * member's own world rank names nothing here when the sides are two jobs. */
+static int side_group(sel_t *all, int from, MPI_Group side, int color, MPI_Group *out)
 {
+    int n = side->size;
     sel_t *s = malloc((size_t)(n ? n : 1) * sizeof *s);
     int *ranks = malloc((size_t)(n ? n : 1) * sizeof *ranks);
     int m = 0;
@@ -509,11 +513,14 @@ static int side_group(sel_t *all, int from, int n, int color, MPI_Group *out)
         if (all[from + i].color == color)
             s[m++] = all[from + i];
     qsort(s, (size_t)m, sizeof *s, cmp_sel);
-    for (int i = 0; i < m; i++)
-        ranks[i] = s[i].world;
-    *out = NULL;
     int rc = MPI_SUCCESS;
-    if (m && !(*out = weft__mpi_group_new(m, ranks)))
+    for (int i = 0; i < m; i++) {
+        if (s[i].pos < 0 || s[i].pos >= n)
+            rc = MPI_ERR_INTERN;
+        ranks[i] = rc ? 0 : side->ranks[s[i].pos];
+    }
+    *out = NULL;
+    if (!rc && m && !(*out = weft__mpi_group_new(m, ranks)))
         rc = MPI_ERR_NO_MEM;
     free(s);
     free(ranks);
@@ -524,7 +531,7 @@ static int inter_select(MPI_Comm comm, int color, int key, MPI_Comm *out)
 {
     int n = comm->size + comm->remote_group->size, k, k_local, rc;
     bool local_first;
-    sel_t mine = {color, key, comm->rank, weft__mpi.world_rank};
+    sel_t mine = {color, key, comm->rank};
     sel_t *all = malloc((size_t)n * sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;
@@ -541,9 +548,9 @@ static int inter_select(MPI_Comm comm, int color, int key, MPI_Comm *out)
     int rfrom = local_first ? comm->size : 0;
     MPI_Group lg = NULL, rg = NULL;
     if (color != MPI_UNDEFINED) {
-        rc = side_group(all, lfrom, comm->size, color, &lg);
+        rc = side_group(all, lfrom, comm->group, color, &lg);
         if (!rc)
-            rc = side_group(all, rfrom, comm->remote_group->size, color, &rg);
+            rc = side_group(all, rfrom, comm->remote_group, color, &rg);
     }
     free(all);
     if (rc || !lg || !rg) {
@@ -555,9 +562,11 @@ static int inter_select(MPI_Comm comm, int color, int key, MPI_Comm *out)
             *out = MPI_COMM_NULL;
         return rc;
     }
-    rc = build(lg, rg, k, k_local, out);
-    if (!rc)
+    rc = weft__mpi_intercomm_build(lg, rg, k, k_local, out);
+    if (!rc) {
+        (*out)->inter_first = comm->inter_first;
         weft__mpi_comm_inherit_errh(*out, comm);
+    }
     weft__mpi_group_release(lg);
     weft__mpi_group_release(rg);
     return rc;

@@ -36,6 +36,8 @@ static const weft_param_desc_t params[] = {
      "pieces, by whichever side is inside the library, and a receive posted early is published "
      "so that its sender can write the data while the receiver computes"},
     {"WEFT_RDV_PIECE", "256K", "bytes per piece of a cooperative rendezvous"},
+    {"WEFT_LINKS_MAX", "1024",
+     "most processes of other jobs one process may link to (MPI dynamic processes)"},
     {"WEFT_WAIT", "yield",
      "how threads wait: yield (every waiter polls, yielding its core between polls after "
      "WEFT_SPIN_US without an event), spin (every waiter polls, never yields), fixed_spin "

@@ -37,9 +37,10 @@ static void up_peer_lost(void *o, void *p, int s)
 static void decoders(const uint8_t *data, size_t size)
 {
     tcp_hs_msg_t m;
-    for (uint16_t type = 0; type <= 4; type++)
+    for (uint16_t type = 0; type <= 7; type++)
         if (weft__tcp_hs_decode(data, size, type, &m) == WEFT_OK &&
-            (m.client_rank <= m.server_rank || m.client_rank >= m.size))
+            (tcp_hs_is_link(type) ? m.server_id == 0 || m.client_id <= m.server_id
+                                  : m.client_rank <= m.server_rank || m.client_rank >= m.size))
             abort();
     for (size_t off = 0; off + TCP_FRAME_HDR <= size; off += TCP_FRAME_HDR) {
         tcp_frame_t f;

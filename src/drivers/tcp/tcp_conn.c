@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -287,11 +288,15 @@ void weft__tcp_track_lose(weft_driver_t *d, weft_track_t *t, int status, const c
         close(t->fd);
         t->fd = -1;
     }
-    if (status == WEFT_EPROTO)
-        weft_log_warn("tcp: protocol error from rank %d (%s): dropping the connection",
-                      t->peer_rank, why);
+    char who[48];
+    if (t->link)
+        snprintf(who, sizeof who, "linked process %016llx", (unsigned long long)t->link_peer);
     else
-        weft_log_info("tcp: lost rank %d (%s)", t->peer_rank, why);
+        snprintf(who, sizeof who, "rank %d", t->peer_rank);
+    if (status == WEFT_EPROTO)
+        weft_log_warn("tcp: protocol error from %s (%s): dropping the connection", who, why);
+    else
+        weft_log_info("tcp: lost %s (%s)", who, why);
     /* Everything in flight completes before peer_lost, nothing after it. */
     weft_list_t *pos;
     while ((pos = weft_list_pop_front(&t->txq))) {

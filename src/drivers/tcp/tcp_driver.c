@@ -47,8 +47,8 @@ static int listen_on(weft_driver_t *d, int instance)
     struct sockaddr_storage ss;
     socklen_t len = 0;
     char spec[128];
-    int rc = weft__tcp_iface_pick(iface_spec(instance, spec, sizeof spec), &ss, &len, d->if_name,
-                                  sizeof d->if_name);
+    int rc = weft__iface_pick(iface_spec(instance, spec, sizeof spec), &ss, &len, d->if_name,
+                              sizeof d->if_name);
     if (rc)
         return rc;
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -98,6 +98,7 @@ static int tcp_init(const weft_driver_params_t *params, const weft_driver_upcall
     snprintf(d->job_id, sizeof d->job_id, "%s", params->job_id);
     memcpy(d->secret, params->job_secret, WEFT_DRV_SECRET_LEN);
     weft_list_init(&d->handshakes);
+    weft_list_init(&d->links);
     d->hs_timeout_ns = weft__param_size("WEFT_TCP_HANDSHAKE_MS", 5000) * 1000000ull;
     d->connect_timeout_ns = weft__param_size("WEFT_TCP_CONNECT_MS", 30000) * 1000000ull;
     d->user_timeout_ms = (uint32_t)WEFT_MIN(
@@ -142,6 +143,49 @@ static int tcp_address(weft_driver_t *d, void *buf, size_t *len)
     return WEFT_OK;
 }
 
+/* A track to the peer at address a; rank is -1 for a link, whose fields the
+ * caller sets before calling track_open. */
+static weft_track_t *track_new(weft_driver_t *d, const tcp_addr_t *a, int rank, void *peer_cookie)
+{
+    weft_track_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->fd = -1;
+    t->driver = d;
+    t->peer_cookie = peer_cookie;
+    t->peer_rank = rank;
+    t->addr = *a;
+    /* A link-local address is reached through an interface of this host: the
+     * peer published its own interface's index, which names nothing here.
+     * Ours is the one we listen on, on the same link (WEFT_TCP_IF chose it). */
+    if (a->family == AF_INET6 && a->addr[0] == 0xfe && (a->addr[1] & 0xc0) == 0x80) /* fe80::/10 */
+        t->addr.scope_id = d->addr.family == AF_INET6 ? d->addr.scope_id : 0;
+    weft_list_init(&t->txq);
+    weft_list_init(&t->gets);
+    weft_list_init(&t->pkt_op.link);
+    weft_list_init(&t->link_node);
+    return t;
+}
+
+/* Start connecting if t is the client, and say what the track can do. */
+static int track_open(weft_driver_t *d, weft_track_t *t, weft_track_t **track_out,
+                      weft_track_caps_t *caps)
+{
+    if (t->is_client) {
+        int rc = weft__tcp_hs_connect(d, t);
+        if (rc)
+            return rc;
+    }
+    caps->flags = WEFT_DRV_CAP_RGET;
+    caps->max_packet = d->max_packet;
+    caps->max_iov = TCP_MAX_IOV;
+    caps->rdv_threshold = d->rdv_threshold;
+    caps->latency_us = 5;
+    caps->bandwidth_mbs = 5000;
+    *track_out = t;
+    return WEFT_OK;
+}
+
 static int tcp_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t addrlen,
                        void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps)
 {
@@ -152,39 +196,53 @@ static int tcp_connect(weft_driver_t *d, int peer_rank, const void *addr, size_t
         weft_log_error("tcp: rank %d published a malformed address", peer_rank);
         return WEFT_EPROTO;
     }
-    /* A link-local address is reached through an interface of this host: the
-     * peer published its own interface's index, which names nothing here.
-     * Ours is the one we listen on, on the same link (WEFT_TCP_IF chose it). */
-    if (a.family == AF_INET6 && a.addr[0] == 0xfe && (a.addr[1] & 0xc0) == 0x80) /* fe80::/10 */
-        a.scope_id = d->addr.family == AF_INET6 ? d->addr.scope_id : 0;
-    weft_track_t *t = calloc(1, sizeof *t);
+    weft_track_t *t = track_new(d, &a, peer_rank, peer_cookie);
     if (!t)
         return WEFT_ENOMEM;
-    t->fd = -1;
-    t->driver = d;
-    t->peer_cookie = peer_cookie;
-    t->peer_rank = peer_rank;
-    t->addr = a;
     t->is_client = d->rank > peer_rank;
-    weft_list_init(&t->txq);
-    weft_list_init(&t->gets);
-    weft_list_init(&t->pkt_op.link);
     d->tracks[peer_rank] = t;
-    if (t->is_client) {
-        int rc = weft__tcp_hs_connect(d, t);
-        if (rc) {
-            d->tracks[peer_rank] = NULL;
-            free(t);
-            return rc;
-        }
+    int rc = track_open(d, t, track_out, caps);
+    if (rc) {
+        d->tracks[peer_rank] = NULL;
+        free(t);
     }
-    caps->flags = WEFT_DRV_CAP_RGET;
-    caps->max_packet = d->max_packet;
-    caps->max_iov = TCP_MAX_IOV;
-    caps->rdv_threshold = d->rdv_threshold;
-    caps->latency_us = 5;
-    caps->bandwidth_mbs = 5000;
-    *track_out = t;
+    return rc;
+}
+
+static int tcp_link(weft_driver_t *d, const weft_drv_link_t *link, const void *addr, size_t addrlen,
+                    void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps)
+{
+    if (!link->mine || !link->peer || link->mine == link->peer)
+        return WEFT_EINVAL;
+    tcp_addr_t a;
+    if (weft__tcp_addr_decode(addr, addrlen, &a) != WEFT_OK) {
+        weft_log_error("tcp: a linked process gave a malformed address");
+        return WEFT_EPROTO;
+    }
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &d->links)
+    {
+        if (weft_list_entry(pos, weft_track_t, link_node)->link_peer == link->peer)
+            return WEFT_EINVAL; /* one link per peer */
+    }
+    weft_track_t *t = track_new(d, &a, -1, peer_cookie);
+    if (!t)
+        return WEFT_ENOMEM;
+    t->link = true;
+    t->link_mine = link->mine;
+    t->link_peer = link->peer;
+    memcpy(t->link_secret, link->secret, WEFT_DRV_SECRET_LEN);
+    t->is_client = link->mine > link->peer;
+    weft_list_push_back(&d->links, &t->link_node);
+    int rc = track_open(d, t, track_out, caps);
+    if (rc) {
+        weft_list_remove(&t->link_node);
+        free(t);
+        return rc;
+    }
+    /* Its peer may have knocked already. */
+    if (!t->is_client)
+        weft__tcp_hs_unpark(d);
     return WEFT_OK;
 }
 
@@ -274,7 +332,19 @@ static void tcp_disconnect(weft_track_t *t)
         if (t->up)
             d->nup--;
     }
-    d->tracks[t->peer_rank] = NULL;
+    if (t->link) {
+        weft_list_remove(&t->link_node);
+        /* A connection still shaking hands for it forgets it. */
+        weft_list_t *pos, *tmp;
+        weft_list_for_each_safe(pos, tmp, &d->handshakes)
+        {
+            tcp_conn_t *c = weft_list_entry(pos, tcp_conn_t, hs_link);
+            if (c->link_track == t)
+                weft__tcp_hs_close(d, c);
+        }
+    } else {
+        d->tracks[t->peer_rank] = NULL;
+    }
     if (d->single == t)
         d->single = NULL;
     weft__tcp_track_free(t);
@@ -294,6 +364,8 @@ static void tcp_fini(weft_driver_t *d)
     for (int r = 0; r < d->size; r++)
         if (d->tracks[r])
             tcp_disconnect(d->tracks[r]);
+    while (!weft_list_empty(&d->links))
+        tcp_disconnect(weft_list_entry(d->links.next, weft_track_t, link_node));
     while (!weft_list_empty(&d->handshakes))
         weft__tcp_hs_close(d, weft_list_entry(d->handshakes.next, tcp_conn_t, hs_link));
     weft__tcp_hs_reap(d);
@@ -360,6 +432,7 @@ const weft_driver_ops_t weft__driver_tcp_ops = {
     .init = tcp_init,
     .address = tcp_address,
     .connect = tcp_connect,
+    .link = tcp_link,
     .connected = tcp_connected,
     .send = tcp_send,
     .poll = tcp_poll,

@@ -138,7 +138,12 @@ static void hs_fail(weft_driver_t *d, tcp_conn_t *c, int status, const char *why
 {
     weft_track_t *t = c->track;
     if (t) {
-        weft_log_error("tcp: cannot connect to rank %d at %s: %s", t->peer_rank, c->peer_name, why);
+        if (t->link)
+            weft_log_error("tcp: cannot link to process %016llx at %s: %s",
+                           (unsigned long long)t->link_peer, c->peer_name, why);
+        else
+            weft_log_error("tcp: cannot connect to rank %d at %s: %s", t->peer_rank, c->peer_name,
+                           why);
         weft__tcp_hs_close(d, c);
         weft__tcp_track_lose(d, t, status, why);
         return;
@@ -199,6 +204,41 @@ static void hs_send(tcp_conn_t *c, const tcp_hs_msg_t *m)
     c->hs_out_done = 0;
 }
 
+/* A handshake message of kind type (HELLO, CHALLENGE or PROOF: a link's
+ * LHELLO, LCHAL or LPROOF on a link) naming the two sides of c. */
+static tcp_hs_msg_t conn_msg(const weft_driver_t *d, const tcp_conn_t *c, uint16_t type)
+{
+    tcp_hs_msg_t m = {.type = (uint16_t)(type + (c->link ? TCP_HS_LHELLO - TCP_HS_HELLO : 0))};
+    if (c->link) {
+        m.client_id = c->client_id;
+        m.server_id = c->server_id;
+    } else {
+        m.client_rank = c->client_rank;
+        m.server_rank = c->server_rank;
+        m.size = (uint32_t)d->size;
+    }
+    return m;
+}
+
+/* Whether a decoded message names the same two sides as c. */
+static bool conn_names(const weft_driver_t *d, const tcp_conn_t *c, const tcp_hs_msg_t *m)
+{
+    if (c->link)
+        return m->client_id == c->client_id && m->server_id == c->server_id;
+    return m->client_rank == c->client_rank && m->server_rank == c->server_rank &&
+           m->size == (uint32_t)d->size;
+}
+
+/* One side's proof on c: the job secret's, or on a link that of the link
+ * track t. */
+static uint64_t conn_proof(const weft_driver_t *d, const tcp_conn_t *c, const weft_track_t *t,
+                           char role, const uint8_t *nc, const uint8_t *ns)
+{
+    if (c->link)
+        return weft__tcp_hs_link_proof(t->link_secret, role, c->client_id, c->server_id, nc, ns);
+    return weft__tcp_hs_proof(d->secret, role, c->client_rank, c->server_rank, nc, ns, d->job_id);
+}
+
 int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t)
 {
     struct sockaddr_storage ss;
@@ -219,15 +259,15 @@ int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t)
     /* Our own deadline is the connect timeout: the server answers once it polls. */
     c->deadline_ns = weft__now_ns() + d->connect_timeout_ns;
     c->track = t;
+    c->link = t->link;
+    c->client_id = t->link_mine;
+    c->server_id = t->link_peer;
     c->client_rank = (uint32_t)d->rank;
     c->server_rank = (uint32_t)t->peer_rank;
     t->conn = c;
     name_of(&ss, c->peer_name, sizeof c->peer_name);
     nonce(c->nonce_mine);
-    tcp_hs_msg_t hello = {.type = TCP_HS_HELLO,
-                          .client_rank = c->client_rank,
-                          .server_rank = c->server_rank,
-                          .size = (uint32_t)d->size};
+    tcp_hs_msg_t hello = conn_msg(d, c, TCP_HS_HELLO);
     memcpy(hello.nonce, c->nonce_mine, TCP_NONCE_LEN);
     hs_send(c, &hello);
     int rc = connect(fd, (struct sockaddr *)&ss, len);
@@ -321,27 +361,24 @@ static void client_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
             return;
         }
         tcp_hs_msg_t m;
-        if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, TCP_HS_CHALLENGE, &m) != WEFT_OK ||
-            m.client_rank != c->client_rank || m.server_rank != c->server_rank ||
-            m.size != (uint32_t)d->size) {
+        if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, conn_msg(d, c, TCP_HS_CHALLENGE).type,
+                                &m) != WEFT_OK ||
+            !conn_names(d, c, &m)) {
             hs_fail(d, c, WEFT_EPROTO, "malformed handshake answer");
             return;
         }
         memcpy(c->nonce_peer, m.nonce, TCP_NONCE_LEN);
         uint8_t want[8], got[8];
-        tcp_le64_put(want, weft__tcp_hs_proof(d->secret, 'S', c->client_rank, c->server_rank,
-                                              c->nonce_mine, c->nonce_peer, d->job_id));
+        tcp_le64_put(want, conn_proof(d, c, c->track, 'S', c->nonce_mine, c->nonce_peer));
         tcp_le64_put(got, m.proof);
         if (weft__memcmp_ct(want, got, sizeof want) != 0) {
-            hs_fail(d, c, WEFT_EPROTO, "the peer does not know the job secret");
+            hs_fail(d, c, WEFT_EPROTO,
+                    c->link ? "the peer does not know the link's secret"
+                            : "the peer does not know the job secret");
             return;
         }
-        tcp_hs_msg_t proof = {.type = TCP_HS_PROOF,
-                              .client_rank = c->client_rank,
-                              .server_rank = c->server_rank,
-                              .size = (uint32_t)d->size};
-        proof.proof = weft__tcp_hs_proof(d->secret, 'C', c->client_rank, c->server_rank,
-                                         c->nonce_mine, c->nonce_peer, d->job_id);
+        tcp_hs_msg_t proof = conn_msg(d, c, TCP_HS_PROOF);
+        proof.proof = conn_proof(d, c, c->track, 'C', c->nonce_mine, c->nonce_peer);
         hs_send(c, &proof);
         if ((rc = hs_flush(c)) < 0) {
             hs_fail(d, c, rc, "connection lost during the handshake");
@@ -366,6 +403,64 @@ static void client_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
     }
 }
 
+/* The link track an LHELLO names: ours to the client's id, not up yet. */
+static weft_track_t *link_named(weft_driver_t *d, const tcp_hs_msg_t *m)
+{
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &d->links)
+    {
+        weft_track_t *t = weft_list_entry(pos, weft_track_t, link_node);
+        if (t->link_peer == m->client_id && t->link_mine == m->server_id)
+            return t;
+    }
+    return NULL;
+}
+
+/* Server: the HELLO (or a link's LHELLO) is in hs_in; answer with a
+ * CHALLENGE. false when the connection was failed or parked. */
+static bool server_hello(weft_driver_t *d, tcp_conn_t *c)
+{
+    tcp_hs_msg_t m;
+    uint16_t type = tcp_le16_get(c->hs_in + 6) == TCP_HS_LHELLO ? TCP_HS_LHELLO : TCP_HS_HELLO;
+    if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, type, &m) != WEFT_OK) {
+        hs_fail(d, c, WEFT_EPROTO, "not a weft tcp handshake");
+        return false;
+    }
+    weft_track_t *t = NULL;
+    if (type == TCP_HS_LHELLO) {
+        if (!(t = link_named(d, &m))) {
+            /* Its job learned of the link before ours did: wait for link(). */
+            c->parked = true;
+            set_events(d, c, 0, EPOLL_CTL_MOD);
+            return false;
+        }
+        c->link = true;
+        c->link_track = t;
+        c->client_id = m.client_id;
+        c->server_id = m.server_id;
+    } else {
+        if (m.server_rank != (uint32_t)d->rank || m.size != (uint32_t)d->size ||
+            !d->tracks[m.client_rank]) {
+            hs_fail(d, c, WEFT_EPROTO, "handshake names another job or rank");
+            return false;
+        }
+        /* Whether that rank is connected already is checked only once the
+         * proof is in: an unproven HELLO learns nothing about the job. */
+        c->client_rank = m.client_rank;
+        c->server_rank = m.server_rank;
+    }
+    c->parked = false;
+    memcpy(c->nonce_peer, m.nonce, TCP_NONCE_LEN);
+    nonce(c->nonce_mine);
+    tcp_hs_msg_t chal = conn_msg(d, c, TCP_HS_CHALLENGE);
+    memcpy(chal.nonce, c->nonce_mine, TCP_NONCE_LEN);
+    chal.proof = conn_proof(d, c, t, 'S', c->nonce_peer, c->nonce_mine);
+    hs_send(c, &chal);
+    c->hs_in_len = 0;
+    c->state = TCP_C_WAIT_PROOF;
+    return true;
+}
+
 static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
 {
     int rc;
@@ -375,32 +470,8 @@ static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
                 hs_fail(d, c, rc, "closed before its handshake ended");
             return;
         }
-        tcp_hs_msg_t m;
-        if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, TCP_HS_HELLO, &m) != WEFT_OK) {
-            hs_fail(d, c, WEFT_EPROTO, "not a weft tcp handshake");
+        if (!server_hello(d, c))
             return;
-        }
-        if (m.server_rank != (uint32_t)d->rank || m.size != (uint32_t)d->size ||
-            !d->tracks[m.client_rank]) {
-            hs_fail(d, c, WEFT_EPROTO, "handshake names another job or rank");
-            return;
-        }
-        /* Whether that rank is connected already is checked only once the
-         * proof is in: an unproven HELLO learns nothing about the job. */
-        c->client_rank = m.client_rank;
-        c->server_rank = m.server_rank;
-        memcpy(c->nonce_peer, m.nonce, TCP_NONCE_LEN);
-        nonce(c->nonce_mine);
-        tcp_hs_msg_t chal = {.type = TCP_HS_CHALLENGE,
-                             .client_rank = m.client_rank,
-                             .server_rank = m.server_rank,
-                             .size = m.size};
-        memcpy(chal.nonce, c->nonce_mine, TCP_NONCE_LEN);
-        chal.proof = weft__tcp_hs_proof(d->secret, 'S', c->client_rank, c->server_rank,
-                                        c->nonce_peer, c->nonce_mine, d->job_id);
-        hs_send(c, &chal);
-        c->hs_in_len = 0;
-        c->state = TCP_C_WAIT_PROOF;
     }
     if ((rc = hs_flush(c)) < 0) {
         hs_fail(d, c, rc, "closed before its handshake ended");
@@ -415,21 +486,21 @@ static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
         return;
     }
     tcp_hs_msg_t m;
-    if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, TCP_HS_PROOF, &m) != WEFT_OK ||
-        m.client_rank != c->client_rank || m.server_rank != c->server_rank ||
-        m.size != (uint32_t)d->size) {
+    if (weft__tcp_hs_decode(c->hs_in, c->hs_in_len, conn_msg(d, c, TCP_HS_PROOF).type, &m) !=
+            WEFT_OK ||
+        !conn_names(d, c, &m)) {
         hs_fail(d, c, WEFT_EPROTO, "malformed handshake proof");
         return;
     }
+    weft_track_t *t = c->link ? c->link_track : d->tracks[c->client_rank];
     uint8_t want[8], got[8];
-    tcp_le64_put(want, weft__tcp_hs_proof(d->secret, 'C', c->client_rank, c->server_rank,
-                                          c->nonce_peer, c->nonce_mine, d->job_id));
+    tcp_le64_put(want, conn_proof(d, c, t, 'C', c->nonce_peer, c->nonce_mine));
     tcp_le64_put(got, m.proof);
     if (weft__memcmp_ct(want, got, sizeof want) != 0) {
-        hs_fail(d, c, WEFT_EPROTO, "wrong proof of the job secret");
+        hs_fail(d, c, WEFT_EPROTO,
+                c->link ? "wrong proof of the link's secret" : "wrong proof of the job secret");
         return;
     }
-    weft_track_t *t = d->tracks[c->client_rank];
     if (t->up || t->lost) {
         hs_fail(d, c, WEFT_EPROTO, "that rank is connected already");
         return;
@@ -441,6 +512,19 @@ static void server_step(weft_driver_t *d, tcp_conn_t *c, uint32_t events)
     if (weft__tcp_track_up(d, t, fd) != WEFT_OK) {
         close(fd);
         weft__tcp_track_lose(d, t, WEFT_EPEERDEAD, "cannot register the connection");
+    }
+}
+
+void weft__tcp_hs_unpark(weft_driver_t *d)
+{
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &d->handshakes)
+    {
+        tcp_conn_t *c = weft_list_entry(pos, tcp_conn_t, hs_link);
+        if (c->parked && !c->closed) {
+            c->parked = false;
+            server_step(d, c, EPOLLIN);
+        }
     }
 }
 

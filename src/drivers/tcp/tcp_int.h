@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "drivers/driver.h"
+#include "util/iface.h"
 #include "util/list.h"
 #include "util/util.h"
 
@@ -59,12 +60,21 @@ static inline uint64_t tcp_le64_get(const uint8_t *p)
  *   client -> server  PROOF      magic, version, type, client rank, server rank, reserved,
  *                                proof_c = SipHash(secret, 'C' | ranks | nc | ns | job id)
  * Each side proves it knows the job secret on a nonce the other side just drew,
- * so the secret never crosses the wire and a recorded proof is useless later. */
+ * so the secret never crosses the wire and a recorded proof is useless later.
+ *
+ * A link (a track to a process of another job, weft_drv_link_t) shakes hands
+ * the same way with LHELLO, LCHALLENGE and LPROOF, of the same lengths: the
+ * bytes of the two ranks, the size and the reserved field hold the client's
+ * and the server's 64-bit ids instead (the higher id connects), and the proofs
+ * are made with the link's secret, the ids standing for the job id. */
 #define TCP_HS_MAGIC     0x50435457u /* "WTCP" */
 #define TCP_HS_VERSION   1u
 #define TCP_HS_HELLO     1u
 #define TCP_HS_CHALLENGE 2u
 #define TCP_HS_PROOF     3u
+#define TCP_HS_LHELLO    4u
+#define TCP_HS_LCHAL     5u
+#define TCP_HS_LPROOF    6u
 #define TCP_NONCE_LEN    16
 #define TCP_HELLO_LEN    40
 #define TCP_CHAL_LEN     48
@@ -75,10 +85,16 @@ static inline uint64_t tcp_le64_get(const uint8_t *p)
 typedef struct tcp_hs_msg {
     uint16_t type;
     uint32_t client_rank, server_rank, size;
-    uint8_t nonce[TCP_NONCE_LEN]; /* HELLO, CHALLENGE */
-    uint64_t proof;               /* CHALLENGE, PROOF */
+    uint64_t client_id, server_id; /* link messages, instead of the ranks and size */
+    uint8_t nonce[TCP_NONCE_LEN];  /* HELLO, CHALLENGE */
+    uint64_t proof;                /* CHALLENGE, PROOF */
 } tcp_hs_msg_t;
 
+/* Whether a handshake message type is one of a link's. */
+static inline bool tcp_hs_is_link(uint16_t type)
+{
+    return type >= TCP_HS_LHELLO && type <= TCP_HS_LPROOF;
+}
 /* Size of a handshake message of this type, 0 if the type is unknown. */
 WEFT_INTERNAL size_t weft__tcp_hs_size(uint16_t type);
 WEFT_INTERNAL size_t weft__tcp_hs_encode(uint8_t *buf, const tcp_hs_msg_t *m);
@@ -89,6 +105,10 @@ WEFT_INTERNAL int weft__tcp_hs_decode(const uint8_t *buf, size_t len, uint16_t e
 WEFT_INTERNAL uint64_t weft__tcp_hs_proof(const uint8_t *secret, char role, uint32_t client_rank,
                                           uint32_t server_rank, const uint8_t *nc,
                                           const uint8_t *ns, const char *job_id);
+/* The same for a link between the processes of ids client and server. */
+WEFT_INTERNAL uint64_t weft__tcp_hs_link_proof(const uint8_t *secret, char role, uint64_t client,
+                                               uint64_t server, const uint8_t *nc,
+                                               const uint8_t *ns);
 
 /* ---- Frames (after the handshake) ------------------------------------------------
  *
@@ -143,13 +163,6 @@ WEFT_INTERNAL int weft__tcp_addr_decode(const uint8_t *buf, size_t len, tcp_addr
 WEFT_INTERNAL socklen_t weft__tcp_addr_sockaddr(const tcp_addr_t *a, struct sockaddr_storage *ss);
 
 #define TCP_RKEY_LEN 16 /* u32 slot, u32 generation, u64 length */
-
-/* ---- Interface choice (tcp_iface.c) ---------------------------------------------- */
-/* Pick the local address to listen on from WEFT_TCP_IF (an interface name or a
- * CIDR), or by default the first non-loopback interface that is up, else
- * loopback. Fills *ss (port 0) and a name for logs. */
-WEFT_INTERNAL int weft__tcp_iface_pick(const char *spec, struct sockaddr_storage *ss,
-                                       socklen_t *sslen, char *name, size_t namelen);
 
 /* ---- Objects ---------------------------------------------------------------------- */
 
@@ -210,7 +223,14 @@ typedef struct tcp_conn {
     int state;
     struct weft_driver *driver;
     struct weft_track *track; /* NULL for a server connection until its HELLO names it */
-    weft_list_t hs_link;      /* in driver->handshakes while not up */
+    /* A server connection whose LHELLO named a link: the track it will bring
+     * up once the proof is in. */
+    struct weft_track *link_track;
+    /* Its LHELLO names a link this process has not opened yet (the peer's
+     * job learned of it first): it waits, with no events, until link()
+     * opens it (weft__tcp_hs_unpark) or its deadline. */
+    bool parked;
+    weft_list_t hs_link; /* in driver->handshakes while not up */
     /* Closed (weft__tcp_hs_close): its fd is gone and it waits in
      * driver->hs_closed for the end of the poll pass, whose epoll events
      * may still name it. */
@@ -221,6 +241,8 @@ typedef struct tcp_conn {
     char peer_name[64];   /* address:port, for logs */
     uint8_t nonce_mine[TCP_NONCE_LEN], nonce_peer[TCP_NONCE_LEN];
     uint32_t client_rank, server_rank;
+    bool link; /* a link's handshake: the ids below name the two sides */
+    uint64_t client_id, server_id;
     /* Handshake bytes: one message at a time in each direction. */
     uint8_t hs_in[TCP_HS_MAX];
     size_t hs_in_len;
@@ -251,8 +273,13 @@ struct weft_track {
     struct weft_driver *driver;
     void *peer_cookie;
     /* Cold. */
-    int peer_rank;
-    bool is_client;   /* we connect (our rank is higher) */
+    int peer_rank;  /* -1 on a link */
+    bool is_client; /* we connect (our rank, or our id on a link, is higher) */
+    /* A link to a process of another job (weft_drv_link_t), in driver->links. */
+    bool link;
+    uint64_t link_mine, link_peer;
+    uint8_t link_secret[WEFT_DRV_SECRET_LEN];
+    weft_list_t link_node;
     tcp_conn_t *conn; /* handshake in progress */
     tcp_addr_t addr;
     uint64_t next_get_id;
@@ -281,6 +308,7 @@ struct weft_driver {
     char job_id[TCP_JOBID_MAX + 1];
     uint8_t secret[WEFT_DRV_SECRET_LEN];
     weft_track_t **tracks;  /* by rank, NULL when not connected through tcp */
+    weft_list_t links;      /* link tracks (weft_track_t.link_node) */
     weft_list_t handshakes; /* tcp_conn_t not yet up */
     int nhandshakes;
     int naccepted; /* of which accepted, not authenticated yet (bounded) */
@@ -327,6 +355,8 @@ WEFT_INTERNAL int weft__tcp_hs_connect(weft_driver_t *d, weft_track_t *t);
 WEFT_INTERNAL void weft__tcp_hs_accept(weft_driver_t *d);
 WEFT_INTERNAL void weft__tcp_hs_event(weft_driver_t *d, tcp_conn_t *c, uint32_t events);
 WEFT_INTERNAL void weft__tcp_hs_expire(weft_driver_t *d, uint64_t now);
+/* Give the parked connections another look: a link was just opened. */
+WEFT_INTERNAL void weft__tcp_hs_unpark(weft_driver_t *d);
 /* Close a connection that is not up (or leave it for a track): its fd is
  * closed and it leaves the handshake list at once, but its memory waits for
  * weft__tcp_hs_reap, because events of the poll pass that closed it may still

@@ -3,6 +3,7 @@
  * decoders are the one place where bytes from the network become values, so
  * they check every field: magic, version, type, reserved fields zero, lengths
  * against their bounds. They are pure (no I/O), so a fuzzer can drive them. */
+#include <stdio.h>
 #include <string.h>
 
 #include "drivers/tcp/tcp_int.h"
@@ -12,18 +13,28 @@ size_t weft__tcp_hs_size(uint16_t type)
 {
     switch (type) {
     case TCP_HS_HELLO:
+    case TCP_HS_LHELLO:
         return TCP_HELLO_LEN;
     case TCP_HS_CHALLENGE:
+    case TCP_HS_LCHAL:
         return TCP_CHAL_LEN;
     case TCP_HS_PROOF:
+    case TCP_HS_LPROOF:
         return TCP_PROOF_LEN;
     default:
         return 0;
     }
 }
 
-/* Common prefix: magic, version, type, client rank, server rank, size, reserved. */
+/* Common prefix: magic, version, type, client rank, server rank, size,
+ * reserved (a link's: client id, server id). */
 #define HS_PREFIX 24
+
+static bool hs_has_nonce(uint16_t type)
+{
+    return type == TCP_HS_HELLO || type == TCP_HS_CHALLENGE || type == TCP_HS_LHELLO ||
+           type == TCP_HS_LCHAL;
+}
 
 size_t weft__tcp_hs_encode(uint8_t *buf, const tcp_hs_msg_t *m)
 {
@@ -32,15 +43,20 @@ size_t weft__tcp_hs_encode(uint8_t *buf, const tcp_hs_msg_t *m)
     tcp_le32_put(buf, TCP_HS_MAGIC);
     tcp_le16_put(buf + 4, TCP_HS_VERSION);
     tcp_le16_put(buf + 6, m->type);
-    tcp_le32_put(buf + 8, m->client_rank);
-    tcp_le32_put(buf + 12, m->server_rank);
-    tcp_le32_put(buf + 16, m->size);
-    tcp_le32_put(buf + 20, 0);
-    if (m->type != TCP_HS_PROOF)
+    if (tcp_hs_is_link(m->type)) {
+        tcp_le64_put(buf + 8, m->client_id);
+        tcp_le64_put(buf + 16, m->server_id);
+    } else {
+        tcp_le32_put(buf + 8, m->client_rank);
+        tcp_le32_put(buf + 12, m->server_rank);
+        tcp_le32_put(buf + 16, m->size);
+        tcp_le32_put(buf + 20, 0);
+    }
+    if (hs_has_nonce(m->type))
         memcpy(buf + HS_PREFIX, m->nonce, TCP_NONCE_LEN);
-    if (m->type == TCP_HS_CHALLENGE)
+    if (m->type == TCP_HS_CHALLENGE || m->type == TCP_HS_LCHAL)
         tcp_le64_put(buf + HS_PREFIX + TCP_NONCE_LEN, m->proof);
-    if (m->type == TCP_HS_PROOF)
+    if (m->type == TCP_HS_PROOF || m->type == TCP_HS_LPROOF)
         tcp_le64_put(buf + HS_PREFIX, m->proof);
     return n;
 }
@@ -51,21 +67,32 @@ int weft__tcp_hs_decode(const uint8_t *buf, size_t len, uint16_t expect, tcp_hs_
     if (n == 0 || len != n)
         return WEFT_EPROTO;
     if (tcp_le32_get(buf) != TCP_HS_MAGIC || tcp_le16_get(buf + 4) != TCP_HS_VERSION ||
-        tcp_le16_get(buf + 6) != expect || tcp_le32_get(buf + 20) != 0)
+        tcp_le16_get(buf + 6) != expect)
         return WEFT_EPROTO;
     memset(m, 0, sizeof *m);
     m->type = expect;
-    m->client_rank = tcp_le32_get(buf + 8);
-    m->server_rank = tcp_le32_get(buf + 12);
-    m->size = tcp_le32_get(buf + 16);
-    if (m->client_rank > INT32_MAX || m->server_rank > INT32_MAX || m->size > INT32_MAX ||
-        m->client_rank >= m->size || m->server_rank >= m->size || m->client_rank <= m->server_rank)
-        return WEFT_EPROTO;
-    if (expect != TCP_HS_PROOF)
+    if (tcp_hs_is_link(expect)) {
+        /* The higher id connects; 0 names nobody. */
+        m->client_id = tcp_le64_get(buf + 8);
+        m->server_id = tcp_le64_get(buf + 16);
+        if (m->server_id == 0 || m->client_id <= m->server_id)
+            return WEFT_EPROTO;
+    } else {
+        if (tcp_le32_get(buf + 20) != 0)
+            return WEFT_EPROTO;
+        m->client_rank = tcp_le32_get(buf + 8);
+        m->server_rank = tcp_le32_get(buf + 12);
+        m->size = tcp_le32_get(buf + 16);
+        if (m->client_rank > INT32_MAX || m->server_rank > INT32_MAX || m->size > INT32_MAX ||
+            m->client_rank >= m->size || m->server_rank >= m->size ||
+            m->client_rank <= m->server_rank)
+            return WEFT_EPROTO;
+    }
+    if (hs_has_nonce(expect))
         memcpy(m->nonce, buf + HS_PREFIX, TCP_NONCE_LEN);
-    if (expect == TCP_HS_CHALLENGE)
+    if (expect == TCP_HS_CHALLENGE || expect == TCP_HS_LCHAL)
         m->proof = tcp_le64_get(buf + HS_PREFIX + TCP_NONCE_LEN);
-    if (expect == TCP_HS_PROOF) {
+    if (expect == TCP_HS_PROOF || expect == TCP_HS_LPROOF) {
         m->proof = tcp_le64_get(buf + HS_PREFIX);
         for (size_t i = HS_PREFIX + 8; i < n; i++)
             if (buf[i])
@@ -90,6 +117,17 @@ uint64_t weft__tcp_hs_proof(const uint8_t *secret, char role, uint32_t client_ra
     memcpy(in + 9 + TCP_NONCE_LEN, ns, TCP_NONCE_LEN);
     memcpy(in + 9 + 2 * TCP_NONCE_LEN, job_id, jl);
     return weft__siphash24(secret, in, 9 + 2 * TCP_NONCE_LEN + jl);
+}
+
+uint64_t weft__tcp_hs_link_proof(const uint8_t *secret, char role, uint64_t client, uint64_t server,
+                                 const uint8_t *nc, const uint8_t *ns)
+{
+    /* The ids take the job id's place, in a form no job id has (a job id is
+     * [A-Za-z0-9_-]), so a job's proof never serves a link's. */
+    char ids[48];
+    snprintf(ids, sizeof ids, "link:%016llx:%016llx", (unsigned long long)client,
+             (unsigned long long)server);
+    return weft__tcp_hs_proof(secret, role, 0, 0, nc, ns, ids);
 }
 
 void weft__tcp_frame_encode(uint8_t *buf, uint8_t type, uint32_t length, uint64_t aux)

@@ -1,4 +1,4 @@
-/* Which local address the tcp driver listens on.
+/* Which local address the tcp driver (and an MPI port) listens on.
  *
  * WEFT_TCP_IF is either an interface name ("eth0", "veth1", "lo") or a CIDR
  * ("10.77.0.0/24", "fd00::/64", "::1/128"): the first address of that
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drivers/tcp/tcp_int.h"
+#include "util/iface.h"
 #include "util/log.h"
 
 typedef struct cidr {
@@ -109,8 +109,8 @@ static void take(const struct ifaddrs *ifa, struct sockaddr_storage *ss, socklen
     snprintf(name, namelen, "%s", ifa->ifa_name);
 }
 
-int weft__tcp_iface_pick(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen,
-                         char *name, size_t namelen)
+int weft__iface_pick(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen, char *name,
+                     size_t namelen)
 {
     struct ifaddrs *list;
     if (getifaddrs(&list) != 0) {
