@@ -307,6 +307,16 @@ static int port_parse(const char *name, struct sockaddr_storage *ss, socklen_t *
     return 0;
 }
 
+/* A port name for logs: without its secret ("weft-port:HOST:PORT:..."). */
+static const char *port_shown(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", name ? name : "(null)");
+    char *c = strrchr(buf, ':');
+    if (c && !strncmp(buf, PORT_PREFIX, strlen(PORT_PREFIX)) && (size_t)(c - buf) + 4 < len)
+        strcpy(c + 1, "...");
+    return buf;
+}
+
 /* A new listening port (not yet listed). */
 static port_t *port_new(void)
 {
@@ -397,7 +407,9 @@ static int port_accept(port_t *p, pid_t pid, uint8_t *lsecret, int *status)
         const char *why;
         if (port_server_auth(fd, p->secret, lsecret, &why) == 0)
             return fd;
-        say("MPI_Comm_accept: refused a connection to %s: %s", p->name, why);
+        char shown[MPI_MAX_PORT_NAME];
+        say("MPI_Comm_accept: refused a connection to %s: %s",
+            port_shown(p->name, shown, sizeof shown), why);
         close(fd);
     }
 }
@@ -652,8 +664,9 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
     if (comm->rank == root) {
         port_t *p = port_name ? port_take(port_name) : NULL;
         if (!p) {
-            say("MPI_Comm_accept: %s is not a port this process opened (MPI_Open_port)",
-                port_name ? port_name : "(null)", "");
+            char shown[MPI_MAX_PORT_NAME];
+            say("MPI_Comm_accept: %s is not a port this process opened (MPI_Open_port)%s",
+                port_shown(port_name, shown, sizeof shown), "");
             root_err = MPI_ERR_PORT;
         } else {
             fd = port_accept(p, 0, lsecret, NULL);
@@ -683,8 +696,9 @@ static int port_connect(const char *port_name, uint8_t *lsecret, const char *fn)
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len) != 0) {
         char line[MPI_MAX_PORT_NAME + 256];
+        char shown[MPI_MAX_PORT_NAME];
         snprintf(line, sizeof line, "%s: port %s: cannot reach it: %s (closed, or never opened)",
-                 fn, port_name, strerror(errno));
+                 fn, port_shown(port_name, shown, sizeof shown), strerror(errno));
         weft__mpi_say(line);
         if (fd >= 0)
             close(fd);
@@ -694,8 +708,9 @@ static int port_connect(const char *port_name, uint8_t *lsecret, const char *fn)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     const char *why;
     if (port_client_auth(fd, secret, lsecret, &why) != 0) {
-        char line[MPI_MAX_PORT_NAME + 256];
-        snprintf(line, sizeof line, "%s: port %s: %s", fn, port_name, why);
+        char line[MPI_MAX_PORT_NAME + 256], shown[MPI_MAX_PORT_NAME];
+        snprintf(line, sizeof line, "%s: port %s: %s", fn,
+                 port_shown(port_name, shown, sizeof shown), why);
         weft__mpi_say(line);
         close(fd);
         return -1;
