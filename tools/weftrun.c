@@ -404,7 +404,7 @@ static void stranger_msg(const char *fmt, ...)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: weftrun [options] -n N program [args...]\n"
+            "usage: weftrun [options] -n N program [args...] [: -n M program2 [args...]]...\n"
             "Start N ranks of program on this machine, or on several hosts, connected\n"
             "by weft's bootstrap.\n"
             "\n"
