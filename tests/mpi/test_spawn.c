@@ -41,14 +41,14 @@ static void talk(MPI_Comm inter, bool parents)
         for (int c = 0; c < rsize; c++) {
             MPI_Status st;
             MPI_MUST(MPI_Recv(buf, 64, MPI_INT, MPI_ANY_SOURCE, TAG + 1, inter, &st));
-            CHECK(mt_verify(buf, 64, st.MPI_SOURCE * 1000 + rank));
+            CHECK(mt_verify(buf, 64, 1000 + st.MPI_SOURCE * 100 + rank));
         }
     } else {
         for (int p = 0; p < rsize; p++) {
             MPI_Status st;
             MPI_MUST(MPI_Recv(buf, 64, MPI_INT, MPI_ANY_SOURCE, TAG, inter, &st));
             CHECK(mt_verify(buf, 64, st.MPI_SOURCE * 100 + rank));
-            mt_fill(buf, 64, rank * 1000 + st.MPI_SOURCE);
+            mt_fill(buf, 64, 1000 + rank * 100 + st.MPI_SOURCE);
             MPI_MUST(MPI_Send(buf, 64, MPI_INT, st.MPI_SOURCE, TAG + 1, inter));
         }
     }
