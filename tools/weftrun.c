@@ -2358,7 +2358,8 @@ static int setup_tcp(void)
  * side is a shell) and the secret on stdin. */
 static int setup_rsh(void)
 {
-    const char *cmd = g.rsh ? g.rsh : DEFAULT_RSH;
+    /* A job that MPI_Comm_spawn starts inherits its parents' --rsh. */
+    const char *cmd = g.rsh ? g.rsh : getenv("WEFT_RSH") ? getenv("WEFT_RSH") : DEFAULT_RSH;
     g.rsh = cmd;
     g.rsh_argv = calloc(strlen(cmd) / 2 + 2, sizeof *g.rsh_argv);
     char *copy = strdup(cmd);
@@ -2732,6 +2733,8 @@ static void export_job_facts(void)
     char num[32];
     snprintf(num, sizeof num, "%ld", universe);
     setenv("WEFT_UNIVERSE_SIZE", num, 1);
+    if (g.rsh)
+        setenv("WEFT_RSH", g.rsh, 1); /* for the --hosts of jobs the ranks spawn */
 }
 
 int main(int argc, char **argv)

@@ -112,6 +112,30 @@ static int child(int argc, char **argv)
     return mt_failed ? 1 : 0;
 }
 
+/* On several hosts (cluster spawn_h2x1): rank 0 spawns two children on the
+ * host of the last rank (the "host" info key, through weftrun's --hosts and
+ * the parents' remote shell). */
+static int remote(const char *self)
+{
+    const char *node = getenv("WEFT_NODE_ID");
+    char mine[256] = "", last[256] = "";
+    snprintf(mine, sizeof mine, "%s", node ? node : "");
+    if (mt_rank == mt_size - 1)
+        snprintf(last, sizeof last, "%s:2", mine);
+    MPI_MUST(MPI_Bcast(last, sizeof last, MPI_CHAR, mt_size - 1, MPI_COMM_WORLD));
+    CHECK(node != NULL);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", last);
+    char *cargv[] = {"child", NULL};
+    MPI_Comm inter;
+    MPI_MUST(MPI_Comm_spawn(self, cargv, 2, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
+    MPI_Info_free(&info);
+    parents_talk(inter);
+    MPI_MUST(MPI_Comm_disconnect(&inter));
+    return mt_finish("test_spawn remote");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "child")) {
@@ -121,6 +145,8 @@ int main(int argc, char **argv)
         return child(argc, argv);
     }
     mt_init(&argc, &argv);
+    if (argc > 1 && !strcmp(argv[1], "remote"))
+        return remote(argv[0]);
     MPI_Comm par;
     MPI_Comm_get_parent(&par);
     CHECK(par == MPI_COMM_NULL);
