@@ -421,7 +421,7 @@ static void usage(FILE *f)
             "                    (:overload-allowed: too many ranks leave them unbound)\n"
             "  --report-bindings print each rank's binding (bitmap and picture)\n"
             "  --rsh CMD         start ranks on other hosts with 'CMD host env VAR=value...\n"
-            "                    program args' (default '%s';\n"
+            "                    program args' (default $WEFT_RSH, else '%s';\n"
             "                    e.g. --rsh \"ip netns exec\"); CMD is split at blanks\n"
             "  --boot-addr IP    address (IP or IP:PORT) where ranks on other hosts reach\n"
             "                    weftrun (default: the address that routes to the first\n"
@@ -2385,6 +2385,18 @@ static int setup_rsh(void)
 
 /* Parse the command line; 1 if weftrun should exit 0 (help, version), -1 on a
  * usage error, 0 to run. */
+/* A whole decimal number in [lo, hi]: 0, or -1. */
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 /* The apps of the command line from argv[i]: 'prog args [: -n K prog2 args
  * [: ...]]', the first app's ranks from -n. Each ':' becomes the end of the
  * app before it. */
@@ -2400,12 +2412,10 @@ static int parse_apps(int argc, char **argv, int i)
         argv[i] = NULL;
         if (g.napps == MAX_APPS)
             return usage_error("%s", "at most 64 programs separated by ':'");
-        char *end;
+        long n;
         if (i + 2 >= argc || (strcmp(argv[i + 1], "-n") && strcmp(argv[i + 1], "-np")))
             return usage_error("%s", "after ':', give '-n N program [args...]'");
-        errno = 0;
-        long n = strtol(argv[i + 2], &end, 10);
-        if (errno || *end || end == argv[i + 2] || n < 1 || n > MAX_RANKS)
+        if (parse_long(argv[i + 2], 1, MAX_RANKS, &n) != 0)
             return usage_error("bad number of ranks '%s'", argv[i + 2]);
         total += n;
         if (total > MAX_RANKS)
@@ -2469,10 +2479,8 @@ static int parse_args(int argc, char **argv)
             printf("weftrun (weft) %s\n", WEFT_VERSION);
             return 1;
         } else if (!strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np")) {
-            char *end;
-            errno = 0;
-            long n = strtol(val, &end, 10);
-            if (errno || *end || end == val || n < 1 || n > MAX_RANKS)
+            long n;
+            if (parse_long(val, 1, MAX_RANKS, &n) != 0)
                 return usage_error("bad number of ranks '%s'", val);
             g.nranks = (int)n;
         } else if (!strcmp(name, "-x")) {
@@ -2508,10 +2516,8 @@ static int parse_args(int argc, char **argv)
         } else if (!strcmp(name, "--lifeline-fd")) {
             /* Hidden: MPI_Comm_spawn's, the read end of a pipe from the
              * spawning process. */
-            char *end;
-            errno = 0;
-            long fd = strtol(val, &end, 10);
-            if (errno || *end || end == val || fd < 3 || fd > INT32_MAX)
+            long fd;
+            if (parse_long(val, 3, INT32_MAX, &fd) != 0)
                 return usage_error("bad descriptor '%s'", val);
             g.spawner_fd = (int)fd;
         } else if (!strcmp(name, "--keep-going")) {

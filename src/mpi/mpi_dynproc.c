@@ -983,13 +983,15 @@ static char **spawn_argv(int count, char *cmds[], char **argvs[], const int np[]
         for (int i = 0; argvs && argvs[a] && argvs[a][i]; i++)
             v[n++] = strdup(argvs[a][i]);
     }
+    bool whole = true;
     for (int i = 0; i < n; i++)
-        if (!v[i]) {
-            for (int j = 0; j < n; j++)
-                free(v[j]);
-            free(v);
-            return NULL;
-        }
+        whole = whole && v[i];
+    if (!whole) { /* out of memory somewhere: none of it */
+        for (int i = 0; i < n; i++)
+            free(v[i]);
+        free(v);
+        v = NULL;
+    }
     return v;
 }
 
