@@ -311,7 +311,7 @@ struct weft__gate {
     struct weft_ctx *ctx;
     int peer;
     int dead; /* 0, or the status it died with */
-    /* A linked process (link.c) whose end is expected: its loss is no
+    /* A linked process (api/link.c) whose end is expected: its loss is no
      * error, and is not said. */
     bool quiet;
     /* dead, as receives see it: set under ctx->match_lock when the posted
@@ -491,7 +491,7 @@ struct weft_ctx {
     int self_driver;   /* index of the self driver in drivers[] */
     int node_leader;   /* lowest rank on this process's node */
     /* Peers: the job's ranks (0 .. size-1), then the processes of other jobs
-     * that links added (link.c), up to peers_cap gates in all. npeers only
+     * that links added (api/link.c), up to peers_cap gates in all. npeers only
      * grows, stored with release once its gate is whole, so that a thread
      * that reads it (acquire) may use every gate below it. */
     atomic_int npeers;

@@ -512,7 +512,7 @@ static weft_ctx_t *ctx_new(int level, bool locked)
     weft_lock_init(&ctx->lock, locked ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
     ctx->thread_level = level;
     ctx->self_driver = -1; /* until the self driver opens */
-    ctx->link_driver = -1; /* until a link opens one (link.c) */
+    ctx->link_driver = -1; /* until a link opens one (api/link.c) */
     weft_lock_init(&ctx->sleep_lock, WEFT_LOCK_SPIN);
     weft_lock_init(&ctx->pending_lock, locked ? WEFT_LOCK_SPIN : WEFT_LOCK_NONE);
     weft_lock_init(&ctx->spare_lock, WEFT_LOCK_SPIN);
@@ -590,7 +590,7 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     weft__log_set_rank(ctx->rank);
     if ((rc = weft__match_create(&ctx->match)))
         goto err;
-    /* Room for the peers of other jobs that links may add (link.c): pages
+    /* Room for the peers of other jobs that links may add (api/link.c): pages
      * of calloc'd memory nobody touches cost nothing. */
     ctx->peers_cap = ctx->size + (int)WEFT_MIN(weft__param_size("WEFT_LINKS_MAX", 1024), 1u << 20);
     atomic_store_explicit(&ctx->npeers, ctx->size, memory_order_relaxed);

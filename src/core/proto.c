@@ -688,7 +688,7 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
         weft__request_complete(ctx, req, WEFT_EPEERDEAD);
         failed++;
     }
-    /* A linked process of another job (link.c) may end whenever its job
+    /* A linked process of another job (api/link.c) may end whenever its job
      * does: news only when it takes requests with it. */
     if (g->peer >= ctx->size && !ctx->finalizing) {
         if (failed && !g->quiet)

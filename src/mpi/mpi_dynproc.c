@@ -3,7 +3,7 @@
  *
  * Every way two jobs meet ends the same way (meet, below): the roots of the
  * two sides hold a connected socket; each side gathers its members' link
- * cards (core/link.h) and used-id bitmaps at its root, the roots swap them,
+ * cards (weft/weft_link.h) and used-id bitmaps at its root, the roots swap them,
  * each root hands its members the other side's cards, every member links to
  * every process of the other side, and all agree on two context ids free at
  * every member of both sides: one for the intercommunicator, one for the two
@@ -54,7 +54,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/link.h"
+#include "weft/weft_link.h"
 #include "mpi/mpi_int.h"
 #include "util/iface.h"
 #include "util/siphash.h"
@@ -495,7 +495,7 @@ static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const
     MPI_Group remote = NULL;
     verdict_t v;
     memset(&v, 0, sizeof v);
-    if (weft__link_card(ctx, mine.card) != WEFT_OK)
+    if (weft_link_card(ctx, mine.card) != WEFT_OK)
         mine.err = MPI_ERR_OTHER;
     bool have_ids = false;
     for (int round = 0;; round++) {
@@ -560,7 +560,7 @@ static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const
                                 rcards ? v.nremote * WEFT_LINK_CARD_LEN : 0, MPI_BYTE, root, comm)))
                 break;
             peers = malloc((size_t)(v.nremote ? v.nremote : 1) * sizeof *peers);
-            if (!peers || weft__link_open(ctx, v.nremote, rcards, v.secret, peers) != WEFT_OK)
+            if (!peers || weft_link_open(ctx, v.nremote, rcards, v.secret, peers) != WEFT_OK)
                 rc = MPI_ERR_OTHER;
         }
         /* Take both ids, or neither, and confirm, all on both sides: 1 took
@@ -780,7 +780,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     MPI_Group groups[2] = {c->group, c->inter ? c->remote_group : NULL};
     for (int g = 0; g < 2; g++)
         for (int i = 0; groups[g] && i < groups[g]->size; i++)
-            weft__link_quiet(weft__mpi.ctx, groups[g]->ranks[i]);
+            weft_link_quiet(weft__mpi.ctx, groups[g]->ranks[i]);
     if ((rc = PMPI_Barrier(c)))
         return rc;
     pthread_mutex_lock(&dyn_lock);

@@ -429,7 +429,10 @@ static bool server_hello(weft_driver_t *d, tcp_conn_t *c)
     weft_track_t *t = NULL;
     if (type == TCP_HS_LHELLO) {
         if (!(t = link_named(d, &m))) {
-            /* Its job learned of the link before ours did: wait for link(). */
+            /* Its job learned of the link before ours did: wait for link(),
+             * as long as a client waits for a server that has yet to poll. */
+            if (!c->parked)
+                c->deadline_ns = weft__now_ns() + d->connect_timeout_ns;
             c->parked = true;
             set_events(d, c, 0, EPOLL_CTL_MOD);
             return false;

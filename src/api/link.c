@@ -1,4 +1,4 @@
-/* Links: processes of other jobs as peers (link.h).
+/* Links: processes of other jobs as peers (weft/weft_link.h).
  *
  * A card is: u32 magic "WLNK", u16 version, u16 address length, u64 process
  * id, u64 eager window (what the process grants its peers, as
@@ -12,7 +12,7 @@
 
 #include "core/core_int.h"
 #include "core/core_strategy.h"
-#include "core/link.h"
+#include "weft/weft_link.h"
 #include "core/wire.h"
 #include "util/log.h"
 #include "util/param.h"
@@ -72,7 +72,7 @@ static uint64_t draw_id(void)
     return id;
 }
 
-int weft__link_card(weft_ctx_t *ctx, uint8_t card[WEFT_LINK_CARD_LEN])
+int weft_link_card(weft_ctx_t *ctx, uint8_t card[WEFT_LINK_CARD_LEN])
 {
     weft_lock_acquire(&ctx->lock);
     int rc = link_driver(ctx);
@@ -106,7 +106,7 @@ static bool card_read(const uint8_t *card, uint64_t *id, uint64_t *window, size_
     return *id && *addr_len <= CARD_ADDR && *window >= 4096;
 }
 
-uint64_t weft__link_card_id(const uint8_t card[WEFT_LINK_CARD_LEN])
+uint64_t weft_link_card_id(const uint8_t card[WEFT_LINK_CARD_LEN])
 {
     uint64_t id, window;
     size_t len;
@@ -170,8 +170,8 @@ static int link_one(weft_ctx_t *ctx, int di, const uint8_t *card, const uint8_t 
     return WEFT_OK;
 }
 
-int weft__link_open(weft_ctx_t *ctx, int n, const uint8_t *cards,
-                    const uint8_t secret[WEFT_LINK_SECRET_LEN], int *peers)
+int weft_link_open(weft_ctx_t *ctx, int n, const uint8_t *cards,
+                   const uint8_t secret[WEFT_LINK_SECRET_LEN], int *peers)
 {
     weft_lock_acquire(&ctx->lock);
     int rc = link_driver(ctx);
@@ -183,19 +183,19 @@ int weft__link_open(weft_ctx_t *ctx, int n, const uint8_t *cards,
     return rc < 0 ? rc : WEFT_OK;
 }
 
-int weft__link_npeers(weft_ctx_t *ctx)
+int weft_link_npeers(weft_ctx_t *ctx)
 {
     return atomic_load_explicit(&ctx->npeers, memory_order_acquire);
 }
 
-bool weft__link_is_linked(weft_ctx_t *ctx, int peer)
+bool weft_link_is_linked(weft_ctx_t *ctx, int peer)
 {
     return peer >= ctx->size && weft__peer_valid(ctx, peer);
 }
 
-void weft__link_quiet(weft_ctx_t *ctx, int peer)
+void weft_link_quiet(weft_ctx_t *ctx, int peer)
 {
-    if (!weft__link_is_linked(ctx, peer))
+    if (!weft_link_is_linked(ctx, peer))
         return;
     weft_lock_acquire(&ctx->lock);
     ctx->gates[peer].quiet = true;
