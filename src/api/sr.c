@@ -432,9 +432,17 @@ int weft_sr_cancel(weft_ctx_t *ctx, weft_request_t *req)
     weft_lock_acquire(&ctx->lock);
     weft__submit_drain(ctx); /* it may still be queued */
     if (req->kind == WEFT_REQ_SEND) {
-        /* Only the receiver knows whether the message matched: asked there. */
+        /* Only the receiver knows whether the message matched: asked there.
+         * When that is this process, the answer is local: a few passes carry
+         * the CANCEL and its answer through the self driver, so the send is
+         * decided before the call returns, as a program that tests it at
+         * once and then receives what was not taken back expects. */
         rc = weft__proto_send_cancel(ctx, req);
-        weft_lock_release(&ctx->lock);
+        for (int pass = 0; rc == WEFT_INPROGRESS && req->peer == ctx->rank &&
+                           req->cancel != WEFT_CANCEL_NONE && pass < 16;
+             pass++)
+            weft__progress_locked(ctx);
+        weft__unlock(ctx);
         return rc;
     }
     /* A receive published for a cooperative rendezvous (coop.c) can no longer

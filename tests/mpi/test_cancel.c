@@ -128,6 +128,33 @@ static void matched(int right, int left, int how, int n, int tag)
         detach(attached);
 }
 
+/* A synchronous send to oneself, cancelled, then tested at once (mpi4py's
+ * testCancel): when the test says neither done nor cancelled, the cancel
+ * failed, and a matched probe must find the message. */
+static void self_decided(int tag)
+{
+    for (int n = 1; n <= BIG; n *= 64) {
+        MPI_Request r;
+        MPI_Status st;
+        int flag = 0, cancelled = 0;
+        mt_fill(buf_out, n, 7);
+        MPI_MUST(MPI_Issend(buf_out, n, MPI_INT, 0, tag, MPI_COMM_SELF, &r));
+        MPI_MUST(MPI_Cancel(&r));
+        MPI_MUST(MPI_Request_get_status(r, &flag, &st));
+        MPI_Test_cancelled(&st, &cancelled);
+        if (flag && cancelled) {
+            MPI_MUST(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            continue;
+        }
+        CHECK(!flag);
+        MPI_Message m;
+        MPI_MUST(MPI_Mprobe(0, tag, MPI_COMM_SELF, &m, MPI_STATUS_IGNORE));
+        MPI_MUST(MPI_Mrecv(buf_in, n, MPI_INT, &m, MPI_STATUS_IGNORE));
+        CHECK(mt_verify(buf_in, n, 7));
+        MPI_MUST(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -143,6 +170,7 @@ int main(int argc, char **argv)
     for (int m = 0; m < 3; m++)
         for (int i = 0; i < 3; i++, tag += 2)
             matched(right, left, matched_modes[m], sizes[i], tag);
+    self_decided(tag);
     free(buf_out);
     free(buf_in);
     return mt_finish("cancel");
