@@ -7,7 +7,8 @@
 #
 # Needs python3 with venv and pip (apt-get install python3-venv), and network
 # access to PyPI. Every module runs, MPI_Comm_spawn's (test_spawn,
-# test_util_pool: mpi4py.futures) and the ports' (test_dynproc) included.
+# test_util_pool: mpi4py.futures) and the ports' (test_dynproc) included;
+# then an mpi4py.futures map, with spawned workers and under -m mpi4py.futures.
 set -eu
 version=4.1.2
 dir=${TMPDIR:-/tmp}/weft-mpi4py
@@ -41,4 +42,18 @@ echo "mpi4py.sh: mpirun -n 1"
 "$build/bin/mpirun" --timeout 900 -n 1 "$py" main.py || status=1
 echo "mpi4py.sh: mpirun -n 2"
 "$build/bin/mpirun" --timeout 900 -n 2 "$py" main.py || status=1
+# mpi4py.futures: a pool of workers that MPI_Comm_spawn starts, and the
+# same pool made of the job's own ranks (python -m mpi4py.futures).
+cat >"$dir/futures.py" <<'PY'
+from mpi4py.futures import MPIPoolExecutor
+if __name__ == "__main__":
+    with MPIPoolExecutor() as ex:
+        got = list(ex.map(pow, range(100), [2] * 100))
+    assert got == [i * i for i in range(100)], got
+    print("mpi4py.sh: futures map over 100 items: right")
+PY
+echo "mpi4py.sh: mpi4py.futures, spawned workers"
+"$build/bin/mpirun" --timeout 300 -n 1 "$py" "$dir/futures.py" || status=1
+echo "mpi4py.sh: python -m mpi4py.futures with mpirun -n 3"
+"$build/bin/mpirun" --timeout 300 -n 3 "$py" -m mpi4py.futures "$dir/futures.py" || status=1
 exit $status
