@@ -15,7 +15,7 @@
  * MPI derives it from the port's secret), so a stranger who reads the cards
  * cannot pose as either.
  *
- * Every function is thread-safe and takes the engine lock.
+ * Every function is thread-safe.
  */
 #ifndef WEFT_LINK_H
 #define WEFT_LINK_H
@@ -60,6 +60,25 @@ WEFT_API bool weft_link_is_linked(weft_ctx_t *ctx, int peer);
  * now): its loss is then no error, and not logged. Linking it again undoes
  * this. Nothing for a peer that is not linked. */
 WEFT_API void weft_link_quiet(weft_ctx_t *ctx, int peer);
+
+/* One program of a job for weft_launch: np processes of argv (argv[0] the
+ * command, NULL-terminated), each with env ("VAR=value", NULL-terminated)
+ * added to its environment. */
+typedef struct weft_launch_app {
+    char *const *argv;
+    int np;
+    char *const *env;
+} weft_launch_app_t;
+
+/* Ask the launcher that started this job to start another one of napps
+ * programs, on hosts (a comma list) or from hostfile, in wdir (each NULL:
+ * the launcher's choice); its processes then meet this one by any means
+ * (MPI_Comm_spawn gives them a port in the environment). WEFT_OK once it
+ * started; WEFT_EUNSUPPORTED when this launcher cannot: under weftrun and
+ * alone, start weftrun (MPI_Comm_spawn does); another error when the
+ * launcher tried and failed. */
+WEFT_API int weft_launch(weft_ctx_t *ctx, const weft_launch_app_t *apps, int napps,
+                         const char *hosts, const char *hostfile, const char *wdir);
 
 #ifdef __cplusplus
 }

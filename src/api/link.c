@@ -5,6 +5,7 @@
  * window.<rank> does in the job), the driver's address blob, zeros to
  * WEFT_LINK_CARD_LEN. The process id is drawn at random once per context
  * (getrandom), never 0. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -200,4 +201,24 @@ void weft_link_quiet(weft_ctx_t *ctx, int peer)
     weft_lock_acquire(&ctx->lock);
     ctx->gates[peer].quiet = true;
     weft_lock_release(&ctx->lock);
+}
+
+_Static_assert(sizeof(weft_launch_app_t) == sizeof(weft_boot_app_t) &&
+                   offsetof(weft_launch_app_t, env) == offsetof(weft_boot_app_t, env),
+               "weft_launch_app_t is the boot layer's weft_boot_app_t");
+
+int weft_launch(weft_ctx_t *ctx, const weft_launch_app_t *apps, int napps, const char *hosts,
+                const char *hostfile, const char *wdir)
+{
+    if (!ctx || !apps || napps < 1)
+        return WEFT_EINVAL;
+    for (int a = 0; a < napps; a++)
+        if (!apps[a].argv || !apps[a].argv[0] || apps[a].np < 1)
+            return WEFT_EINVAL;
+    /* Not under the engine lock: a launcher takes its time, and the call
+     * touches none of the boot object's state (the store's), only the
+     * launcher's connection, which is thread-safe (PMIx). */
+    return ctx->boot ? weft__boot_spawn(ctx->boot, (const weft_boot_app_t *)apps, napps, hosts,
+                                        hostfile, wdir)
+                     : WEFT_EUNSUPPORTED;
 }

@@ -752,6 +752,14 @@ int weft__boot_abort(weft_boot_t *b, int code, const char *msg)
     return rc != WEFT_OK ? rc : status;
 }
 
+int weft__boot_spawn(weft_boot_t *b, const weft_boot_app_t *apps, int napps, const char *hosts,
+                     const char *hostfile, const char *wdir)
+{
+    if (b->pmix)
+        return weft__boot_pmix_spawn(b->pmix, apps, napps, hosts, hostfile, wdir);
+    return WEFT_EUNSUPPORTED;
+}
+
 void weft__boot_fini(weft_boot_t *b)
 {
     if (!b)

@@ -49,6 +49,20 @@ int weft__boot_get(weft_boot_t *b, const char *key, void *value, size_t *len);
 /* Ask the launcher to end the whole job with this exit code and message
  * (best effort; used by fatal error paths of front ends such as MPI_Abort). */
 int weft__boot_abort(weft_boot_t *b, int code, const char *msg);
+/* One program of a job to start: np processes of argv (argv[0] the command,
+ * NULL-terminated), each with env ("VAR=value", NULL-terminated) added. */
+typedef struct weft_boot_app {
+    char *const *argv;
+    int np;
+    char *const *env;
+} weft_boot_app_t;
+/* Ask the launcher to start a new job of napps programs, on hosts (a comma
+ * list) or hostfile, in wdir (each NULL: the launcher's choice). WEFT_OK once
+ * it started; WEFT_EUNSUPPORTED when this launcher cannot (weftrun, which
+ * MPI_Comm_spawn runs itself instead, or a singleton); another error when it
+ * tried and failed. */
+int weft__boot_spawn(weft_boot_t *b, const weft_boot_app_t *apps, int napps, const char *hosts,
+                     const char *hostfile, const char *wdir);
 void weft__boot_fini(weft_boot_t *b);
 
 #endif

@@ -36,6 +36,9 @@ int weft__boot_pmix_fence(weft_boot_pmix_t *p);
 /* Same contract as weft__boot_get. */
 int weft__boot_pmix_get(weft_boot_pmix_t *p, const char *key, void *value, size_t *len);
 int weft__boot_pmix_abort(weft_boot_pmix_t *p, int code, const char *msg);
+/* Same contract as weft__boot_spawn, through PMIx_Spawn. */
+int weft__boot_pmix_spawn(weft_boot_pmix_t *p, const weft_boot_app_t *apps, int napps,
+                          const char *hosts, const char *hostfile, const char *wdir);
 void weft__boot_pmix_fini(weft_boot_pmix_t *p);
 
 #endif

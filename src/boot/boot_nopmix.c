@@ -40,4 +40,10 @@ int weft__boot_pmix_abort(weft_boot_pmix_t *p, int code, const char *msg)
     return WEFT_EUNSUPPORTED;
 }
 
+int weft__boot_pmix_spawn(weft_boot_pmix_t *p, const weft_boot_app_t *apps, int napps,
+                          const char *hosts, const char *hostfile, const char *wdir)
+{
+    return WEFT_EUNSUPPORTED;
+}
+
 void weft__boot_pmix_fini(weft_boot_pmix_t *p) {}

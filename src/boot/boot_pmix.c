@@ -320,6 +320,50 @@ int weft__boot_pmix_abort(weft_boot_pmix_t *p, int code, const char *msg)
     return prc == PMIX_SUCCESS ? WEFT_OK : status_of(prc);
 }
 
+/* PMIx_Spawn: the launcher starts the job in a namespace of its own, where
+ * its processes join through PMIx as any (their MPI then finds its parents
+ * through the environment given here). */
+int weft__boot_pmix_spawn(weft_boot_pmix_t *p, const weft_boot_app_t *apps, int napps,
+                          const char *hosts, const char *hostfile, const char *wdir)
+{
+    pmix_app_t *pa = calloc((size_t)napps, sizeof *pa);
+    pmix_info_t *where = NULL;
+    size_t nwhere = (hosts ? 1 : 0) + (hostfile ? 1 : 0);
+    if (!pa || (nwhere && !(where = calloc(nwhere, sizeof *where)))) {
+        free(pa);
+        return WEFT_ENOMEM;
+    }
+    size_t k = 0;
+    if (hosts)
+        PMIX_INFO_LOAD(&where[k++], PMIX_HOST, hosts, PMIX_STRING);
+    if (hostfile)
+        PMIX_INFO_LOAD(&where[k++], PMIX_HOSTFILE, hostfile, PMIX_STRING);
+    for (int a = 0; a < napps; a++) {
+        /* Borrowed strings: PMIx_Spawn copies what it keeps. */
+        pa[a].cmd = apps[a].argv[0];
+        pa[a].argv = (char **)apps[a].argv;
+        pa[a].env = (char **)apps[a].env;
+        pa[a].cwd = (char *)wdir;
+        pa[a].maxprocs = apps[a].np;
+        pa[a].info = where;
+        pa[a].ninfo = nwhere;
+    }
+    char ns[PMIX_MAX_NSLEN + 1] = "";
+    pmix_status_t prc = PMIx_Spawn(NULL, 0, pa, (size_t)napps, ns);
+    for (size_t i = 0; i < nwhere; i++)
+        PMIX_INFO_DESTRUCT(&where[i]);
+    free(where);
+    free(pa);
+    if (prc == PMIX_ERR_NOT_SUPPORTED)
+        return WEFT_EUNSUPPORTED;
+    if (prc != PMIX_SUCCESS) {
+        weft_log_error("boot: PMIx_Spawn: %s", PMIx_Error_string(prc));
+        return status_of(prc);
+    }
+    weft_log_info("boot: PMIx_Spawn started namespace %s", ns);
+    return WEFT_OK;
+}
+
 void weft__boot_pmix_fini(weft_boot_pmix_t *p)
 {
     if (!p)

@@ -1055,6 +1055,102 @@ static pid_t spawn_job(char **argv, const char *wdir, const char *port, int life
     return pid;
 }
 
+/* Start the job with weftrun and accept its connection on p: the socket, or
+ * -1 (said) when the job could not start or ended before it connected. */
+static int start_weftrun(port_t *p, int count, char *cmds[], char **argvs[], const int np[],
+                         const MPI_Info infos[], uint8_t *lsecret, const char *fn)
+{
+    int pipefd[2] = {-1, -1}, fd = -1;
+    char *wdir = NULL, **argv = NULL;
+    pid_t pid = -1;
+    if (pipe2(pipefd, O_CLOEXEC) == 0 &&
+        (argv = spawn_argv(count, cmds, argvs, np, infos, pipefd[0], &wdir)))
+        pid = spawn_job(argv, wdir, p->name, pipefd[0]);
+    if (pipefd[0] >= 0)
+        close(pipefd[0]);
+    int status = 0;
+    if (pid > 0 && (fd = port_accept(p, pid, lsecret, &status)) < 0) {
+        char why[128];
+        if (WIFEXITED(status))
+            snprintf(why, sizeof why, "it exited with status %d", WEXITSTATUS(status));
+        else
+            snprintf(why, sizeof why, "it was killed by signal %d", WTERMSIG(status));
+        say("%s: the spawned job ended before its ranks connected (%s)", fn, why);
+    }
+    spawned_t *s = fd >= 0 ? malloc(sizeof *s) : NULL;
+    if (s) {
+        /* Its pipe stays open until the job ended (weft__mpi_dyn_fini). */
+        s->pid = pid;
+        s->lifeline = pipefd[1];
+        pthread_mutex_lock(&dyn_lock);
+        s->next = spawned;
+        spawned = s;
+        pthread_mutex_unlock(&dyn_lock);
+    } else if (pipefd[1] >= 0) {
+        close(pipefd[1]);
+    }
+    for (int i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+    free(wdir);
+    return fd;
+}
+
+/* Start the job through the launcher that started ours (PMIx_Spawn under
+ * Open MPI's mpirun, srun, PRRTE) and accept its connection on p: the
+ * socket; -1 when it failed (said); -2 when this launcher cannot spawn. */
+static int start_launcher(port_t *p, int count, char *cmds[], char **argvs[], const int np[],
+                          const MPI_Info infos[], uint8_t *lsecret, const char *fn)
+{
+    char hosts[MPI_MAX_INFO_VAL], hostfile[MPI_MAX_INFO_VAL], wdir[MPI_MAX_INFO_VAL];
+    MPI_Info info0 = infos ? infos[0] : MPI_INFO_NULL;
+    char port_env[MPI_MAX_PORT_NAME + 32];
+    snprintf(port_env, sizeof port_env, "WEFT_PARENT_PORT=%s", p->name);
+    weft_launch_app_t *apps = calloc((size_t)count, sizeof *apps);
+    char ***argv = calloc((size_t)count, sizeof *argv);
+    /* Each app's environment: the port, and its MPI_APPNUM. */
+    char(*appnum)[32] = calloc((size_t)count, sizeof *appnum);
+    char *(*env)[3] = calloc((size_t)count, sizeof *env);
+    int rc = apps && argv && appnum && env ? WEFT_OK : WEFT_ENOMEM;
+    for (int a = 0; a < count && rc == WEFT_OK; a++) {
+        int n = 0;
+        while (argvs && argvs[a] && argvs[a][n])
+            n++;
+        if (!(argv[a] = calloc((size_t)n + 2, sizeof **argv)) ||
+            !(argv[a][0] = resolve(cmds[a], infos ? infos[a] : MPI_INFO_NULL))) {
+            rc = WEFT_ENOMEM;
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            argv[a][i + 1] = argvs[a][i];
+        snprintf(appnum[a], sizeof appnum[a], "WEFT_APPNUM=%d", a);
+        env[a][0] = port_env;
+        env[a][1] = appnum[a];
+        apps[a] = (weft_launch_app_t){.argv = argv[a], .np = np[a], .env = env[a]};
+    }
+    if (rc == WEFT_OK)
+        rc = weft_launch(weft__mpi.ctx, apps, count, info_get(info0, "host", hosts, sizeof hosts),
+                         info_get(info0, "hostfile", hostfile, sizeof hostfile),
+                         info_get(info0, "wdir", wdir, sizeof wdir));
+    for (int a = 0; argv && a < count; a++) {
+        if (argv[a])
+            free(argv[a][0]);
+        free(argv[a]);
+    }
+    free(argv);
+    free(apps);
+    free(appnum);
+    free(env);
+    if (rc == WEFT_EUNSUPPORTED)
+        return -2;
+    if (rc != WEFT_OK) {
+        say("%s: the launcher could not start the job: %s", fn, weft_strerror(rc));
+        return -1;
+    }
+    /* The launcher watches the job: one that fails ends ours with it. */
+    return port_accept(p, 0, lsecret, NULL);
+}
+
 static int spawn_common(int count, char *cmds[], char **argvs[], const int np[],
                         const MPI_Info infos[], int root, MPI_Comm comm, MPI_Comm *intercomm,
                         int errcodes[], const char *fn)
@@ -1075,49 +1171,19 @@ static int spawn_common(int count, char *cmds[], char **argvs[], const int np[],
                 total += np[a];
         }
         port_t *p = root_err ? NULL : port_new();
-        int pipefd[2] = {-1, -1};
-        char *wdir = NULL;
-        char **argv = NULL;
-        if (!root_err && (!p || pipe2(pipefd, O_CLOEXEC) != 0 ||
-                          !(argv = spawn_argv(count, cmds, argvs, np, infos, pipefd[0], &wdir))))
+        if (!root_err && !p)
             root_err = MPI_ERR_SPAWN;
-        pid_t pid = root_err ? -1 : spawn_job(argv, wdir, p->name, pipefd[0]);
-        if (!root_err && pid < 0)
+        /* Under weftrun (WEFT_WEFTRUN), or alone, weftrun starts the job;
+         * under another launcher, that launcher if it can. */
+        fd = -2;
+        if (!root_err && !getenv("WEFT_WEFTRUN"))
+            fd = start_launcher(p, count, cmds, argvs, np, infos, lsecret, fn);
+        if (!root_err && fd == -2)
+            fd = start_weftrun(p, count, cmds, argvs, np, infos, lsecret, fn);
+        if (!root_err && fd < 0)
             root_err = MPI_ERR_SPAWN;
-        if (pipefd[0] >= 0)
-            close(pipefd[0]);
-        if (!root_err) {
-            int status = 0;
-            fd = port_accept(p, pid, lsecret, &status);
-            if (fd < 0) {
-                char why[128];
-                if (WIFEXITED(status))
-                    snprintf(why, sizeof why, "it exited with status %d", WEXITSTATUS(status));
-                else
-                    snprintf(why, sizeof why, "it was killed by signal %d", WTERMSIG(status));
-                say("%s: the spawned job ended before its ranks connected (%s)", fn, why);
-                root_err = MPI_ERR_SPAWN;
-                close(pipefd[1]);
-            } else {
-                spawned_t *s = malloc(sizeof *s);
-                if (s) {
-                    s->pid = pid;
-                    s->lifeline = pipefd[1];
-                    pthread_mutex_lock(&dyn_lock);
-                    s->next = spawned;
-                    spawned = s;
-                    pthread_mutex_unlock(&dyn_lock);
-                }
-            }
-        } else if (pipefd[1] >= 0) {
-            close(pipefd[1]);
-        }
         if (p)
             port_free(p);
-        for (int i = 0; argv && argv[i]; i++)
-            free(argv[i]);
-        free(argv);
-        free(wdir);
     }
     rc = meet(comm, root, fd, root_err, true, lsecret, intercomm);
     if (fd >= 0)

@@ -4,9 +4,12 @@
 # from PMIx. Skips (77) when weft was built without PMIx or mpirun is absent.
 # The ranks keep the binding mpirun gives them; thread groups and the progress
 # thread are placed within it.
+# MPI_Comm_spawn goes through the launcher (PMIx_Spawn): the children are a
+# namespace of mpirun's, found by their parents through a port.
 # Usage: test_pmix.sh WEFT_PMIX(ON|OFF) BOOT_KVS BOOT_HELPER MP_PINGPONG MP_MANY MP_PLACE
+#                     [TEST_SPAWN]
 set -u
-PMIX=$1 KVS=$2 HELPER=$3 PINGPONG=$4 MANY=$5 PLACE=$6
+PMIX=$1 KVS=$2 HELPER=$3 PINGPONG=$4 MANY=$5 PLACE=$6 SPAWN=${7:-}
 case $PMIX in ON | on | 1 | TRUE | true) ;; *)
     echo "skip: weft was built without PMIx (WEFT_PMIX=OFF: no libpmix found)"
     exit 77
@@ -65,6 +68,11 @@ if [ "$(nproc)" -ge 2 ]; then
     mpi 0 2 --bind-to core "$PLACE" group && grep -q "passed, 0 failed" "$out" &&
         [ "$(grep -c 'main thread on cpu' "$out")" = 2 ] &&
         ok "mpirun --bind-to core: thread groups and the progress thread within each binding"
+fi
+if [ -n "$SPAWN" ]; then
+    mpi 0 2 env WEFT_LOG=info "$SPAWN" && grep -q "passed, 0 failed" "$out" &&
+        grep -q "PMIx_Spawn started namespace" "$out" &&
+        ok "MPI_Comm_spawn and spawn_multiple through PMIx_Spawn, 2 parents"
 fi
 if mpi nonzero 3 "$HELPER" abort; then
     if grep -q "helper abort" "$out"; then
