@@ -50,6 +50,12 @@ WEFT_API uint64_t weft_link_card_id(const uint8_t card[WEFT_LINK_CARD_LEN]);
 WEFT_API int weft_link_open(weft_ctx_t *ctx, int n, const uint8_t *cards,
                             const uint8_t secret[WEFT_LINK_SECRET_LEN], int *peers);
 
+/* Wait (making progress) until the connections to the n peers are up:
+ * WEFT_OK, or WEFT_EPEERDEAD as soon as one is lost (its process died, or
+ * never connected within WEFT_TCP_CONNECT_MS). After it, a peer that dies
+ * is seen at once, as a rank of the job is. */
+WEFT_API int weft_link_wait(weft_ctx_t *ctx, int n, const int *peers);
+
 /* Peers in all: the job's ranks and the processes linked so far. */
 WEFT_API int weft_link_npeers(weft_ctx_t *ctx);
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -182,6 +183,37 @@ int weft_link_open(weft_ctx_t *ctx, int n, const uint8_t *cards,
         rc = link_one(ctx, di, cards + (size_t)i * WEFT_LINK_CARD_LEN, secret, &peers[i]);
     weft__unlock(ctx);
     return rc < 0 ? rc : WEFT_OK;
+}
+
+int weft_link_wait(weft_ctx_t *ctx, int n, const int *peers)
+{
+    if (!ctx || n < 0 || (n && !peers))
+        return WEFT_EINVAL;
+    for (int i = 0; i < n; i++)
+        if (!weft__peer_valid(ctx, peers[i]))
+            return WEFT_ERANK;
+    for (int from = 0;;) {
+        weft_lock_acquire(&ctx->lock);
+        int rc = WEFT_OK;
+        /* Those before `from` were up already. */
+        for (; from < n && rc == WEFT_OK; from++) {
+            weft__gate_t *g = &ctx->gates[peers[from]];
+            int up = g->dead                ? WEFT_EPEERDEAD
+                     : !g->track            ? 1 /* ourselves, through self */
+                     : g->drv_ops->track_up ? g->drv_ops->track_up(g->track)
+                                            : 1;
+            if (up < 0)
+                rc = up;
+            else if (up == 0)
+                break;
+        }
+        int events = from < n && rc == WEFT_OK ? weft__progress_locked(ctx) : 0;
+        weft__unlock(ctx);
+        if (rc != WEFT_OK || from == n)
+            return rc;
+        if (events <= 0)
+            sched_yield();
+    }
 }
 
 int weft_link_npeers(weft_ctx_t *ctx)

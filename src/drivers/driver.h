@@ -195,6 +195,9 @@ typedef struct weft_driver_ops {
      * for a driver that reaches only its own job. */
     int (*link)(weft_driver_t *d, const weft_drv_link_t *link, const void *addr, size_t addrlen,
                 void *peer_cookie, weft_track_t **track_out, weft_track_caps_t *caps);
+    /* Whether t's connection is set up: 1 up, 0 still being set up,
+     * WEFT_EPEERDEAD once lost. Optional (NULL: up once connect() returned). */
+    int (*track_up)(weft_track_t *t);
     /* Called once every rank has connected all its tracks (after a job-wide fence):
      * the driver may now release setup resources (shm unlinks its segment). */
     int (*connected)(weft_driver_t *d);

@@ -418,8 +418,8 @@ static int port_accept(port_t *p, pid_t pid, uint8_t *lsecret, int *status)
 
 /* What each member gives its root. */
 typedef struct contrib {
-    int32_t err;        /* MPI error class of its link card, 0 */
-    uint32_t contended; /* weft__mpi_ids_contended */
+    int32_t err; /* MPI error class of its link card, 0 */
+    uint32_t pad;
     uint64_t mask[CTX_WORDS];
     uint8_t card[WEFT_LINK_CARD_LEN];
 } contrib_t;
@@ -429,7 +429,7 @@ typedef struct side_msg {
     uint32_t magic;
     int32_t err;
     uint32_t n;
-    uint32_t contended;
+    uint32_t pad;
     uint64_t mask[CTX_WORDS];
 } side_msg_t;
 
@@ -502,13 +502,12 @@ static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const
         weft_lock_acquire(&weft__mpi.lock);
         memcpy(mine.mask, weft__mpi.ctx_mask, sizeof mine.mask);
         weft_lock_release(&weft__mpi.lock);
-        mine.contended = weft__mpi_ids_contended();
         if (is_root && !all)
             root_err = MPI_ERR_NO_MEM;
         int grc = PMPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
                               root, comm);
-        if (grc)
-            return grc;
+        if ((rc = grc))
+            break;
         if (is_root) {
             side_msg_t sm = {.magic = MEET_MAGIC, .err = root_err, .n = (uint32_t)n}, rm;
             if (!cards)
@@ -517,7 +516,6 @@ static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const
                 sm.err = MPI_ERR_NO_MEM;
             for (int i = 0; i < n && cards; i++) {
                 sm.err = sm.err ? sm.err : all[i].err;
-                sm.contended |= all[i].contended;
                 for (int w = 0; w < CTX_WORDS; w++)
                     sm.mask[w] |= all[i].mask[w];
                 memcpy(cards + (size_t)i * WEFT_LINK_CARD_LEN, all[i].card, WEFT_LINK_CARD_LEN);
@@ -560,7 +558,10 @@ static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const
                                 rcards ? v.nremote * WEFT_LINK_CARD_LEN : 0, MPI_BYTE, root, comm)))
                 break;
             peers = malloc((size_t)(v.nremote ? v.nremote : 1) * sizeof *peers);
-            if (!peers || weft_link_open(ctx, v.nremote, rcards, v.secret, peers) != WEFT_OK)
+            /* Every connection up before anybody returns: a process of the
+             * other side that dies later is then seen at once. */
+            if (!rc && (!peers || weft_link_open(ctx, v.nremote, rcards, v.secret, peers) ||
+                        weft_link_wait(ctx, v.nremote, peers)))
                 rc = MPI_ERR_OTHER;
         }
         /* Take both ids, or neither, and confirm, all on both sides: 1 took

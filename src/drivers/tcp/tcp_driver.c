@@ -240,13 +240,21 @@ static int tcp_link(weft_driver_t *d, const weft_drv_link_t *link, const void *a
         free(t);
         return rc;
     }
-    /* Its peer may have knocked already. */
-    if (!t->is_client)
+    /* Its peer may have knocked already; if it never does, it is lost. */
+    if (!t->is_client) {
+        t->link_deadline_ns = weft__now_ns() + d->connect_timeout_ns;
+        d->links_waiting++;
         weft__tcp_hs_unpark(d);
+    }
     return WEFT_OK;
 }
 
 static int tcp_poll(weft_driver_t *d);
+
+static int tcp_track_up(weft_track_t *t)
+{
+    return t->up ? 1 : t->lost ? WEFT_EPEERDEAD : 0;
+}
 
 static int tcp_connected(weft_driver_t *d)
 {
@@ -275,6 +283,26 @@ static int tcp_connected(weft_driver_t *d)
     }
 }
 
+/* Links whose peer should have connected by now: lost (it died before it
+ * could, or cannot reach us). Counts those still waiting. */
+static void links_expire(weft_driver_t *d, uint64_t now)
+{
+    int waiting = 0;
+    weft_list_t *pos, *tmp;
+    weft_list_for_each_safe(pos, tmp, &d->links)
+    {
+        weft_track_t *t = weft_list_entry(pos, weft_track_t, link_node);
+        if (t->is_client || t->up || t->lost)
+            continue;
+        if (now < t->link_deadline_ns)
+            waiting++;
+        else
+            weft__tcp_track_lose(d, t, WEFT_EPEERDEAD,
+                                 "it never connected within WEFT_TCP_CONNECT_MS");
+    }
+    d->links_waiting = waiting;
+}
+
 static int tcp_poll(weft_driver_t *d)
 {
     /* With one connection (two ranks, or one remote peer) the socket is read
@@ -285,17 +313,22 @@ static int tcp_poll(weft_driver_t *d)
      * the event that reports the room also disarms it, so a sleeper on the
      * instance does not wake again and again for room already there. */
     weft_track_t *one = d->single;
-    if (WEFT_LIKELY(one && (++d->polls & 63) && !d->nhandshakes && !one->want_out)) {
+    if (WEFT_LIKELY(one && (++d->polls & 63) && !d->nhandshakes && !d->links_waiting &&
+                    !one->want_out)) {
         uint64_t before = d->events;
         weft__tcp_track_poll(d, one);
         return (int)(d->events - before);
     }
     struct epoll_event evs[TCP_POLL_EVENTS];
     int n = epoll_wait(d->epfd, evs, TCP_POLL_EVENTS, 0);
-    if (WEFT_UNLIKELY(d->nhandshakes)) {
+    if (WEFT_UNLIKELY(d->nhandshakes || d->links_waiting)) {
         /* Unfinished handshakes have deadlines (slow strangers, peers that
-         * never answer); only then is the clock read. */
-        weft__tcp_hs_expire(d, weft__now_ns());
+         * never answer), and so do links whose peer has yet to connect; only
+         * then is the clock read. */
+        uint64_t now = weft__now_ns();
+        weft__tcp_hs_expire(d, now);
+        if (d->links_waiting)
+            links_expire(d, now);
     }
     for (int i = 0; i < n; i++) {
         uint64_t u = evs[i].data.u64;
@@ -433,6 +466,7 @@ const weft_driver_ops_t weft__driver_tcp_ops = {
     .address = tcp_address,
     .connect = tcp_connect,
     .link = tcp_link,
+    .track_up = tcp_track_up,
     .connected = tcp_connected,
     .send = tcp_send,
     .poll = tcp_poll,

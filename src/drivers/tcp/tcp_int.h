@@ -278,6 +278,9 @@ struct weft_track {
     /* A link to a process of another job (weft_drv_link_t), in driver->links. */
     bool link;
     uint64_t link_mine, link_peer;
+    /* A link that waits for its peer to connect (we are the server): by
+     * then, or the peer is taken for lost (it may have died before). */
+    uint64_t link_deadline_ns;
     uint8_t link_secret[WEFT_DRV_SECRET_LEN];
     weft_list_t link_node;
     tcp_conn_t *conn; /* handshake in progress */
@@ -309,6 +312,7 @@ struct weft_driver {
     uint8_t secret[WEFT_DRV_SECRET_LEN];
     weft_track_t **tracks;  /* by rank, NULL when not connected through tcp */
     weft_list_t links;      /* link tracks (weft_track_t.link_node) */
+    int links_waiting;      /* of which waiting for their peer (link_deadline_ns) */
     weft_list_t handshakes; /* tcp_conn_t not yet up */
     int nhandshakes;
     int naccepted; /* of which accepted, not authenticated yet (bounded) */
