@@ -97,10 +97,13 @@ static void say(const char *fmt, const char *a, const char *b)
 /* ---------------------------------------------------------------- sockets */
 
 /* Wait until fd is ready for events, moving MPI's progress meanwhile (other
- * traffic of this process goes on while a root waits for its peer). */
-static int sock_wait(int fd, short events)
+ * traffic of this process goes on while a root waits for its peer); -1
+ * past deadline_ns (0: none). */
+static int sock_wait(int fd, short events, uint64_t deadline_ns)
 {
     for (;;) {
+        if (deadline_ns && weft__now_ns() > deadline_ns)
+            return -1;
         struct pollfd p = {.fd = fd, .events = events};
         int n = poll(&p, 1, POLL_SLICE_MS);
         if (n > 0)
@@ -111,11 +114,11 @@ static int sock_wait(int fd, short events)
     }
 }
 
-static int sock_write(int fd, const void *buf, size_t len)
+static int sock_write_by(int fd, const void *buf, size_t len, uint64_t deadline_ns)
 {
     const char *p = buf;
     while (len) {
-        if (sock_wait(fd, POLLOUT) != 0)
+        if (sock_wait(fd, POLLOUT, deadline_ns) != 0)
             return -1;
         ssize_t w = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
@@ -128,11 +131,11 @@ static int sock_write(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static int sock_read(int fd, void *buf, size_t len)
+static int sock_read_by(int fd, void *buf, size_t len, uint64_t deadline_ns)
 {
     char *p = buf;
     while (len) {
-        if (sock_wait(fd, POLLIN) != 0)
+        if (sock_wait(fd, POLLIN, deadline_ns) != 0)
             return -1;
         ssize_t r = recv(fd, p, len, MSG_DONTWAIT);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
@@ -143,6 +146,16 @@ static int sock_read(int fd, void *buf, size_t len)
         len -= (size_t)r;
     }
     return 0;
+}
+
+static int sock_write(int fd, const void *buf, size_t len)
+{
+    return sock_write_by(fd, buf, len, 0);
+}
+
+static int sock_read(int fd, void *buf, size_t len)
+{
+    return sock_read_by(fd, buf, len, 0);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -189,8 +202,10 @@ static int port_server_auth(int fd, const uint8_t *secret, uint8_t *lsecret, con
     put32(hello, HS_MAGIC);
     put32(hello + 4, 1);
     memcpy(hello + 8, ns, NONCE_LEN);
-    *why = "closed during the handshake";
-    if (sock_write(fd, hello, sizeof hello) || sock_read(fd, proof, sizeof proof))
+    /* A caller that says nothing must not hold the accept: 10 s to prove. */
+    uint64_t by = weft__now_ns() + 10000000000ull;
+    *why = "closed, or silent for 10 s, during the handshake";
+    if (sock_write_by(fd, hello, sizeof hello, by) || sock_read_by(fd, proof, sizeof proof, by))
         return -1;
     uint64_t want = port_mac(secret, 'C', ns, proof + 8), got;
     memcpy(&got, proof + 8 + NONCE_LEN, 8);
@@ -200,7 +215,7 @@ static int port_server_auth(int fd, const uint8_t *secret, uint8_t *lsecret, con
     put32(verdict + 4, 0);
     uint64_t mine = ok ? port_mac(secret, 'S', ns, proof + 8) : 0;
     memcpy(verdict + 8, &mine, 8);
-    if (sock_write(fd, verdict, sizeof verdict) != 0)
+    if (sock_write_by(fd, verdict, sizeof verdict, by) != 0)
         return -1;
     if (!ok) {
         *why = "it does not know the port's secret";

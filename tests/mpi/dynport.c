@@ -1,6 +1,7 @@
 /* Ports between two jobs started apart (dynport.sh): the server job opens a
  * port and publishes it under a service name, the client job looks it up,
- * is refused with a wrong secret and a name that is no port, then connects;
+ * is refused with a wrong secret and a name that is no port, and waits while
+ * a silent stranger holds the accept, then connects;
  * both talk over the intercommunicator and disconnect. "join": two ranks of
  * one job make an intercommunicator of a socket (MPI_Comm_join). */
 #include <arpa/inet.h>
@@ -54,8 +55,28 @@ static int server(const char *service)
     return mt_finish("dynport server");
 }
 
+/* A TCP connection to the port's address (weft-port:IPv4:PORT:SECRET) that
+ * sends nothing; -1 if it cannot be made. */
+static int silent_stranger(const char *port)
+{
+    char host[64];
+    int pnum;
+    if (sscanf(port, "weft-port:%63[0-9.]:%d:", host, &pnum) != 2)
+        return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)pnum)};
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static int client(const char *service)
 {
+    int stranger = -1;
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
@@ -68,6 +89,10 @@ static int client(const char *service)
                 usleep(10000);
         }
         CHECK(rc == MPI_SUCCESS);
+        /* A stranger that connects and says nothing: the server's accept
+         * gives up on it (10 s) and takes the next connection. */
+        stranger = silent_stranger(port);
+        CHECK(stranger >= 0);
         /* The same port with another secret: refused, and the server's
          * accept goes on with the next connection. */
         char wrong[MPI_MAX_PORT_NAME];
@@ -83,6 +108,8 @@ static int client(const char *service)
     }
     MPI_Comm inter;
     MPI_MUST(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+    if (stranger >= 0)
+        close(stranger);
     talk(inter, 1);
     MPI_MUST(MPI_Comm_disconnect(&inter));
     return mt_finish("dynport client");
