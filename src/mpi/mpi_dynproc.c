@@ -23,7 +23,8 @@
  *
  * Spawn: the root opens a port, starts a job with weftrun (WEFT_WEFTRUN,
  * which weftrun sets, else the one built or installed with this library, else
- * PATH), giving it the port in WEFT_PARENT_PORT and a pipe (--lifeline-fd)
+ * PATH; with WEFT_SPAWN=launcher under a PMIx launcher, PMIx_Spawn instead),
+ * giving it the port in WEFT_PARENT_PORT and a pipe (--lifeline-fd)
  * whose end, when this process dies, ends that job; its ranks' MPI_Init
  * connects to the port over their MPI_COMM_WORLD, and the parents accept. A
  * job that ends before it connected fails the spawn (MPI_ERR_SPAWN, every
@@ -1189,10 +1190,11 @@ static int spawn_common(int count, char *cmds[], char **argvs[], const int np[],
         port_t *p = root_err ? NULL : port_new();
         if (!root_err && !p)
             root_err = MPI_ERR_SPAWN;
-        /* Under weftrun (WEFT_WEFTRUN), or alone, weftrun starts the job;
-         * under another launcher, that launcher if it can. */
+        /* weftrun starts the job, unless WEFT_SPAWN=launcher asks the
+         * launcher that started ours (when it is not weftrun) to. */
+        const char *how = getenv("WEFT_SPAWN");
         fd = -2;
-        if (!root_err && !getenv("WEFT_WEFTRUN"))
+        if (!root_err && how && !strcmp(how, "launcher") && !getenv("WEFT_WEFTRUN"))
             fd = start_launcher(p, count, cmds, argvs, np, infos, lsecret, fn);
         if (!root_err && fd == -2)
             fd = start_weftrun(p, count, cmds, argvs, np, infos, lsecret, fn);

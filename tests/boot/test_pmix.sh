@@ -4,8 +4,9 @@
 # from PMIx. Skips (77) when weft was built without PMIx or mpirun is absent.
 # The ranks keep the binding mpirun gives them; thread groups and the progress
 # thread are placed within it.
-# MPI_Comm_spawn goes through the launcher (PMIx_Spawn): the children are a
-# namespace of mpirun's, found by their parents through a port.
+# MPI_Comm_spawn under mpirun: the children are a job of weftrun's, found by
+# their parents through a port. (WEFT_SPAWN=launcher, PMIx_Spawn, is left
+# out: Open MPI 4.1.4's mpirun at times never finishes a child's PMIx_Init.)
 # Usage: test_pmix.sh WEFT_PMIX(ON|OFF) BOOT_KVS BOOT_HELPER MP_PINGPONG MP_MANY MP_PLACE
 #                     [TEST_SPAWN]
 set -u
@@ -71,8 +72,8 @@ if [ "$(nproc)" -ge 2 ]; then
 fi
 if [ -n "$SPAWN" ]; then
     mpi 0 2 env WEFT_LOG=info "$SPAWN" && grep -q "passed, 0 failed" "$out" &&
-        grep -q "PMIx_Spawn started namespace" "$out" &&
-        ok "MPI_Comm_spawn and spawn_multiple through PMIx_Spawn, 2 parents"
+        ! grep -q "PMIx_Spawn started namespace" "$out" &&
+        ok "MPI_Comm_spawn and spawn_multiple under mpirun, children started by weftrun"
 fi
 if mpi nonzero 3 "$HELPER" abort; then
     if grep -q "helper abort" "$out"; then
