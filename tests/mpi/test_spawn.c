@@ -118,7 +118,7 @@ static int child(int argc, char **argv)
 static int remote(const char *self)
 {
     const char *node = getenv("WEFT_NODE_ID");
-    char mine[256] = "", last[256] = "";
+    char mine[256] = "", last[sizeof mine + 8] = "";
     snprintf(mine, sizeof mine, "%s", node ? node : "");
     if (mt_rank == mt_size - 1)
         snprintf(last, sizeof last, "%s:2", mine);
