@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/core_int.h"
@@ -446,6 +447,32 @@ void weft__gate_init(weft_ctx_t *ctx, weft__gate_t *g, int peer, const weft__str
     weft_lock_init(&g->slock.lock, WEFT_LOCK_NONE); /* gate_limits may make it a spin lock */
 }
 
+/* The gates of the job's ranks and room for cap in all, which never moves
+ * (requests and drivers hold pointers to gates). Mapped, not calloc'd: the
+ * pages of gates never used stay untouched, at no cost, where a calloc
+ * (a sanitizer's above all) would clear them every time. npeers = size. */
+static bool gates_alloc(weft_ctx_t *ctx, int cap)
+{
+    size_t len = (size_t)cap * sizeof *ctx->gates;
+    void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    ctx->gates = p;
+    ctx->peers_cap = cap;
+    atomic_store_explicit(&ctx->npeers, ctx->size, memory_order_relaxed);
+    return true;
+}
+
+static void gates_free(weft_ctx_t *ctx)
+{
+    if (ctx->gates) {
+        size_t len = (size_t)ctx->peers_cap * sizeof *ctx->gates;
+        munmap(ctx->gates, len ? len : 1);
+    }
+    ctx->gates = NULL;
+}
+
 static void ctx_free(weft_ctx_t *ctx)
 {
     if (ctx->progress_kick >= 0)
@@ -488,7 +515,7 @@ static void ctx_free(weft_ctx_t *ctx)
     weft__handles_fini(&ctx->handles);
     weft__pq_destroy(&ctx->pass);
     weft__pq_destroy(&ctx->callbacks);
-    free(ctx->gates);
+    gates_free(ctx);
     free(ctx->linked);
     weft__rma_fini(ctx);
     if (ctx->boot)
@@ -590,12 +617,9 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     weft__log_set_rank(ctx->rank);
     if ((rc = weft__match_create(&ctx->match)))
         goto err;
-    /* Room for the peers of other jobs that links may add (api/link.c): pages
-     * of calloc'd memory nobody touches cost nothing. */
-    ctx->peers_cap = ctx->size + (int)WEFT_MIN(weft__param_size("WEFT_LINKS_MAX", 1024), 1u << 20);
-    atomic_store_explicit(&ctx->npeers, ctx->size, memory_order_relaxed);
-    ctx->gates = calloc((size_t)ctx->peers_cap, sizeof *ctx->gates);
-    if (!ctx->gates) {
+    /* Room for the peers of other jobs that links may add (api/link.c). */
+    if (!gates_alloc(ctx, ctx->size +
+                              (int)WEFT_MIN(weft__param_size("WEFT_LINKS_MAX", 1024), 1u << 20))) {
         rc = WEFT_ENOMEM;
         goto err;
     }
@@ -845,10 +869,8 @@ int weft__ctx_create_local(int rank, int size, const weft_driver_ops_t *ops, con
     if (rc)
         goto err;
     rc = WEFT_ENOMEM;
-    if (!(ctx->gates = calloc((size_t)size, sizeof *ctx->gates)))
+    if (!gates_alloc(ctx, size))
         goto err;
-    ctx->peers_cap = size;
-    atomic_store_explicit(&ctx->npeers, size, memory_order_relaxed);
     weft_driver_params_t params = {.rank = rank, .size = size, .job_id = "local"};
     weft_driver_upcalls_t up;
     weft_driver_t *drv;
