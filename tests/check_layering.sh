@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each layer includes only the headers of the layers below it (DESIGN.md):
-#   util, topo < drivers, boot, progress < core, rma < api < mpi, shmem. A driver never sees the
+#   util, topo < drivers, boot, progress < core, rma, coll < api < mpi, shmem. A driver never sees the
 # engine; completion objects (progress) never see requests.
 root=${1:-.}
 fail=0
@@ -15,18 +15,19 @@ check() { # dir forbidden-prefix...
         done
     done
 }
-check util drivers boot core api mpi shmem progress
-check topo drivers boot core api mpi shmem progress rma
-check drivers boot core api mpi shmem progress
-check boot drivers core api mpi shmem progress
-check progress drivers boot core api mpi shmem
+check util drivers boot core api mpi shmem progress coll
+check topo drivers boot core api mpi shmem progress rma coll
+check drivers boot core api mpi shmem progress coll
+check boot drivers core api mpi shmem progress coll
+check progress drivers boot core api mpi shmem coll
 check core api mpi shmem
 check rma api mpi shmem
+check coll api mpi shmem
 check api mpi shmem
 # The MPI layer is a front end: the public API, and the header-only helpers
 # of util (locks, small inlines), nothing of the engine.
-check mpi core drivers boot progress api shmem rma
+check mpi core drivers boot progress api shmem rma coll
 # OpenSHMEM the same: the public API (weft.h, weft_rma.h) only.
-check shmem core drivers boot progress api mpi rma
+check shmem core drivers boot progress api mpi rma coll
 [ $fail = 0 ] && echo "layering: ok"
 exit $fail

@@ -166,6 +166,10 @@ struct weft_request {
 
 /* Eager data up to this size is copied into the unexpected descriptor itself. */
 #define WEFT_UNEXP_SMALL 64
+/* The kind of an unexpected message a layer of this process delivered
+ * (weft__proto_inject): its data is whole here, no credit or ACK is owed to
+ * anybody, and no CANCEL names it. Outside the wire's chunk kinds. */
+#define WEFT__UNEXP_LOCAL 0x40
 
 /* An unexpected message: arrived before its receive was posted. Eager data up
  * to WEFT_UNEXP_SMALL bytes is copied into data[], larger eager data into a
@@ -186,7 +190,7 @@ typedef struct weft__unexpected {
     weft__match_msg_t match; /* its key starts the second cache line */
     uint64_t length;         /* message length */
     uint32_t seq;            /* the sender's sequence number: what a CANCEL names */
-    uint8_t kind;            /* EAGER, EAGER_SYNC or RDV */
+    uint8_t kind;            /* EAGER, EAGER_SYNC, RDV or WEFT__UNEXP_LOCAL */
     uint8_t nkeys;           /* rail keys in rkey (RDV) */
     union {
         uint8_t data[WEFT_UNEXP_SMALL]; /* eager data up to WEFT_UNEXP_SMALL bytes */
@@ -421,7 +425,8 @@ struct weft_ctx {
     int thread_level;
     int rank, size;
     weft_boot_t *boot;
-    struct weft__rma *rma; /* symmetric regions (src/rma), NULL until made */
+    struct weft__rma *rma;     /* symmetric regions (src/rma), NULL until made */
+    struct weft__bcast *bcast; /* the dynamic broadcast (src/coll), from weft_init on */
     weft__gate_t *gates;
     int ndrivers;
     struct {
@@ -865,6 +870,16 @@ void weft__proto_chunks_sent(weft__gate_t *g, weft__packet_t *pkt, int status);
 void weft__unexpected_free(struct weft_ctx *ctx, weft__unexpected_t *u);
 /* Consume an unexpected message into a receive that matched it. */
 void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__unexpected_t *u);
+/* Deliver len bytes at data through matching as if rank src had sent them
+ * on (comm, tag): a posted receive that matches takes them (copied), else
+ * they wait as an unexpected message. With give, data is malloc'd and
+ * becomes the engine's (freed here or kept with the message); without, it
+ * stays the caller's and is copied where it must be kept. For a layer that
+ * routes messages itself (the dynamic broadcast): the receiver cannot tell
+ * them from a send. Takes the engine lock; a handler may run here.
+ * WEFT_ENOMEM (given data freed all the same). */
+int weft__proto_inject(struct weft_ctx *ctx, int src, uint32_t comm, uint64_t tag, void *data,
+                       size_t len, bool give);
 int weft__progress_locked(struct weft_ctx *ctx);
 /* One progress pass (weft__progress_locked), a piece of cooperative transfer
  * handed out in *copy instead of being copied under the lock. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "coll/coll.h"
 #include "rma/rma.h"
 #include "core/registry.h"
 #include "util/log.h"
@@ -518,6 +519,7 @@ static void ctx_free(weft_ctx_t *ctx)
     gates_free(ctx);
     free(ctx->linked);
     weft__rma_fini(ctx);
+    weft__coll_fini(ctx);
     if (ctx->boot)
         weft__boot_fini(ctx->boot);
     weft_lock_destroy(&ctx->lock);
@@ -625,6 +627,9 @@ int weft_init(const weft_init_params_t *params, weft_ctx_t **ctx_out)
     }
     for (int r = 0; r < ctx->size; r++)
         weft__gate_init(ctx, &ctx->gates[r], r, st);
+    /* Before any peer can reach this rank: it may forward a broadcast at once. */
+    if ((rc = weft__coll_init(ctx)))
+        goto err;
     if ((rc = find_node(ctx, &node_ranks, &node_size, &node_index)))
         goto err;
     ctx->node_leader = node_ranks[0];
@@ -690,6 +695,15 @@ int weft_finalize(weft_ctx_t *ctx)
 {
     if (!ctx)
         return WEFT_EINVAL;
+    /* A broadcast this rank forwards may still wait for it (coll.h). */
+    for (uint64_t end = weft__now_ns() + 30000000000ull; weft__coll_busy(ctx);) {
+        if (weft__now_ns() > end) {
+            weft_log_warn("finalize: a dynamic broadcast still waits for ranks below this one");
+            break;
+        }
+        if (weft_progress(ctx) <= 0)
+            sched_yield();
+    }
     weft__progress_thread_stop(ctx);
     weft_lock_acquire(&ctx->lock);
     weft__submit_drain(ctx);

@@ -204,12 +204,81 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
         uint64_t n = WEFT_MIN(u->length, (uint64_t)req->length);
         copy_to_recv(req, weft__unexpected_data(u), n);
         req->status.length = n;
-        weft__proto_credit_return(g, weft__eager_cost(u->length));
+        if (u->kind != WEFT__UNEXP_LOCAL)
+            weft__proto_credit_return(g, weft__eager_cost(u->length));
         if (u->kind == WEFT_CHUNK_EAGER_SYNC)
             send_ack(g, u->sreq);
         weft__request_complete(ctx, req, u->length > req->length ? WEFT_ETRUNC : WEFT_OK);
     }
     weft__unexpected_free(ctx, u);
+}
+
+int weft__proto_inject(struct weft_ctx *ctx, int src, uint32_t comm, uint64_t tag, void *data,
+                       size_t len, bool give)
+{
+    int rc = WEFT_OK;
+    weft_lock_acquire(&ctx->lock);
+    weft__match_lock(ctx);
+    weft__match_recv_t *m = weft__match_arrive(ctx->match, comm, src, tag);
+    if (m) {
+        struct weft_request *req = weft_container_of(m, struct weft_request, match);
+        weft_list_remove(&req->link);
+        req->state = WEFT_RS_NONE;
+        weft__match_unlock(ctx);
+        req->status.source = src;
+        req->status.tag = tag;
+        req->status.comm = comm;
+        req->gate = &ctx->gates[src];
+        uint64_t n = WEFT_MIN((uint64_t)len, (uint64_t)req->length);
+        copy_to_recv(req, data, n);
+        req->status.length = n;
+        weft__request_complete(ctx, req, len > req->length ? WEFT_ETRUNC : WEFT_OK);
+        if (give)
+            free(data);
+        weft__unlock(ctx);
+        return WEFT_OK;
+    }
+    weft__unexpected_t *u = weft_slab_alloc(&ctx->unexpected);
+    if (u && !give && len > WEFT_UNEXP_SMALL) {
+        void *copy = malloc(len);
+        if (copy)
+            memcpy(copy, data, len);
+        else
+            weft_slab_free(&ctx->unexpected, u), u = NULL;
+        data = copy;
+        give = true;
+    }
+    if (!u) {
+        rc = WEFT_ENOMEM;
+        if (give)
+            free(data);
+        goto out;
+    }
+    memset(&u->match, 0, sizeof u->match);
+    u->match.comm = comm;
+    u->match.source = src;
+    u->match.tag = tag;
+    u->kind = WEFT__UNEXP_LOCAL;
+    u->seq = 0;
+    u->sreq = 0;
+    u->nkeys = 0;
+    u->length = len;
+    if (len > WEFT_UNEXP_SMALL) {
+        u->data_heap = data;
+    } else {
+        if (len)
+            memcpy(u->data, data, len);
+        if (give)
+            free(data);
+    }
+    if ((rc = weft__match_add_unexpected(ctx->match, &u->match)))
+        weft__unexpected_free(ctx, u);
+    else
+        ctx->counters.unexpected++;
+out:
+    weft__match_unlock(ctx);
+    weft__unlock(ctx);
+    return rc;
 }
 
 /* The receive fast path and the receive without the engine lock have two

@@ -86,7 +86,7 @@ static int on_cancel(struct weft_ctx *ctx, weft__gate_t *g, const weft__wire_chu
         weft_slab_cursor_t cur = {0, 0};
         weft__unexpected_t *u;
         while ((u = weft_slab_next(&ctx->unexpected, &cur))) {
-            if (u->match.source != g->peer || u->seq != c->seq)
+            if (u->match.source != g->peer || u->seq != c->seq || u->kind == WEFT__UNEXP_LOCAL)
                 continue;
             weft__match_lock(ctx);
             bool inside = weft__match_msg_inside(&u->match);

@@ -22,7 +22,10 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#define WEFT__PQ_MAX 16
+/* Callbacks a queue holds: the 16 that weft_progress_register promises the
+ * program and its front ends, and the one every context's dynamic broadcast
+ * (src/coll) takes at init. */
+#define WEFT__PQ_MAX 17
 
 /* A callback: returns how many events it handled (> 0 when it did work),
  * 0 when it found nothing. */

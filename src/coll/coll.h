@@ -1,0 +1,25 @@
+/* Collectives that live below the front ends: the engine starts them with
+ * every context, because a rank takes part in them without calling them
+ * (it forwards a dynamic broadcast it is a destination of). */
+#ifndef WEFT_COLL_H
+#define WEFT_COLL_H
+
+#include <stdbool.h>
+
+struct weft_ctx;
+
+/* Start the dynamic broadcast's layer of ctx (bcast.c): its sink and its
+ * progress callback. WEFT_ENOMEM, or what registering returned. */
+int weft__coll_init(struct weft_ctx *ctx);
+/* Whether this rank still owes a broadcast its part: a destination that has
+ * not acknowledged yet (its children have not answered, a piece is still on
+ * its way) while its parent and root live. weft_finalize makes progress
+ * while it is so: a destination may reach its finalize as soon as it has
+ * the data, before the ranks below it answered. Runs queued events when no
+ * other thread does. */
+bool weft__coll_busy(struct weft_ctx *ctx);
+/* Free it, and what it still holds; the engine has canceled every request
+ * by then. NULL layer: nothing. */
+void weft__coll_fini(struct weft_ctx *ctx);
+
+#endif
