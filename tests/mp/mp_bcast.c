@@ -12,7 +12,8 @@
  *   bad arguments;
  *   "death": rank 1, an intermediate of a chain, dies; the ranks below it
  *   get the data all the same (the root serves them), and the root's
- *   completion names rank 1.
+ *   completion names rank 1; "death_mid": the same, rank 1 dying once it
+ *   has the data, while the ranks below still read its pieces.
  */
 #include <stdlib.h>
 
@@ -223,17 +224,28 @@ static void bad_input(void)
     CHECK(weft_bcast_counters_get(ctx, NULL) == WEFT_EINVAL);
 }
 
-static int death(void)
+/* mid: rank 1 dies once it has the data, while it still forwards it (its
+ * pieces still being read below it) and before it acknowledged. */
+static int death(bool mid)
 {
-    const size_t len = 300000;
+    const size_t len = mid ? 4u << 20 : 300000;
     const uint64_t tag = 9000;
     test_barrier(ctx, NOTE, 49); /* every rank is up (tcp: connected) before one dies */
+    if (rank == 1 && mid) {
+        uint8_t *buf = malloc(len);
+        weft_request_t *req;
+        weft_status_t st;
+        MUST(weft_sr_irecv(ctx, 0, COMM, tag, buf, len, &req));
+        MUST(weft_sr_wait(ctx, req, &st));
+        _exit(9);
+    }
     if (rank == 1) {
         test_note(ctx, 0, true, NOTE, 50);
         _exit(9);
     }
     if (rank == 0) {
-        test_note(ctx, 1, false, NOTE, 50);
+        if (!mid)
+            test_note(ctx, 1, false, NOTE, 50);
         int ranks[64], n = 0;
         for (int r = 1; r < size; r++)
             ranks[n++] = r;
@@ -275,13 +287,13 @@ int main(int argc, char **argv)
         weft_finalize(ctx);
         return 77;
     }
-    if (argc > 1 && strcmp(argv[1], "death") == 0) {
+    if (argc > 1 && strncmp(argv[1], "death", 5) == 0) {
         if (size < 4) {
             printf("mp_bcast death: needs 4 ranks; skipped\n");
             weft_finalize(ctx);
             return 77;
         }
-        return death();
+        return death(strcmp(argv[1], "death_mid") == 0);
     }
     const uint32_t trees[] = {WEFT_BCAST_BINOMIAL, WEFT_BCAST_KARY, WEFT_BCAST_CHAIN};
     for (int t = 0; t < 3; t++)
