@@ -12,7 +12,7 @@
  * weft_progress) or when it runs a progress thread (WEFT_PROGRESS_THREAD=1).
  *
  * Data above the inline size travels in pieces (WEFT_BCAST_PIECE bytes,
- * 64 KiB by default) that are forwarded as they arrive; each piece follows
+ * 256 KiB by default) that are forwarded as they arrive; each piece follows
  * the engine's rendezvous rules at every hop, so a rank holds at most the
  * broadcast's own bytes. A destination keeps a copy of the data until its
  * application receives it, as an unexpected message.

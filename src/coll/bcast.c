@@ -933,9 +933,9 @@ int weft__coll_init(struct weft_ctx *ctx)
     weft_handler_init(&bc->h_sent_piece, on_sent_piece, bc);
     weft_handler_init(&bc->h_sent_token, on_sent_token, bc);
     weft_handler_init(&bc->h_fetch, on_fetch, bc);
-    bc->piece_default = weft__param_size("WEFT_BCAST_PIECE", 64 * 1024);
+    bc->piece_default = weft__param_size("WEFT_BCAST_PIECE", 256 * 1024);
     if (bc->piece_default == 0)
-        bc->piece_default = 64 * 1024;
+        bc->piece_default = 256 * 1024;
     bc->inline_default = weft__param_size("WEFT_BCAST_INLINE", 4096);
     for (unsigned i = 0; i < BC_RING; i++)
         bc->ring[i] = UINT64_MAX;

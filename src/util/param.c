@@ -36,7 +36,7 @@ static const weft_param_desc_t params[] = {
      "pieces, by whichever side is inside the library, and a receive posted early is published "
      "so that its sender can write the data while the receiver computes"},
     {"WEFT_RDV_PIECE", "256K", "bytes per piece of a cooperative rendezvous"},
-    {"WEFT_BCAST_PIECE", "64K",
+    {"WEFT_BCAST_PIECE", "256K",
      "bytes per piece of a dynamic broadcast (weft_bcast_dynamic), forwarded as each arrives"},
     {"WEFT_BCAST_INLINE", "4096",
      "a dynamic broadcast of up to this many bytes carries its data in its routing message"},
