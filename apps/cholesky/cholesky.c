@@ -12,7 +12,7 @@
  * with OpenBLAS/LAPACKE kernels. --check gathers L on rank 0 and prints the
  * residual ||A - L L^T||_F / ||A||_F (the run fails above 1e-10).
  *
- *   mpirun -n P cholesky [--n N] [--tile T] [--workers W] [--backend mpi|native]
+ *   mpirun -n P cholesky [--n N] [--tile T] [--workers W] [--backend mpi|native|bcast]
  *                        [--check]
  *
  * Set OPENBLAS_NUM_THREADS=1: the workers are the parallelism. */
@@ -179,9 +179,7 @@ int main(int argc, char **argv)
             workers = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             i++;
-            backend = !strcmp(argv[i], "native") ? TASKRT_NATIVE
-                      : !strcmp(argv[i], "mpi")  ? TASKRT_MPI
-                                                 : -1;
+            backend = taskrt_backend(argv[i]);
         } else if (!strcmp(argv[i], "--check"))
             check = 1;
         else
@@ -194,7 +192,7 @@ int main(int argc, char **argv)
     if (backend < 0 || b < 1 || n < b || n % b || workers < 1) {
         if (rank == 0)
             fprintf(stderr, "usage: cholesky [--n N] [--tile T (dividing N)] [--workers W] "
-                            "[--backend mpi|native] [--check]\n");
+                            "[--backend mpi|native|bcast] [--check]\n");
         MPI_Finalize();
         return 2;
     }
@@ -226,10 +224,9 @@ int main(int argc, char **argv)
         double gflops = (double)n * n * n / 3.0 / t / 1e9;
         printf("cholesky %s: N=%d tile=%d (%dx%d tiles), %d ranks (%dx%d) x %d workers: %.3f s, "
                "%.2f GFlop/s; %ld tasks, %ld tiles sent\n",
-               backend == TASKRT_MPI ? "mpi" : "native", n, b, nt, nt, size, grid_p, grid_q,
-               workers, t, gflops, all[0], all[1]);
-        printf("csv,cholesky_%s,%d,gflops,%.4f\n", backend == TASKRT_MPI ? "mpi" : "native", n,
-               gflops);
+               taskrt_backend_name(backend), n, b, nt, nt, size, grid_p, grid_q, workers, t, gflops,
+               all[0], all[1]);
+        printf("csv,cholesky_%s,%d,gflops,%.4f\n", taskrt_backend_name(backend), n, gflops);
         if (all[1] != all[2]) {
             printf("cholesky: check FAILED: %ld tiles sent, %ld received\n", all[1], all[2]);
             failed = 1;

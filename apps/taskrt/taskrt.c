@@ -24,9 +24,11 @@
 
 #ifdef WEFT_MPI
 #include <weft/weft_am.h>
+#include <weft/weft_bcast.h>
 #include <weft/weft_comp.h>
 #include <weft/weft_topo.h>
 #define TASKRT_AM_ID 7
+#define TASKRT_COMM  0x7a5c0001u /* TASKRT_BCAST: the native communicator id of the tiles */
 #endif
 
 #define MAX_VERSIONS 1024 /* per tile: the MPI tag is tile * MAX_VERSIONS + version */
@@ -198,8 +200,8 @@ int taskrt_create(int backend, int nworkers, int ntiles, size_t tile_bytes,
                   int (*owner)(int tile, void *arg), void *arg, taskrt_t **out)
 {
 #ifndef WEFT_MPI
-    if (backend == TASKRT_NATIVE) {
-        fprintf(stderr, "taskrt: the native back end needs weft's MPI\n");
+    if (backend != TASKRT_MPI) {
+        fprintf(stderr, "taskrt: the %s back end needs weft's MPI\n", taskrt_backend_name(backend));
         return -1;
     }
 #endif
@@ -348,6 +350,55 @@ static void *am_alloc(size_t len, const weft_am_msg_t *msg, void *arg)
 
 #endif
 
+int taskrt_backend(const char *name)
+{
+    return !strcmp(name, "mpi")      ? TASKRT_MPI
+           : !strcmp(name, "native") ? TASKRT_NATIVE
+           : !strcmp(name, "bcast")  ? TASKRT_BCAST
+                                     : -1;
+}
+
+const char *taskrt_backend_name(int backend)
+{
+    return backend == TASKRT_MPI ? "mpi" : backend == TASKRT_NATIVE ? "native" : "bcast";
+}
+
+#ifdef WEFT_MPI
+/* TASKRT_BCAST: the sends of one tile version, started together. */
+typedef struct {
+    int n;
+    node_t *nodes[];
+} send_group_t;
+
+/* Send batch[i] and the others of the batch for the same tile version: one
+ * dynamic broadcast when they are several, else a plain send. Marks them
+ * NULL in batch. */
+static int send_group(taskrt_t *rt, node_t **batch, int n, int i)
+{
+    node_t *s = batch[i];
+    uint64_t tag = (uint64_t)s->tile * MAX_VERSIONS + (uint64_t)s->version;
+    send_group_t *g = xmalloc(sizeof *g + sizeof(node_t *) * (size_t)n);
+    int peers[64];
+    g->n = 0;
+    for (int j = i; j < n; j++)
+        if (batch[j] && batch[j]->tile == s->tile && batch[j]->version == s->version) {
+            peers[g->n] = batch[j]->peer;
+            g->nodes[g->n++] = batch[j];
+            batch[j] = NULL;
+        }
+    int rc = g->n == 1 ? weft_sr_isend_comp(rt->ctx, s->peer, TASKRT_COMM, tag, s->buf,
+                                            rt->tile_bytes, weft_cq_comp(rt->sent), g)
+                       : weft_bcast_dynamic(rt->ctx, s->buf, rt->tile_bytes, peers, NULL, g->n,
+                                            TASKRT_COMM, tag, NULL, weft_cq_comp(rt->sent), g);
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "taskrt: sending a tile: %s\n", weft_strerror(rc));
+        free(g);
+        return -1;
+    }
+    return 0;
+}
+#endif
+
 /* Starts the sends the workers made ready. */
 static int start_sends(taskrt_t *rt, node_t **active, int *nactive)
 {
@@ -369,6 +420,11 @@ static int start_sends(taskrt_t *rt, node_t **active, int *nactive)
             continue;
         }
 #ifdef WEFT_MPI
+        if (rt->backend == TASKRT_BCAST) {
+            if (batch[i] && send_group(rt, batch, n, i))
+                return -1;
+            continue;
+        }
         am_header_t h = {s->tile, s->version};
         struct iovec iov = {s->buf, rt->tile_bytes};
         int rc = weft_am_send(rt->ep, s->peer, TASKRT_AM_ID, &h, sizeof h, &iov, 1,
@@ -415,6 +471,39 @@ static int mpi_poll(taskrt_t *rt, node_t **active, int *nactive, MPI_Request *re
 }
 
 #ifdef WEFT_MPI
+/* TASKRT_BCAST: tiles in place, and sends or broadcasts done. */
+static int bcast_poll(taskrt_t *rt)
+{
+    weft_progress(rt->ctx);
+    weft_comp_entry_t e;
+    int n = 0;
+    while (weft_cq_pop(rt->arrivals, &e) == WEFT_OK) {
+        if (e.error != WEFT_OK || e.length != rt->tile_bytes) {
+            fprintf(stderr, "taskrt: a tile receive failed: %s\n", weft_strerror(e.error));
+            return -1;
+        }
+        pthread_mutex_lock(&rt->lock);
+        rt->stats.recv++;
+        node_done(rt, e.user_context);
+        pthread_mutex_unlock(&rt->lock);
+        n++;
+    }
+    while (weft_cq_pop(rt->sent, &e) == WEFT_OK) {
+        send_group_t *g = e.user_context;
+        if (e.error != WEFT_OK) {
+            fprintf(stderr, "taskrt: a tile send failed: %s\n", weft_strerror(e.error));
+            return -1;
+        }
+        pthread_mutex_lock(&rt->lock);
+        for (int i = 0; i < g->n; i++)
+            node_done(rt, g->nodes[i]);
+        pthread_mutex_unlock(&rt->lock);
+        free(g);
+        n++;
+    }
+    return n;
+}
+
 /* Arrivals and local send completions from the two queues. */
 static int am_poll(taskrt_t *rt)
 {
@@ -473,6 +562,12 @@ int taskrt_run(taskrt_t *rt)
             return -1;
         }
     }
+    if (rt->backend == TASKRT_BCAST &&
+        (weft_world_acquire(NULL, &rt->ctx) != WEFT_OK || weft_cq_create(4096, &rt->arrivals) ||
+         weft_cq_create(4096, &rt->sent))) {
+        fprintf(stderr, "taskrt: cannot set up the completion queues\n");
+        return -1;
+    }
 #endif
     /* The workers are waiting already: everything they see is set under
      * the lock. */
@@ -487,6 +582,15 @@ int taskrt_run(taskrt_t *rt)
                       n->tile * MAX_VERSIONS + n->version, MPI_COMM_WORLD, &n->req);
             active[nactive++] = n;
         }
+#ifdef WEFT_MPI
+        if (n->kind == N_RECV && rt->backend == TASKRT_BCAST &&
+            weft_sr_irecv_comp(rt->ctx, n->peer, TASKRT_COMM,
+                               (uint64_t)n->tile * MAX_VERSIONS + (uint64_t)n->version, n->buf,
+                               rt->tile_bytes, weft_cq_comp(rt->arrivals), n) != WEFT_OK) {
+            fprintf(stderr, "taskrt: cannot post a tile receive\n");
+            rc = -1;
+        }
+#endif
         if (n->npred)
             continue;
         if (n->kind == N_TASK)
@@ -508,6 +612,8 @@ int taskrt_run(taskrt_t *rt)
 #ifdef WEFT_MPI
         if (rt->backend == TASKRT_NATIVE)
             done = am_poll(rt);
+        else if (rt->backend == TASKRT_BCAST)
+            done = bcast_poll(rt);
 #endif
         if (got < 0 || done < 0) {
             rc = -1;
@@ -526,6 +632,11 @@ int taskrt_run(taskrt_t *rt)
     if (rt->backend == TASKRT_NATIVE) {
         weft_am_ep_free(rt->ep);
         weft_am_free(rt->am);
+        weft_cq_free(rt->arrivals);
+        weft_cq_free(rt->sent);
+        weft_world_release(rt->ctx);
+    }
+    if (rt->backend == TASKRT_BCAST) {
         weft_cq_free(rt->arrivals);
         weft_cq_free(rt->sent);
         weft_world_release(rt->ctx);

@@ -14,8 +14,11 @@
  * library initialized with at least MPI_THREAD_FUNNELED) and, built against
  * weft, TASKRT_NATIVE (weft_am_send with the tile as payload; arrivals popped
  * from a completion queue, large tiles received by rendezvous straight into
- * the posted buffer). MPI must be initialized in both cases (rank, size and
- * the final barrier come from it). */
+ * the posted buffer) and TASKRT_BCAST (weft's tagged calls, a tile version
+ * that leaves for several ranks at once sent by one dynamic broadcast,
+ * weft/weft_bcast.h, which the ranks it reaches forward down a tree). MPI
+ * must be initialized in every case (rank, size and the final barrier come
+ * from it). */
 #ifndef TASKRT_H
 #define TASKRT_H
 
@@ -24,7 +27,11 @@
 
 typedef struct taskrt taskrt_t;
 
-enum { TASKRT_MPI, TASKRT_NATIVE };
+enum { TASKRT_MPI, TASKRT_NATIVE, TASKRT_BCAST };
+
+/* "mpi", "native", "bcast": the back end's name, or -1 from taskrt_backend. */
+int taskrt_backend(const char *name);
+const char *taskrt_backend_name(int backend);
 enum { TASKRT_R = 1, TASKRT_RW = 2 };
 
 /* A task's work: tiles[i] is the memory of the task's i-th access (the
@@ -33,7 +40,7 @@ typedef void (*taskrt_fn)(void **tiles, const void *args);
 
 /* A runtime for ntiles tiles of tile_bytes each, tile t owned by rank
  * owner(t, arg), with nworkers worker threads. 0, or -1 (said on stderr:
- * TASKRT_NATIVE without weft, out of memory). */
+ * TASKRT_NATIVE or TASKRT_BCAST without weft, out of memory). */
 int taskrt_create(int backend, int nworkers, int ntiles, size_t tile_bytes,
                   int (*owner)(int tile, void *arg), void *arg, taskrt_t **out);
 

@@ -6,7 +6,7 @@
  * every tile must hold what a sequential run gives. A read tile that is not
  * whole (another version's bytes in it) fails at once.
  *
- *   mpirun -n P taskrt_test [--backend mpi|native] [--tiles T] [--tasks K]
+ *   mpirun -n P taskrt_test [--backend mpi|native|bcast] [--tiles T] [--tasks K]
  *                           [--bytes B] [--workers W] [--seed S]
  */
 #include <mpi.h>
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     uint64_t seed = 12345;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--backend"))
-            backend = !strcmp(argv[i + 1], "native") ? TASKRT_NATIVE : TASKRT_MPI;
+            backend = taskrt_backend(argv[i + 1]) < 0 ? TASKRT_MPI : taskrt_backend(argv[i + 1]);
         else if (!strcmp(argv[i], "--tiles"))
             ntiles = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--tasks"))
@@ -143,8 +143,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("taskrt_test %s: %d ranks x %d workers, %d tiles of %zu B, %d tasks: %ld run, %ld "
                "tiles sent, %ld received; %ld tiles wrong, %ld torn reads: %s\n",
-               backend == TASKRT_MPI ? "mpi" : "native", size_, workers, ntiles, bytes, ntasks,
-               sum[0], sum[1], sum[2], all_wrong, all_bad, ok ? "ok" : "FAILED");
+               taskrt_backend_name(backend), size_, workers, ntiles, bytes, ntasks, sum[0], sum[1],
+               sum[2], all_wrong, all_bad, ok ? "ok" : "FAILED");
     free(ref);
     taskrt_free(rt);
     MPI_Finalize();

@@ -2,8 +2,8 @@
 # apps/taskrt and apps/cholesky through weftrun: taskrt_test's random task
 # graphs (tiles of 64 B, eager, and of 64 KiB, by rendezvous) against their
 # sequential result, and the tiled Cholesky factorization with its residual
-# check, at 1, 2 and 4 ranks, on both back ends (MPI, and weft's active
-# messages). Usage: test_taskrt.sh WEFTRUN TASKRT_TEST [CHOLESKY]
+# check, at 1, 2 and 4 ranks, on the three back ends (MPI, weft's active
+# messages, and weft's dynamic broadcast). Usage: test_taskrt.sh WEFTRUN TASKRT_TEST [CHOLESKY]
 set -u
 WEFTRUN=$1 TEST=$2 CHOL=${3:-}
 fail=0
@@ -12,7 +12,7 @@ trap 'rm -f "$out"' EXIT
 RUN_OPTS="-x OPENBLAS_NUM_THREADS=1"
 . "$(dirname "$0")/apps_lib.sh"
 for np in 1 2 4; do
-    for be in mpi native; do
+    for be in mpi native bcast; do
         run "taskrt $be, $np ranks, 64 B tiles" ": ok$" $np "$TEST" --backend $be --seed $np
         run "taskrt $be, $np ranks, 64 KiB tiles" ": ok$" $np "$TEST" --backend $be \
             --bytes 65536 --tasks 150 --seed $((np + 7))
