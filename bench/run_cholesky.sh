@@ -1,10 +1,12 @@
 #!/bin/sh
 # apps/cholesky side by side, in one go: the native back end (weft's active
-# messages) and the mpi back end on weft, against the mpi back end built with
-# Open MPI's wrapper, launches alternated repetition after repetition, for
-# each matrix size, tile size and rank count. Medians of GFlop/s (least and
-# greatest in the raw file) and the issue's ratio: native against the mpi
-# back end on Open MPI.
+# messages), the bcast back end (weft's dynamic broadcast for tiles read on
+# several ranks) and the mpi back end on weft, against the mpi back end built
+# with Open MPI's wrapper, launches alternated repetition after repetition,
+# for each matrix size, tile size and rank count. Medians of GFlop/s (least
+# and greatest in the raw file) and the ratios: native against the mpi back
+# end on Open MPI, and bcast against native (what the broadcast gains over a
+# send to each destination).
 #
 #   bench/run_cholesky.sh [--build DIR] [--reps N] [--sizes "2048 4096"]
 #                         [--tiles "256 512"] [--ranks "2 4"] [--workers W]
@@ -44,7 +46,7 @@ while [ "$i" -le "$reps" ]; do
         for n in $sizes; do
             for t in $tiles; do
                 a="--n $n --tile $t --workers $workers"
-                for be in native mpi; do
+                for be in native bcast mpi; do
                     "$build/bin/mpirun" -n "$np" "$bin/cholesky_weft" $a --backend $be |
                         sed -n "s/^csv,cholesky_$be,[0-9]*,gflops,/$np $n $t weft_$be /p" >>"$out"
                 done
@@ -60,13 +62,14 @@ awk -f bench/median.awk -f /dev/fd/3 "$out" 3<<'EOF'
 { k = $1 " " $2 " " $3; v[k " " $4] = v[k " " $4] " " $5; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 function m(k, c) { return ((k " " c) in v) ? median(v[k " " c]) : 0 }
 END {
-    printf "%-6s %6s %5s %12s %12s %12s %16s\n", "# ranks", "N", "tile", "weft native", "weft mpi",
-           "ompi mpi", "native/ompi"
+    printf "%-6s %6s %5s %12s %12s %12s %12s %12s %12s\n", "# ranks", "N", "tile", "weft native",
+           "weft bcast", "weft mpi", "ompi mpi", "native/ompi", "bcast/native"
     for (i = 1; i <= n; i++) {
         split(order[i], p, " ")
         wn = m(order[i], "weft_native"); wm = m(order[i], "weft_mpi"); om = m(order[i], "ompi_mpi")
-        printf "%-7s %6s %5s %12.2f %12.2f %12.2f %16s\n", p[1], p[2], p[3], wn, wm, om,
-               (om > 0 ? sprintf("%.2f", wn / om) : "-")
+        wb = m(order[i], "weft_bcast")
+        printf "%-7s %6s %5s %12.2f %12.2f %12.2f %12.2f %12s %12s\n", p[1], p[2], p[3], wn, wb, wm,
+               om, (om > 0 ? sprintf("%.2f", wn / om) : "-"), (wn > 0 ? sprintf("%.2f", wb / wn) : "-")
     }
 }
 EOF

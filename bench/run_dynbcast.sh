@@ -10,13 +10,16 @@
 # broadcast is faster).
 #
 #   bench/run_dynbcast.sh [--build DIR] [--reps N] [--ranks "2 4 8 16"]
-#                         [--min B] [--max B] [--iters N] [--tcp]
+#                         [--min B] [--max B] [--iters N] [--tcp] [--hosts RATE]
 #
 # --tcp: every rank talks over tcp (weft: WEFT_DRIVERS=self,tcp; Open MPI:
-# btl tcp,self). Raw lines go to bench/results/dynbcast.txt (not committed).
+# btl tcp,self). --hosts RATE: each rank on a host of its own, network
+# namespaces whose links are shaped to RATE (scripts/cluster.sh, root only):
+# weft alone (Open MPI's launcher does not start ranks in namespaces here).
+# Raw lines go to bench/results/dynbcast.txt (not committed).
 set -e
 cd "$(dirname "$0")/.."
-build=build reps=3 ranks="2 4 8 16" min=8 max=16777216 iters=50 tcp=0
+build=build reps=3 ranks="2 4 8 16" min=8 max=16777216 iters=50 tcp=0 rate=
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
     --max) max=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --tcp) tcp=1; shift ;;
+    --hosts) rate=$2; shift 2 ;;
     *) echo "usage: bench/run_dynbcast.sh [--build DIR] [--reps N] [--ranks LIST] [--min B] [--max B] [--iters N] [--tcp]" >&2; exit 2 ;;
     esac
 done
@@ -34,7 +38,9 @@ bin=$build/bench-dynbcast
 mkdir -p "$bin" bench/results
 impls=weft
 "$build/bin/mpicc" -O2 bench/mpi_dynbcast.c -o "$bin/dynbcast_weft"
-if command -v mpicc.openmpi >/dev/null; then
+if [ -n "$rate" ]; then
+    : # weft alone
+elif command -v mpicc.openmpi >/dev/null; then
     mpicc.openmpi -O2 bench/mpi_dynbcast.c -o "$bin/dynbcast_ompi"
     impls="weft ompi"
 else
@@ -53,7 +59,12 @@ while [ "$i" -le "$reps" ]; do
     for n in $ranks; do
         for impl in $impls; do
             case $impl in
-            weft) env $weft_env "$build/bin/mpirun" -n "$n" "$bin/dynbcast_weft" $args ;;
+            weft) if [ -n "$rate" ]; then
+                scripts/cluster.sh --hosts "$n" --rate "$rate" --weftrun "$build/tools/weftrun" \
+                    -- "$bin/dynbcast_weft" $args
+            else
+                env $weft_env "$build/bin/mpirun" -n "$n" "$bin/dynbcast_weft" $args
+            fi ;;
             ompi) env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                 OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo \
                 mpirun.openmpi -np "$n" --oversubscribe --bind-to none \
