@@ -467,6 +467,12 @@ static int lifeline_start(weft_boot_t *b, const char *addr)
     pthread_attr_setstacksize(&attr, 64 * 1024);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int err = pthread_create(&t, &attr, lifeline_watch, (void *)(intptr_t)fd);
+    if (err == EINVAL) {
+        /* The program's static TLS does not fit a small stack (OpenBLAS
+         * has much): the default size then. */
+        pthread_attr_setstacksize(&attr, 8u << 20);
+        err = pthread_create(&t, &attr, lifeline_watch, (void *)(intptr_t)fd);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (err) {
