@@ -57,7 +57,15 @@ static void waitword_sleep(weft__waitword_t *w, bool (*ready)(void *obj), void *
     atomic_fetch_sub(&w->sleepers, 1);
 }
 
+static void comp_wait(weft__waitword_t *w, bool (*ready)(void *obj), void *obj, weft_ctx_t *ctx);
+
 void weft__comp_wait(weft__waitword_t *w, bool (*ready)(void *obj), void *obj, weft_ctx_t *ctx)
+{
+    comp_wait(w, ready, obj, ctx);
+    weft__waitword_settle(w);
+}
+
+static void comp_wait(weft__waitword_t *w, bool (*ready)(void *obj), void *obj, weft_ctx_t *ctx)
 {
     if (ready(obj))
         return;
@@ -100,6 +108,7 @@ int weft_flag_init(weft_flag_t *f)
     atomic_init(&o->done, 0);
     atomic_init(&o->wait.sleepers, 0);
     atomic_init(&o->wait.seq, 0);
+    atomic_init(&o->wait.inside, 0);
     return WEFT_OK;
 }
 
@@ -113,7 +122,8 @@ int weft_flag_test(weft_flag_t *f, weft_comp_entry_t *entry)
     if (!f)
         return WEFT_EINVAL;
     weft__flag_t *o = (weft__flag_t *)f;
-    if (!atomic_load_explicit(&o->done, memory_order_acquire))
+    if (!atomic_load_explicit(&o->done, memory_order_acquire) ||
+        atomic_load_explicit(&o->wait.inside, memory_order_acquire))
         return WEFT_INPROGRESS;
     if (entry)
         *entry = o->entry;
@@ -142,6 +152,7 @@ int weft_flag_reset(weft_flag_t *f)
 
 static inline void flag_signal(weft__flag_t *o, const weft_comp_entry_t *e)
 {
+    weft__waitword_enter(&o->wait);
     o->entry = *e;
     atomic_store(&o->done, 1); /* sequentially consistent: before the look at sleepers */
     weft__waitword_wake(&o->wait);
@@ -160,6 +171,7 @@ int weft_counter_init(weft_counter_t *c, uint64_t value)
     atomic_init(&o->errors, 0);
     atomic_init(&o->wait.sleepers, 0);
     atomic_init(&o->wait.seq, 0);
+    atomic_init(&o->wait.inside, 0);
     return WEFT_OK;
 }
 
@@ -200,6 +212,7 @@ int weft_counter_wait(weft_counter_t *c, uint64_t value, weft_ctx_t *ctx)
 
 static inline void counter_signal(weft__counter_t *o, const weft_comp_entry_t *e)
 {
+    weft__waitword_enter(&o->wait);
     /* The error first: whoever sees the count sees the errors among it. */
     if (e->error)
         atomic_fetch_add_explicit(&o->errors, 1, memory_order_relaxed);
@@ -221,6 +234,7 @@ int weft_sync_init(weft_sync_t *s, uint32_t n)
     atomic_init(&o->error, WEFT_OK);
     atomic_init(&o->wait.sleepers, 0);
     atomic_init(&o->wait.seq, 0);
+    atomic_init(&o->wait.inside, 0);
     return WEFT_OK;
 }
 
@@ -234,7 +248,8 @@ int weft_sync_test(weft_sync_t *s)
     if (!s)
         return WEFT_EINVAL;
     weft__sync_t *o = (weft__sync_t *)s;
-    if (atomic_load_explicit(&o->left, memory_order_acquire) > 0)
+    if (atomic_load_explicit(&o->left, memory_order_acquire) > 0 ||
+        atomic_load_explicit(&o->wait.inside, memory_order_acquire))
         return WEFT_INPROGRESS;
     return atomic_load_explicit(&o->error, memory_order_relaxed);
 }
@@ -262,6 +277,7 @@ int weft_sync_reset(weft_sync_t *s)
 
 static inline void sync_signal(weft__sync_t *o, const weft_comp_entry_t *e)
 {
+    weft__waitword_enter(&o->wait);
     if (e->error) {
         int none = WEFT_OK;
         atomic_compare_exchange_strong_explicit(&o->error, &none, e->error, memory_order_relaxed,
@@ -271,6 +287,8 @@ static inline void sync_signal(weft__sync_t *o, const weft_comp_entry_t *e)
      * decrement releases the error to whoever sees it complete. */
     if (atomic_fetch_sub(&o->left, 1) == 1)
         weft__waitword_wake(&o->wait);
+    else
+        weft__waitword_leave(&o->wait);
 }
 
 /* ---- handler ---- */

@@ -54,6 +54,7 @@ int weft_cq_create(size_t capacity, weft_cq_t **cq_out)
     atomic_init(&cq->overflow_n, 0);
     atomic_init(&cq->wait.sleepers, 0);
     atomic_init(&cq->wait.seq, 0);
+    atomic_init(&cq->wait.inside, 0);
     *cq_out = cq;
     return WEFT_OK;
 }
@@ -62,6 +63,7 @@ int weft_cq_free(weft_cq_t *cq)
 {
     if (!cq)
         return WEFT_OK;
+    weft__waitword_settle(&cq->wait); /* a producer may still be on its way out */
     for (weft__comp_node_t *n = cq->overflow_head, *next; n; n = next) {
         next = n->next;
         n->release(n);
@@ -129,14 +131,18 @@ int weft_cq_push(weft_cq_t *cq, const weft_comp_entry_t *entry)
 {
     if (!cq || !entry)
         return WEFT_EINVAL;
-    if (!ring_push(cq, entry))
+    weft__waitword_enter(&cq->wait);
+    if (!ring_push(cq, entry)) {
+        weft__waitword_leave(&cq->wait);
         return WEFT_EAGAIN;
+    }
     weft__waitword_wake(&cq->wait);
     return WEFT_OK;
 }
 
 bool weft__cq_signal(weft_cq_t *cq, weft__comp_node_t *node)
 {
+    weft__waitword_enter(&cq->wait);
     if (WEFT_LIKELY(!atomic_load_explicit(&cq->overflow_n, memory_order_relaxed)) &&
         ring_push(cq, &node->entry)) {
         weft__waitword_wake(&cq->wait);

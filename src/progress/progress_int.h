@@ -17,10 +17,17 @@
  * looks at sleepers, and if somebody announced, bumps seq and wakes. Either
  * the waiter's look sees the change, or the signaler's look sees the waiter,
  * whose futex_wait then returns at once (seq moved) or is woken. A sleep also
- * ends after WEFT__WAIT_SLEEP_NS, a safety net only. */
+ * ends after WEFT__WAIT_SLEEP_NS, a safety net only.
+ *
+ * A program may free or reuse an object as soon as its wait returns (a flag
+ * on the stack), while the signaler is still looking at sleepers. So a
+ * signaler counts itself in `inside` before it changes the object and out
+ * after its last access, and a wait that saw the change returns only once
+ * nobody is inside (weft__waitword_settle): a few instructions at most. */
 typedef struct weft__waitword {
     atomic_uint sleepers;
     atomic_uint seq;
+    atomic_uint inside; /* signalers between their change and their last access */
 } weft__waitword_t;
 
 #define WEFT__WAIT_SLEEP_NS 10000000ll
@@ -28,10 +35,28 @@ typedef struct weft__waitword {
 /* After the signaler's sequentially consistent change of the object: wake
  * the waiters that announced themselves, if any. */
 void weft__waitword_wake_slow(weft__waitword_t *w);
+/* A signaler's first step, before it changes the object. */
+static inline void weft__waitword_enter(weft__waitword_t *w)
+{
+    atomic_fetch_add(&w->inside, 1);
+}
+/* Its last access, when it wakes nobody. */
+static inline void weft__waitword_leave(weft__waitword_t *w)
+{
+    atomic_fetch_sub_explicit(&w->inside, 1, memory_order_release);
+}
+/* Its last: wake the sleepers, and touch the object no more. */
 static inline void weft__waitword_wake(weft__waitword_t *w)
 {
     if (WEFT_UNLIKELY(atomic_load(&w->sleepers)))
         weft__waitword_wake_slow(w);
+    weft__waitword_leave(w);
+}
+/* Once the object is seen changed: until no signaler still touches it. */
+static inline void weft__waitword_settle(weft__waitword_t *w)
+{
+    while (atomic_load_explicit(&w->inside, memory_order_acquire))
+        weft_cpu_relax();
 }
 
 /* Wait until ready(obj) is true: with a context, making progress between
