@@ -50,7 +50,8 @@
 #define BC_PIECES 65535u /* pieces a broadcast may have (the tag's 16 bits) */
 
 enum { F_INLINE = 1, F_REDO = 2 };
-enum { EV_ANNOUNCE = 1, EV_FETCH, EV_PIECE, EV_ACK, EV_SENT, EV_START };
+/* EV_PIECE: a piece from the parent; EV_PIECE2: from the root (round 2). */
+enum { EV_ANNOUNCE = 1, EV_FETCH, EV_PIECE, EV_PIECE2, EV_ACK, EV_SENT, EV_START, EV_LOST };
 
 typedef struct bc_event {
     struct bc_event *next;
@@ -88,6 +89,9 @@ typedef struct bc_state {
     uint64_t tag, len, piece;
     uint32_t npieces, nhave;
     uint8_t *buf;
+    /* The application's receive the pieces land in (weft__proto_claim), its
+     * buffer buf, until every receive into it and forward out of it ended. */
+    struct weft_request *claimed;
     bool own_buf, is_root, delivered, answered, redo_ack;
     int ack_to;         /* the rank this one acknowledges to */
     uint32_t ack_round; /* and the round it names */
@@ -98,9 +102,12 @@ typedef struct bc_state {
     bc_child_t *served; /* the root's round 2: ranks it serves itself */
     int nserved;
     uint8_t *have; /* a byte per piece */
-    int recv_out;  /* piece receives in flight into buf */
-    int fwd_out;   /* piece sends in flight out of buf */
-    int acks_out;  /* ACK receives in flight */
+    /* What a piece's receive completes with: a failed receive's entry names
+     * neither its tag nor its source, so the piece is where this points. */
+    struct bc_state **slot;
+    int recv_out; /* piece receives in flight into buf */
+    int fwd_out;  /* piece sends in flight out of buf */
+    int acks_out; /* ACK receives in flight */
     ivec_t dead, unserved;
     /* The root's completion. */
     weft_comp_t *done;
@@ -126,7 +133,7 @@ struct weft__bcast {
     _Atomic uint64_t ctl_count;
     uint64_t ring[BC_RING];
     unsigned ring_pos;
-    weft_handler_t h_piece, h_ack, h_sent_piece, h_sent_token, h_fetch;
+    weft_handler_t h_piece, h_piece2, h_ack, h_sent_piece, h_sent_token, h_fetch, h_drop;
     size_t piece_default, inline_default;
     _Atomic uint64_t started, received, forwarded, redone, dead;
 };
@@ -263,6 +270,11 @@ static void on_piece(const weft_comp_entry_t *e, void *arg)
     push_entry(arg, EV_PIECE, e);
 }
 
+static void on_piece2(const weft_comp_entry_t *e, void *arg)
+{
+    push_entry(arg, EV_PIECE2, e);
+}
+
 static void on_ack(const weft_comp_entry_t *e, void *arg)
 {
     push_entry(arg, EV_ACK, e);
@@ -278,6 +290,13 @@ static void on_sent_token(const weft_comp_entry_t *e, void *arg)
 {
     (void)arg;
     free(e->user_context);
+}
+
+/* A piece of round 2 this rank had already was taken into nothing. */
+static void on_dropped(const weft_comp_entry_t *e, void *arg)
+{
+    (void)e;
+    (void)arg;
 }
 
 /* A routing message that came by rendezvous is here: taken as an arrival. */
@@ -449,6 +468,7 @@ static void state_free(bc_state_t *s)
     free(s->served);
     free(s->route);
     free(s->have);
+    free(s->slot);
     if (s->own_buf)
         free(s->buf);
     free(s->dead.v);
@@ -537,8 +557,24 @@ static void signal_done(bc_state_t *s, int error, int source)
 /* Move s on as far as what arrived allows. */
 static void advance(struct weft__bcast *bc, bc_state_t *s)
 {
-    if (!s->delivered && s->nhave == s->npieces)
-        deliver(bc, s);
+    bool all = s->nhave == s->npieces;
+    if (!s->delivered && all) {
+        if (s->claimed) { /* in place already; ended below */
+            s->delivered = true;
+            bc->ring[bc->ring_pos++ % BC_RING] = id_of(s->root, s->seq);
+            atomic_fetch_add_explicit(&bc->received, 1, memory_order_relaxed);
+        } else {
+            deliver(bc, s);
+        }
+    }
+    /* The application's receive ends once nothing writes or reads its
+     * buffer any more: whole, or for good without its root. */
+    if (s->claimed && s->fwd_out == 0 && s->recv_out == 0 &&
+        (all || bc->ctx->gates[s->root].dead)) {
+        weft__proto_claim_end(bc->ctx, s->claimed, (size_t)s->len,
+                              all ? WEFT_OK : bc->ctx->gates[s->root].dead);
+        s->claimed = NULL;
+    }
     if (s->delivered && s->redo_ack) {
         s->redo_ack = false;
         send_ack(bc, s, s->root, 2, false);
@@ -553,11 +589,17 @@ static void advance(struct weft__bcast *bc, bc_state_t *s)
         if (s->is_root) {
             atomic_fetch_add_explicit(&bc->dead, (uint64_t)s->dead.n, memory_order_relaxed);
             /* Signaled once this layer is done with the caller's buffer. */
+        } else if (bc->ctx->gates[s->ack_to].dead && s->ack_to != s->root) {
+            /* The parent died: the root hears it from this rank itself
+             * (its round 2 takes the answer, even one sent before it asks),
+             * so that a rank that has the data and then ends its job is not
+             * taken for dead. */
+            send_ack(bc, s, s->root, 2, true);
         } else {
             send_ack(bc, s, s->ack_to, s->ack_round, true);
         }
     }
-    if (s->answered && s->fwd_out == 0 && s->recv_out == 0 && s->acks_out == 0) {
+    if (s->answered && s->fwd_out == 0 && s->recv_out == 0 && s->acks_out == 0 && !s->claimed) {
         state_unlink(bc, s);
         if (s->is_root)
             signal_done(s, s->dead.n ? WEFT_EPEERDEAD : WEFT_OK,
@@ -567,18 +609,32 @@ static void advance(struct weft__bcast *bc, bc_state_t *s)
 }
 
 /* Post the receives of the pieces s still lacks, from rank from. */
-static void want_pieces(struct weft__bcast *bc, bc_state_t *s, int from)
+/* Take piece k of broadcast (root, seq) from rank from into nothing: the
+ * root's round 2 sends every piece, and its sends must end. */
+static void drop_piece(struct weft__bcast *bc, int from, int root, uint32_t seq, uint32_t k)
+{
+    weft_sr_irecv_comp(bc->ctx, from, BC_DATA, piece_tag(root, seq, k), NULL, 0, &bc->h_drop.comp,
+                       NULL);
+}
+
+/* Post the receives of the pieces s still lacks, from rank from; with
+ * every_one (the root's round 2, which sends them all) those it has are
+ * taken into nothing. */
+static void want_pieces(struct weft__bcast *bc, bc_state_t *s, int from, bool every_one)
 {
     for (uint32_t k = 0; k < s->npieces; k++) {
-        if (s->have[k])
+        if (s->have[k]) {
+            if (every_one)
+                drop_piece(bc, from, s->root, s->seq, k);
             continue;
+        }
         uint64_t off = (uint64_t)k * s->piece;
         s->recv_out++;
         if (weft_sr_irecv_comp(bc->ctx, from, BC_DATA, piece_tag(s->root, s->seq, k), s->buf + off,
-                               piece_len(s, k), &bc->h_piece.comp, s) != WEFT_OK) {
-            weft_comp_entry_t e = {.user_context = s, .error = WEFT_EPEERDEAD, .source = from};
-            e.tag = piece_tag(s->root, s->seq, k);
-            push_entry(bc, EV_PIECE, &e);
+                               piece_len(s, k), every_one ? &bc->h_piece2.comp : &bc->h_piece.comp,
+                               &s->slot[k]) != WEFT_OK) {
+            weft_comp_entry_t e = {.user_context = &s->slot[k], .error = WEFT_EPEERDEAD};
+            push_entry(bc, every_one ? EV_PIECE2 : EV_PIECE, &e);
         }
     }
 }
@@ -609,14 +665,16 @@ static void on_announce(struct weft__bcast *bc, int from, const uint8_t *p, size
             if (!s->delivered && inl) {
                 memcpy(s->buf, data, (size_t)dlen);
                 s->nhave = s->npieces;
-            } else if (!s->delivered) {
-                want_pieces(bc, s, root);
+            } else {
+                want_pieces(bc, s, root, true);
             }
             advance(bc, s);
             return;
         }
         if (ring_has(bc, id_of(root, seq))) {
             bc_state_t tmp = {.root = root, .seq = seq};
+            for (uint32_t k = 0; !inl && k < (uint32_t)((dlen + piece - 1) / piece); k++)
+                drop_piece(bc, root, root, seq, k);
             send_ack(bc, &tmp, root, 2, false);
             return;
         }
@@ -635,22 +693,35 @@ static void on_announce(struct weft__bcast *bc, int from, const uint8_t *p, size
     s->parent = from;
     s->ack_to = is_redo ? root : from;
     s->ack_round = is_redo ? 2 : 1;
-    s->own_buf = true;
     s->round = 1;
     s->tree = tree;
     s->arity = arity;
-    if (!(s->buf = malloc(dlen ? (size_t)dlen : 1)) ||
-        !(s->have = calloc(s->npieces ? s->npieces : 1, 1)) ||
+    s->own_buf = false;
+    if (!(s->have = calloc(s->npieces ? s->npieces : 1, 1)) ||
+        !(s->slot = malloc((s->npieces ? s->npieces : 1) * sizeof *s->slot)) ||
         (nsub && !(s->route = malloc(nsub * sizeof *s->route)))) {
         state_free(s);
         goto nomem;
     }
+    for (uint32_t k = 0; k < s->npieces; k++)
+        s->slot[k] = s;
     for (uint32_t i = 0; i < nsub; i++) {
         s->route[i] = (int)weft__le32_get(ranks + 4 * (size_t)i);
         if (s->route[i] < 0 || s->route[i] >= ctx->size) {
             state_free(s);
             goto bad;
         }
+    }
+    /* Pieces land in the application's buffer where its receive is posted
+     * already; else in ours, handed to matching once whole. */
+    void *ubuf = NULL;
+    if (!inl && dlen && (s->claimed = weft__proto_claim(ctx, root, comm, tag, (size_t)dlen, &ubuf)))
+        s->buf = ubuf;
+    else if ((s->buf = malloc(dlen ? (size_t)dlen : 1)))
+        s->own_buf = true;
+    else {
+        state_free(s);
+        goto nomem;
     }
     s->nroute = (int)nsub;
     if (inl && dlen)
@@ -659,7 +730,7 @@ static void on_announce(struct weft__bcast *bc, int from, const uint8_t *p, size
     bc->states = s;
     start_children(bc, s);
     if (!inl)
-        want_pieces(bc, s, from);
+        want_pieces(bc, s, from, false);
     advance(bc, s);
     return;
 bad:
@@ -669,22 +740,40 @@ nomem:
     weft_log_error("dynamic broadcast: out of memory; dropped a broadcast from rank %d", from);
 }
 
+/* A piece that will not come from this rank: a message of no bytes on its
+ * tag, which ends the child's receive of it without writing anything. */
+static void send_tombstone(struct weft__bcast *bc, bc_state_t *s, int peer, uint32_t k)
+{
+    weft_sr_isend_comp(bc->ctx, peer, BC_DATA, piece_tag(s->root, s->seq, k), NULL, 0,
+                       &bc->h_sent_token.comp, NULL);
+}
+
 static void on_piece_event(struct weft__bcast *bc, bc_event_t *ev)
 {
-    bc_state_t *s = ev->ptr;
-    uint32_t k = (uint32_t)(ev->tag & 0xffff);
+    bc_state_t **slot = ev->ptr, *s = *slot;
+    uint32_t k = (uint32_t)(slot - s->slot);
     s->recv_out--;
-    if (ev->error == WEFT_OK && k < s->npieces && !s->have[k]) {
+    if (k >= s->npieces) {
+        advance(bc, s);
+        return;
+    }
+    /* A failure, or a tombstone from a parent that lost the piece. */
+    if (ev->error == WEFT_OK && ev->len == piece_len(s, k) && !s->have[k]) {
         s->have[k] = 1;
         s->nhave++;
-        /* Forwarded down the tree: pieces of round 1 only (a rank served
-         * by the root itself has no children). */
-        if (ev->source == s->parent)
-            for (int i = 0; i < s->nchild; i++) {
-                send_piece(bc, s, s->child[i].rank, k);
-                atomic_fetch_add_explicit(&bc->forwarded, 1, memory_order_relaxed);
-            }
     }
+    /* Each receive from the parent ends once, and so is answered down the
+     * tree once: by the piece, or by a tombstone where this rank has none,
+     * so that every receive posted below ends too. A rank served by the
+     * root itself (round 2) has no children. */
+    if (ev->kind == EV_PIECE)
+        for (int i = 0; i < s->nchild; i++) {
+            if (s->have[k])
+                send_piece(bc, s, s->child[i].rank, k);
+            else
+                send_tombstone(bc, s, s->child[i].rank, k);
+            atomic_fetch_add_explicit(&bc->forwarded, 1, memory_order_relaxed);
+        }
     advance(bc, s);
 }
 
@@ -732,6 +821,7 @@ static void run_event(struct weft__bcast *bc, bc_event_t *ev)
         break;
     }
     case EV_PIECE:
+    case EV_PIECE2:
         on_piece_event(bc, ev);
         break;
     case EV_ACK:
@@ -754,6 +844,13 @@ static void run_event(struct weft__bcast *bc, bc_event_t *ev)
         advance(bc, s);
         break;
     }
+    case EV_LOST: /* the broadcasts it was the root of may end now */
+        for (bc_state_t *s = bc->states, *next; s; s = next) {
+            next = s->next;
+            if (s->root == ev->source)
+                advance(bc, s);
+        }
+        break;
     default:
         break;
     }
@@ -904,6 +1001,29 @@ int weft_bcast_counters_get(weft_ctx_t *ctx, weft_bcast_counters_t *out)
 
 /* ---------------------------------------------------------------- the layer */
 
+void weft__coll_peer_lost(struct weft_ctx *ctx, int peer)
+{
+    struct weft__bcast *bc = ctx->bcast;
+    bc_event_t *ev = bc ? event_new(EV_LOST) : NULL;
+    if (!ev)
+        return;
+    ev->source = peer;
+    push(bc, ev);
+}
+
+void weft__coll_abandon(struct weft_ctx *ctx)
+{
+    struct weft__bcast *bc = ctx->bcast;
+    if (!bc || !weft_lock_try(&bc->work))
+        return;
+    for (bc_state_t *s = bc->states; s; s = s->next)
+        if (s->claimed) {
+            weft_list_push_back(&ctx->live_requests, &s->claimed->link);
+            s->claimed = NULL;
+        }
+    weft_lock_release(&bc->work);
+}
+
 bool weft__coll_busy(struct weft_ctx *ctx)
 {
     struct weft__bcast *bc = ctx->bcast;
@@ -929,10 +1049,12 @@ int weft__coll_init(struct weft_ctx *ctx)
     weft_lock_init(&bc->ev_lock, WEFT_LOCK_SPIN);
     weft_lock_init(&bc->work, WEFT_LOCK_SPIN);
     weft_handler_init(&bc->h_piece, on_piece, bc);
+    weft_handler_init(&bc->h_piece2, on_piece2, bc);
     weft_handler_init(&bc->h_ack, on_ack, bc);
     weft_handler_init(&bc->h_sent_piece, on_sent_piece, bc);
     weft_handler_init(&bc->h_sent_token, on_sent_token, bc);
     weft_handler_init(&bc->h_fetch, on_fetch, bc);
+    weft_handler_init(&bc->h_drop, on_dropped, bc);
     bc->piece_default = weft__param_size("WEFT_BCAST_PIECE", 256 * 1024);
     if (bc->piece_default == 0)
         bc->piece_default = 256 * 1024;

@@ -18,6 +18,12 @@ int weft__coll_init(struct weft_ctx *ctx);
  * the data, before the ranks below it answered. Runs queued events when no
  * other thread does. */
 bool weft__coll_busy(struct weft_ctx *ctx);
+/* Peer died (the engine's gate loss, under its locks): queued for the
+ * broadcasts it was the root of. */
+void weft__coll_peer_lost(struct weft_ctx *ctx, int peer);
+/* finalize, under the engine lock, before it cancels what is live: the
+ * receives a broadcast claimed go back to the engine's live list. */
+void weft__coll_abandon(struct weft_ctx *ctx);
 /* Free it, and what it still holds; the engine has canceled every request
  * by then. NULL layer: nothing. */
 void weft__coll_fini(struct weft_ctx *ctx);

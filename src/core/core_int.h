@@ -880,6 +880,18 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
  * WEFT_ENOMEM (given data freed all the same). */
 int weft__proto_inject(struct weft_ctx *ctx, int src, uint32_t comm, uint64_t tag, void *data,
                        size_t len, bool give);
+/* Take, for a message of len bytes from src on (comm, tag) that is on its
+ * way in pieces, the receive it matches, if one is posted with one buffer of
+ * at least len bytes: out of matching and of every list, so neither a death
+ * nor finalize completes it; its buffer in *buf, status set. The taker
+ * writes the data there and ends it with weft__proto_claim_end, once no
+ * write into the buffer can come any more. NULL: none (the message then goes
+ * by weft__proto_inject). Takes the engine lock. */
+struct weft_request *weft__proto_claim(struct weft_ctx *ctx, int src, uint32_t comm, uint64_t tag,
+                                       size_t len, void **buf);
+/* Complete a claimed receive: len bytes arrived (err WEFT_OK), or the
+ * message failed (err). Takes the engine lock; a handler may run here. */
+void weft__proto_claim_end(struct weft_ctx *ctx, struct weft_request *req, size_t len, int err);
 int weft__progress_locked(struct weft_ctx *ctx);
 /* One progress pass (weft__progress_locked), a piece of cooperative transfer
  * handed out in *copy instead of being copied under the lock. */

@@ -726,6 +726,7 @@ int weft_finalize(weft_ctx_t *ctx)
     weft__trace_finish(ctx->rank, ctx->size, node);
     int rc = ctx->boot ? weft__boot_fence(ctx->boot) : WEFT_OK;
     /* Requests still in flight are abandoned: freed with the context. */
+    weft__coll_abandon(ctx);
     weft_list_t *pos, *tmp;
     weft_list_for_each_safe(pos, tmp, &ctx->posted)
     {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "core/core_int.h"
 #include "core/kinds.h"
 #include "util/log.h"
@@ -211,6 +212,42 @@ void weft__proto_consume(struct weft_ctx *ctx, struct weft_request *req, weft__u
         weft__request_complete(ctx, req, u->length > req->length ? WEFT_ETRUNC : WEFT_OK);
     }
     weft__unexpected_free(ctx, u);
+}
+
+struct weft_request *weft__proto_claim(struct weft_ctx *ctx, int src, uint32_t comm, uint64_t tag,
+                                       size_t len, void **buf)
+{
+    weft_lock_acquire(&ctx->lock);
+    weft__match_lock(ctx);
+    weft__match_recv_t *m = weft__match_first_recv(ctx->match, comm, src, tag);
+    struct weft_request *req = m ? weft_container_of(m, struct weft_request, match) : NULL;
+    /* A receive published to the sender for a cooperative rendezvous is
+     * taken back first; one the sender claimed already is left alone. */
+    if (req && (req->iovcnt != 1 || req->iov[0].iov_len < len || req->state != WEFT_RS_POSTED ||
+                !weft__coop_cancel(&ctx->gates[src], req)))
+        req = NULL;
+    if (req) {
+        weft__match_arrive(ctx->match, comm, src, tag); /* unlinks req */
+        weft_list_remove(&req->link);
+        weft_list_init(&req->link);
+        req->state = WEFT_RS_NONE;
+        req->status.source = src;
+        req->status.tag = tag;
+        req->status.comm = comm;
+        req->gate = &ctx->gates[src];
+        *buf = req->iov[0].iov_base;
+    }
+    weft__match_unlock(ctx);
+    weft__unlock(ctx);
+    return req;
+}
+
+void weft__proto_claim_end(struct weft_ctx *ctx, struct weft_request *req, size_t len, int err)
+{
+    weft_lock_acquire(&ctx->lock);
+    req->status.length = err ? 0 : len;
+    weft__request_complete(ctx, req, err);
+    weft__unlock(ctx);
 }
 
 int weft__proto_inject(struct weft_ctx *ctx, int src, uint32_t comm, uint64_t tag, void *data,
@@ -706,6 +743,7 @@ static void gate_lost_locked(struct weft_ctx *ctx, weft__gate_t *g, int status)
 {
     if (g->dead)
         return;
+    weft__coll_peer_lost(ctx, g->peer);
     g->dead = status < 0 ? status : WEFT_EPEERDEAD;
     if (g->dead == WEFT_EPROTO)
         g->dead = WEFT_EPEERDEAD;

@@ -13,7 +13,9 @@
  *   "death": rank 1, an intermediate of a chain, dies; the ranks below it
  *   get the data all the same (the root serves them), and the root's
  *   completion names rank 1; "death_mid": the same, rank 1 dying once it
- *   has the data, while the ranks below still read its pieces.
+ *   has the data, while the ranks below still read its pieces;
+ *   "death_root": the root dies once its broadcast started: every other
+ *   rank's receive ends (whole, or WEFT_EPEERDEAD).
  */
 #include <stdlib.h>
 
@@ -261,6 +263,8 @@ static int death(bool mid)
             printf("rank 0: bcast death seen, %llu ranks served again\n",
                    (unsigned long long)c.redone);
         fflush(stdout);
+        for (int r = 2; r < size; r++) /* the survivors may end now */
+            test_note(ctx, r, true, NOTE, 51);
     } else {
         uint8_t *buf = malloc(len);
         weft_request_t *req;
@@ -269,7 +273,48 @@ static int death(bool mid)
         MUST(weft_sr_wait(ctx, req, &st));
         check_msg(buf, len, 0, tag, &st);
         free(buf);
+        /* A destination that ended its job before the root asked it again
+         * could only be counted among the dead: stay until the root knows. */
+        test_note(ctx, 0, false, NOTE, 51);
     }
+    weft_finalize(ctx);
+    return test_summary("mp_bcast");
+}
+
+/* The root dies as soon as its broadcast started: every destination's
+ * receive ends, whole or with WEFT_EPEERDEAD, and none waits for ever. */
+static int death_root(void)
+{
+    const size_t len = 4u << 20;
+    const uint64_t tag = 9100;
+    test_barrier(ctx, NOTE, 48);
+    if (rank == 0) {
+        uint8_t *buf = malloc(len);
+        test_fill(buf, len, key(0, tag));
+        int ranks[64], n = 0;
+        for (int r = 1; r < size; r++)
+            ranks[n++] = r;
+        weft_flag_t f;
+        weft_flag_init(&f);
+        weft_bcast_opts_t o = {.tree = WEFT_BCAST_CHAIN};
+        MUST(weft_bcast_dynamic(ctx, buf, len, ranks, NULL, n, COMM, tag, &o, weft_flag_comp(&f),
+                                NULL));
+        for (int i = 0; i < 50; i++)
+            weft_progress(ctx);
+        _exit(9);
+    }
+    uint8_t *buf = malloc(len);
+    weft_request_t *req;
+    weft_status_t st;
+    MUST(weft_sr_irecv(ctx, 0, COMM, tag, buf, len, &req));
+    int rc = weft_sr_wait(ctx, req, &st);
+    CHECK(rc == WEFT_OK || rc == WEFT_EPEERDEAD);
+    if (rc == WEFT_OK)
+        check_msg(buf, len, 0, tag, &st);
+    free(buf);
+    if (rank == size - 1 && test_failed == 0)
+        printf("rank %d: bcast root death seen (%s)\n", rank, weft_status_name(rc));
+    fflush(stdout);
     weft_finalize(ctx);
     return test_summary("mp_bcast");
 }
@@ -293,6 +338,8 @@ int main(int argc, char **argv)
             weft_finalize(ctx);
             return 77;
         }
+        if (strcmp(argv[1], "death_root") == 0)
+            return death_root();
         return death(strcmp(argv[1], "death_mid") == 0);
     }
     const uint32_t trees[] = {WEFT_BCAST_BINOMIAL, WEFT_BCAST_KARY, WEFT_BCAST_CHAIN};
