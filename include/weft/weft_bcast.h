@@ -14,8 +14,9 @@
  * Data above the inline size travels in pieces (WEFT_BCAST_PIECE bytes,
  * 256 KiB by default) that are forwarded as they arrive; each piece follows
  * the engine's rendezvous rules at every hop, so a rank holds at most the
- * broadcast's own bytes. A destination keeps a copy of the data until its
- * application receives it, as an unexpected message.
+ * broadcast's own bytes. Where the destination's receive is posted before
+ * the data comes, the pieces land in its buffer; else the destination keeps
+ * the data until its application receives it, as an unexpected message.
  *
  * Completion: the root's object is signaled once every destination has the
  * data (each acknowledges up the tree), or has been found dead. Its entry:

@@ -70,6 +70,18 @@ static void check_msg(const uint8_t *buf, size_t len, int root, uint64_t tag,
     CHECK(bad < 0);
 }
 
+/* A destination's plain receive from root 0, checked. */
+static void recv_check(size_t len, uint64_t tag)
+{
+    uint8_t *buf = malloc(len);
+    weft_request_t *req;
+    weft_status_t st;
+    MUST(weft_sr_irecv(ctx, 0, COMM, tag, buf, len, &req));
+    MUST(weft_sr_wait(ctx, req, &st));
+    check_msg(buf, len, 0, tag, &st);
+    free(buf);
+}
+
 /* Every rank broadcasts to all the others in turn; mode 0: receives posted
  * first, 1: posted once the root's completion came, 2: wildcard source. */
 static void all_to_all(uint32_t tree, int mode, uint64_t tag0)
@@ -132,13 +144,7 @@ static void subset(void)
         MUST(bcast(ranks, prio, n, len, tag, WEFT_BCAST_BINOMIAL, &e));
         CHECK(e.error == WEFT_OK);
     } else if (rank % 2) {
-        uint8_t *buf = malloc(len);
-        weft_request_t *req;
-        weft_status_t st;
-        MUST(weft_sr_irecv(ctx, 0, COMM, tag, buf, len, &req));
-        MUST(weft_sr_wait(ctx, req, &st));
-        check_msg(buf, len, 0, tag, &st);
-        free(buf);
+        recv_check(len, tag);
     }
     test_barrier(ctx, NOTE, 3);
     if (rank % 2 == 0 && rank) {
@@ -266,13 +272,7 @@ static int death(bool mid)
         for (int r = 2; r < size; r++) /* the survivors may end now */
             test_note(ctx, r, true, NOTE, 51);
     } else {
-        uint8_t *buf = malloc(len);
-        weft_request_t *req;
-        weft_status_t st;
-        MUST(weft_sr_irecv(ctx, 0, COMM, tag, buf, len, &req));
-        MUST(weft_sr_wait(ctx, req, &st));
-        check_msg(buf, len, 0, tag, &st);
-        free(buf);
+        recv_check(len, tag);
         /* A destination that ended its job before the root asked it again
          * could only be counted among the dead: stay until the root knows. */
         test_note(ctx, 0, false, NOTE, 51);
