@@ -601,7 +601,7 @@ int taskrt_run(taskrt_t *rt)
     pthread_cond_broadcast(&rt->cond);
     pthread_mutex_unlock(&rt->lock);
     int idle = 0;
-    for (;;) {
+    while (rc == 0) { /* a receive that could not be posted would never end */
         pthread_mutex_lock(&rt->lock);
         int left = rt->remaining;
         pthread_mutex_unlock(&rt->lock);

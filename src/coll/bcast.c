@@ -608,7 +608,6 @@ static void advance(struct weft__bcast *bc, bc_state_t *s)
     }
 }
 
-/* Post the receives of the pieces s still lacks, from rank from. */
 /* Take piece k of broadcast (root, seq) from rank from into nothing: the
  * root's round 2 sends every piece, and its sends must end. */
 static void drop_piece(struct weft__bcast *bc, int from, int root, uint32_t seq, uint32_t k)
