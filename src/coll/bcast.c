@@ -21,11 +21,20 @@
  * parent reports it dead and its subtree unserved. Once every child of the
  * root answered, the root sends the unserved (live) ranks the data itself
  * (round 2, flat: they have no children then), and then signals the
- * caller's object. A rank that got the data already answers a REDO at once;
- * the ring of broadcasts delivered lately tells it so after its state went.
+ * caller's object. A rank that got the data already answers a REDO at once
+ * (and takes round 2's pieces into nothing); the ring of broadcasts
+ * delivered lately tells it so after its state went. A rank whose parent
+ * died answers the root directly.
  *
- * The data reaches the application through the engine's matching
- * (weft__proto_inject) as a message from the root on (comm, tag).
+ * Every piece receive ends: a parent answers each of its own piece
+ * receives down the tree once, by the piece or, where it lost it, by a
+ * zero-byte tombstone on its tag.
+ *
+ * The data reaches the application as a message from the root on (comm,
+ * tag): into the receive posted for it, taken out of matching when the
+ * ANNOUNCE is read (weft__proto_claim) and completed once no receive
+ * writes into it and no forward reads from it; else through the engine's
+ * matching once whole (weft__proto_inject).
  *
  * Threads: the sink (under the engine lock) and the completion handlers only
  * queue events. States are touched only by the holder of `work` (the
