@@ -92,8 +92,9 @@ typedef struct ivec {
 
 typedef struct bc_state {
     struct bc_state *next;
-    int root, parent;
-    uint32_t seq, comm, round;
+    int root;
+    uint32_t seq, comm;
+    uint32_t round;       /* the root's: 1, then 2 once it serves the unserved itself */
     uint32_t tree, arity; /* the tree's shape, passed down */
     uint64_t tag, len, piece;
     uint32_t npieces, nhave;
@@ -503,11 +504,18 @@ static bool ring_has(const struct weft__bcast *bc, uint64_t id)
     return false;
 }
 
-/* The data is whole here: to the application, through matching. */
-static void deliver(struct weft__bcast *bc, bc_state_t *s)
+/* The data is whole here, and the ring remembers it after s goes. */
+static void mark_delivered(struct weft__bcast *bc, bc_state_t *s)
 {
     s->delivered = true;
     bc->ring[bc->ring_pos++ % BC_RING] = id_of(s->root, s->seq);
+    atomic_fetch_add_explicit(&bc->received, 1, memory_order_relaxed);
+}
+
+/* The data is whole here: to the application, through matching. */
+static void deliver(struct weft__bcast *bc, bc_state_t *s)
+{
+    mark_delivered(bc, s);
     /* Nobody reads or writes the buffer any more: the engine may keep it. */
     bool give = s->fwd_out == 0 && s->recv_out == 0 && s->own_buf;
     uint8_t *data = s->buf;
@@ -515,7 +523,6 @@ static void deliver(struct weft__bcast *bc, bc_state_t *s)
         s->buf = NULL;
         s->own_buf = false;
     }
-    atomic_fetch_add_explicit(&bc->received, 1, memory_order_relaxed);
     if (weft__proto_inject(bc->ctx, s->root, s->comm, s->tag, data, s->len, give))
         weft_log_error("dynamic broadcast from rank %d: out of memory; not delivered", s->root);
 }
@@ -569,13 +576,10 @@ static void advance(struct weft__bcast *bc, bc_state_t *s)
 {
     bool all = s->nhave == s->npieces;
     if (!s->delivered && all) {
-        if (s->claimed) { /* in place already; ended below */
-            s->delivered = true;
-            bc->ring[bc->ring_pos++ % BC_RING] = id_of(s->root, s->seq);
-            atomic_fetch_add_explicit(&bc->received, 1, memory_order_relaxed);
-        } else {
+        if (s->claimed) /* in place already; ended below */
+            mark_delivered(bc, s);
+        else
             deliver(bc, s);
-        }
     }
     /* The application's receive ends once nothing writes or reads its
      * buffer any more: whole, or for good without its root. */
@@ -699,10 +703,8 @@ static void on_announce(struct weft__bcast *bc, int from, const uint8_t *p, size
     s->len = dlen;
     s->piece = inl ? 0 : piece;
     s->npieces = inl ? 0 : (uint32_t)((dlen + piece - 1) / piece);
-    s->parent = from;
     s->ack_to = is_redo ? root : from;
     s->ack_round = is_redo ? 2 : 1;
-    s->round = 1;
     s->tree = tree;
     s->arity = arity;
     s->own_buf = false;
@@ -968,7 +970,7 @@ int weft_bcast_dynamic(weft_ctx_t *ctx, const void *buf, size_t len, const int *
     free(pr);
     s->nroute = n;
     s->is_root = true;
-    s->root = s->parent = s->ack_to = ctx->rank;
+    s->root = s->ack_to = ctx->rank;
     s->seq = atomic_fetch_add_explicit(&bc->seq, 1, memory_order_relaxed);
     s->comm = comm;
     s->tag = tag;
