@@ -122,7 +122,6 @@ typedef struct bc_state {
     /* The root's completion. */
     weft_comp_t *done;
     void *user_context;
-    weft__comp_node_t node;
 } bc_state_t;
 
 /* A send whose bytes are ours (ANNOUNCE, ACK): freed once it left. */
@@ -559,16 +558,12 @@ static void redo(struct weft__bcast *bc, bc_state_t *s)
 
 static void signal_done(bc_state_t *s, int error, int source)
 {
-    weft__comp_node_t *n = &s->node;
-    n->next = NULL;
-    n->comp = s->done;
-    n->release = NULL;
-    n->entry.user_context = s->user_context;
-    n->entry.error = error;
-    n->entry.source = source;
-    n->entry.tag = s->tag;
-    n->entry.length = (size_t)s->len;
-    (void)weft__comp_signal(n);
+    weft_comp_entry_t e = {.user_context = s->user_context,
+                           .error = error,
+                           .source = source,
+                           .tag = s->tag,
+                           .length = (size_t)s->len};
+    weft__comp_signal_copy(s->done, &e); /* s goes right after */
 }
 
 /* Move s on as far as what arrived allows. */

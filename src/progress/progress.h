@@ -38,4 +38,10 @@ bool weft__comp_valid(const weft_comp_t *comp);
  * outside its locks. Thread-safe. */
 bool weft__comp_signal(weft__comp_node_t *node);
 
+/* Signal comp with a copy of entry, for a producer that frees its own
+ * memory right after: a queue whose ring is full keeps a node allocated
+ * here (freed by the pop that takes it); should that allocation fail, the
+ * call waits for room in the ring. Thread-safe. */
+void weft__comp_signal_copy(weft_comp_t *comp, const weft_comp_entry_t *entry);
+
 #endif

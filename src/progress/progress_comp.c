@@ -10,6 +10,8 @@
  * pair against the waiter's announce-then-look is what makes a lost wake-up
  * impossible (progress_int.h). */
 #include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -327,4 +329,32 @@ bool weft__comp_signal(weft__comp_node_t *node)
         return false;
     }
     }
+}
+
+static void copy_release(weft__comp_node_t *node)
+{
+    free(node);
+}
+
+void weft__comp_signal_copy(weft_comp_t *comp, const weft_comp_entry_t *entry)
+{
+    weft__comp_node_t local = {.comp = comp, .entry = *entry};
+    if (comp->kind != WEFT_COMP_CQ) {
+        (void)weft__comp_signal(&local); /* keeps nothing */
+        return;
+    }
+    weft__comp_node_t *n = malloc(sizeof *n);
+    while (!n) {
+        /* No memory for a node the queue could keep: wait for room in its
+         * ring, where the entry is copied and nothing is kept. */
+        weft_cq_t *cq = weft_container_of(comp, weft_cq_t, comp);
+        if (weft_cq_push(cq, entry) == WEFT_OK)
+            return;
+        sched_yield();
+        n = malloc(sizeof *n);
+    }
+    *n = local;
+    n->release = copy_release;
+    if (!weft__comp_signal(n))
+        free(n);
 }

@@ -191,6 +191,46 @@ static void interleaved(void)
     free(others);
 }
 
+/* Completions into a queue too small for them: the entries beyond its ring
+ * wait on its overflow list, after the broadcast's own state is gone. */
+static void small_queue(void)
+{
+    enum { NB = 6 };
+    int *others = malloc((size_t)size * sizeof *others);
+    int n = 0;
+    for (int r = 0; r < size; r++)
+        if (r != rank)
+            others[n++] = r;
+    uint64_t data = key(rank, 7000);
+    weft_cq_t *cq;
+    MUST(weft_cq_create(2, &cq));
+    for (int k = 0; k < NB; k++)
+        MUST(weft_bcast_dynamic(ctx, &data, sizeof data, others, NULL, n, COMM, 7000 + (uint64_t)k,
+                                NULL, weft_cq_comp(cq), (void *)(uintptr_t)(k + 1)));
+    for (int k = 0; k < NB; k++)
+        for (int r = 0; r < size; r++) {
+            if (r == rank)
+                continue;
+            uint64_t got = 0;
+            weft_request_t *req;
+            weft_status_t st;
+            MUST(weft_sr_irecv(ctx, r, COMM, 7000 + (uint64_t)k, &got, sizeof got, &req));
+            MUST(weft_sr_wait(ctx, req, &st));
+            CHECK(got == key(r, 7000) && st.source == r);
+        }
+    test_barrier(ctx, NOTE, 6); /* the roots' completions come meanwhile */
+    unsigned seen = 0;
+    for (int k = 0; k < (n ? NB : 0); k++) {
+        weft_comp_entry_t e;
+        MUST(weft_cq_wait_pop(cq, ctx, &e));
+        CHECK(e.error == WEFT_OK && e.length == sizeof data);
+        seen |= 1u << ((uintptr_t)e.user_context - 1);
+    }
+    CHECK(seen == (n ? (1u << NB) - 1 : 0));
+    MUST(weft_cq_free(cq));
+    free(others);
+}
+
 static void bad_input(void)
 {
     weft_flag_t f;
@@ -348,6 +388,7 @@ int main(int argc, char **argv)
             all_to_all(trees[t], mode, (uint64_t)(t * 3 + mode) * 10000 + 100000);
     subset();
     interleaved();
+    small_queue();
     bad_input();
     weft_bcast_counters_t c;
     MUST(weft_bcast_counters_get(ctx, &c));
