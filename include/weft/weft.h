@@ -47,7 +47,8 @@ extern "C" {
     X(WEFT_ENOTFOUND, -14, "not found")                                                            \
     X(WEFT_ESTATE, -15, "object in the wrong state for this operation")                            \
     X(WEFT_ETIMEDOUT, -16, "timed out")                                                            \
-    X(WEFT_EPERM, -17, "operation not permitted")
+    X(WEFT_EPERM, -17, "operation not permitted")                                                  \
+    X(WEFT_EMEMBER, -18, "another member of the collective failed")
 
 typedef enum weft_status_code {
 #define WEFT_STATUS_ENUM(name, value, text) name = value,

@@ -1049,9 +1049,14 @@ bool weft__coll_busy(struct weft_ctx *ctx)
 
 int weft__coll_init(struct weft_ctx *ctx)
 {
+    int rc = weft__sched_init(ctx);
+    if (rc)
+        return rc;
     struct weft__bcast *bc = calloc(1, sizeof *bc);
-    if (!bc)
+    if (!bc) {
+        weft__sched_fini(ctx);
         return WEFT_ENOMEM;
+    }
     bc->ctx = ctx;
     weft_lock_init(&bc->ev_lock, WEFT_LOCK_SPIN);
     weft_lock_init(&bc->work, WEFT_LOCK_SPIN);
@@ -1068,15 +1073,17 @@ int weft__coll_init(struct weft_ctx *ctx)
     bc->inline_default = weft__param_size("WEFT_BCAST_INLINE", 4096);
     for (unsigned i = 0; i < BC_RING; i++)
         bc->ring[i] = UINT64_MAX;
-    int rc = weft_progress_register(ctx, bc_progress, bc, &bc->progress_id);
+    rc = weft_progress_register(ctx, bc_progress, bc, &bc->progress_id);
     if (rc) {
         free(bc);
+        weft__sched_fini(ctx);
         return rc;
     }
     weft_progress_arm(ctx, bc->progress_id, 0);
     if ((rc = weft__sink_set(ctx, BC_CTRL, bc_sink, bc))) {
         weft_progress_unregister(ctx, bc->progress_id);
         free(bc);
+        weft__sched_fini(ctx);
         return rc;
     }
     ctx->bcast = bc;
@@ -1085,6 +1092,7 @@ int weft__coll_init(struct weft_ctx *ctx)
 
 void weft__coll_fini(struct weft_ctx *ctx)
 {
+    weft__sched_fini(ctx);
     struct weft__bcast *bc = ctx->bcast;
     if (!bc)
         return;

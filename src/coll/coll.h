@@ -6,10 +6,22 @@
 
 #include <stdbool.h>
 
+#include "weft/weft_coll.h"
+
 struct weft_ctx;
 
-/* Start the dynamic broadcast's layer of ctx (bcast.c): its sink and its
- * progress callback. WEFT_ENOMEM, or what registering returned. */
+/* The front of the group collectives (coll_group.c): their built-in types
+ * and ops, weft statuses as errors; weft_sched_new's default. */
+extern const weft_sched_front_t weft__coll_native_front;
+
+/* The schedules' list of ctx and its progress callback (sched.c), started
+ * and ended with the context's collectives layer. */
+int weft__sched_init(struct weft_ctx *ctx);
+void weft__sched_fini(struct weft_ctx *ctx);
+
+/* Start the collectives layer of ctx (bcast.c): the schedules' list, the
+ * dynamic broadcast's sink, their progress callbacks. WEFT_ENOMEM, or what
+ * registering returned. */
 int weft__coll_init(struct weft_ctx *ctx);
 /* Whether this rank still owes a broadcast its part: a destination that has
  * not acknowledged yet (its children have not answered, a piece is still on
@@ -24,8 +36,9 @@ void weft__coll_peer_lost(struct weft_ctx *ctx, int peer);
 /* finalize, under the engine lock, before it cancels what is live: the
  * receives a broadcast claimed go back to the engine's live list. */
 void weft__coll_abandon(struct weft_ctx *ctx);
-/* Free it, and what it still holds; the engine has canceled every request
- * by then. NULL layer: nothing. */
+/* Free it, and what it still holds (schedules are only unlisted: their
+ * owners free them); the engine has canceled every request by then. NULL
+ * layer: nothing. */
 void weft__coll_fini(struct weft_ctx *ctx);
 
 #endif

@@ -427,6 +427,7 @@ struct weft_ctx {
     weft_boot_t *boot;
     struct weft__rma *rma;     /* symmetric regions (src/rma), NULL until made */
     struct weft__bcast *bcast; /* the dynamic broadcast (src/coll), from weft_init on */
+    struct weft__scheds *scheds; /* listed collective schedules (src/coll), from weft_init on */
     weft__gate_t *gates;
     int ndrivers;
     struct {

@@ -23,9 +23,9 @@
 #include <stdbool.h>
 
 /* Callbacks a queue holds: the 16 that weft_progress_register promises the
- * program and its front ends, and the one every context's dynamic broadcast
- * (src/coll) takes at init. */
-#define WEFT__PQ_MAX 17
+ * program and its front ends, and the two every context's collectives
+ * (src/coll: the dynamic broadcast, the schedules) take at init. */
+#define WEFT__PQ_MAX 18
 
 /* A callback: returns how many events it handled (> 0 when it did work),
  * 0 when it found nothing. */
