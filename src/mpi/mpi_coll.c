@@ -125,7 +125,7 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
     int p = comm->size;
     size_t n = t->size * (size_t)count;
     uint32_t seq = weft__coll_next_seq(comm, false);
-    uint64_t tag = weft__coll_tag(seq, 1, 0); /* the schedule's phase 1, step 0 */
+    uint64_t tag = weft_coll_tag(seq, 1, 0); /* the schedule's phase 1, step 0 */
     if (p == 1)
         return MPI_SUCCESS;
     char none;
@@ -133,7 +133,7 @@ static int bcast_direct(void *buf, int count, MPI_Datatype t, int root, MPI_Comm
     weft__coll_direct_t d = {.nreq = 0};
     int rc = WEFT_OK;
     int vr = (comm->rank - root + p) % p;
-    int mask = weft__coll_bino_mask(p, vr);
+    int mask = weft_coll_bino_mask(p, vr);
     if (vr) {
         rc = weft__coll_post_direct(&d, comm, (vr - mask + root) % p, tag, data, n, false, WEFT_OK);
         int wrc = weft__coll_wait_direct(&d);

@@ -2,12 +2,8 @@
  * public functions are in mpi_coll.c and mpi_coll_reduce.c).
  *
  * Algorithms (simple first, O(log P) rounds where that is easy):
- *   barrier      dissemination (Hensgen, Finkel, Manber 1988): ceil(log2 P) rounds
- *   bcast        binomial tree from the root
- *   reduce       binomial tree; operands are always combined as
- *                (lower ranks) op (higher ranks), so non-commutative operations
- *                are reduced in rank order: towards rank 0, then sent to the root
- *   allreduce    recursive doubling (folding the ranks beyond a power of two)
+ *   barrier, bcast, reduce, allreduce
+ *                the engine's builders (weft_coll.h, src/coll/coll_algo.c)
  *   gather(v), scatter(v), allgather(v), alltoall(v,w)
  *                every message of the collective posted in one round
  *   reduce_scatter(_block)  reduce to rank 0 + scatterv
@@ -19,74 +15,25 @@
 
 #include "mpi/mpi_coll_int.h"
 
+/* barrier, bcast, reduce: the engine's builders over c. */
 int weft__coll_b_barrier(weft__mpi_sched_t *s, MPI_Comm c)
 {
-    int p = c->size, r = c->rank;
-    weft__coll_phase(s);
-    for (int dist = 1, k = 0; dist < p; dist <<= 1, k++) {
-        weft__coll_send(s, c, (r + dist) % p, NULL, 0, NULL, k);
-        weft__coll_recv(s, c, (r - dist + p) % p, NULL, 0, NULL, k);
-        weft__coll_round(s);
-    }
-    return MPI_SUCCESS;
+    weft_coll_view_t v = weft__coll_view(s, c);
+    return weft_coll_build_barrier(s, &v);
 }
 
 int weft__coll_b_bcast(weft__mpi_sched_t *s, MPI_Comm c, void *buf, size_t count, MPI_Datatype t,
                        int root)
 {
-    int p = c->size;
-    int vr = (c->rank - root + p) % p;
-    int mask = weft__coll_bino_mask(p, vr);
-    weft__coll_phase(s);
-    if (vr) {
-        weft__coll_recv(s, c, (vr - mask + root) % p, buf, count, t, 0);
-        weft__coll_round(s);
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask < p)
-            weft__coll_send(s, c, (vr + mask + root) % p, buf, count, t, 0);
-    }
-    weft__coll_round(s);
-    return MPI_SUCCESS;
+    weft_coll_view_t v = weft__coll_view(s, c);
+    return weft_coll_build_bcast(s, &v, buf, count, t, root);
 }
 
 int weft__coll_b_reduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst, size_t count,
                         MPI_Datatype t, MPI_Op op, int root)
 {
-    int p = c->size, r = c->rank;
-    /* Commutative: the tree is rooted at root. Otherwise at 0, so that the
-     * subtrees are rank intervals, and the result then travels to root. */
-    int top = op->commute ? root : 0;
-    int vr = (r - top + p) % p;
-    const void *acc = src;
-    weft__coll_phase(s);
-    for (int mask = 1; mask < p; mask <<= 1) {
-        if (vr & mask) {
-            weft__coll_send(s, c, (vr - mask + top) % p, acc, count, t, 0);
-            weft__coll_round(s);
-            break;
-        }
-        if (vr + mask < p) {
-            void *tmp = weft__coll_tmp_typed(s, count, t);
-            if (!tmp)
-                return MPI_ERR_NO_MEM;
-            weft__coll_recv(s, c, (vr + mask + top) % p, tmp, count, t, 0);
-            /* tmp holds ranks above ours: acc op tmp keeps the order. */
-            weft__coll_reduce(s, acc, tmp, count, t, op);
-            acc = tmp;
-            weft__coll_round(s);
-        }
-    }
-    if (r == top && r == root) {
-        if (acc != dst)
-            weft__coll_copy(s, acc, count, t, dst, count, t);
-    } else if (r == top) {
-        weft__coll_send(s, c, root, acc, count, t, 1);
-    } else if (r == root) {
-        weft__coll_recv(s, c, top, dst, count, t, 1);
-    }
-    weft__coll_round(s);
-    return MPI_SUCCESS;
+    weft_coll_view_t v = weft__coll_view(s, c);
+    return weft_coll_build_reduce(s, &v, src, dst, count, t, op, root);
 }
 
 int weft__coll_b_scatter(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_blocks_t *b, void *rbuf,
@@ -203,60 +150,12 @@ int weft__coll_b_alltoall(weft__mpi_sched_t *s, MPI_Comm c, const weft_coll_bloc
     return MPI_SUCCESS;
 }
 
-/* Recursive doubling (MPICH's MPIR_Allreduce_intra_recursive_doubling): with
- * P a power of two, log2 P rounds, in each of which a rank swaps its partial
- * result with the rank that differs in one bit and combines the two. Otherwise
- * the first 2*rem ranks (rem = P minus the largest power of two below it)
- * first fold in pairs, the odd one of each pair taking part for both, and get
- * the result back at the end: two more rounds. Each partial result covers a
- * run of consecutive ranks and the lower run is always the left operand, so
- * non-commutative operations are reduced in rank order. */
+/* Recursive doubling: the engine's builder over c. */
 int weft__coll_b_allreduce(weft__mpi_sched_t *s, MPI_Comm c, const void *src, void *dst,
                            size_t count, MPI_Datatype t, MPI_Op op)
 {
-    enum { K_FOLD = 0, K_UNFOLD = 1, K_STEP = 2 };
-    int p = c->size, r = c->rank;
-    weft__coll_phase(s);
-    if (src != dst) {
-        weft__coll_copy(s, src, count, t, dst, count, t);
-        weft__coll_round(s);
-    }
-    if (p == 1)
-        return MPI_SUCCESS;
-    void *tmp = weft__coll_tmp_typed(s, count, t);
-    if (!tmp)
-        return MPI_ERR_NO_MEM;
-    weft__coll_rd_t rd = weft__coll_rd(p, r);
-    int rem = rd.rem;
-    if (r < 2 * rem) {
-        if (r % 2 == 0) {
-            weft__coll_send(s, c, r + 1, dst, count, t, K_FOLD);
-        } else {
-            weft__coll_recv(s, c, r - 1, tmp, count, t, K_FOLD);
-            weft__coll_reduce(s, tmp, dst, count, t, op); /* (r - 1) op r */
-        }
-        weft__coll_round(s);
-    }
-    for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
-        int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
-        weft__coll_send(s, c, peer, dst, count, t, k);
-        weft__coll_recv(s, c, peer, tmp, count, t, k);
-        if (op->commute || peer < r) {
-            weft__coll_reduce(s, tmp, dst, count, t, op);
-        } else {
-            weft__coll_reduce(s, dst, tmp, count, t, op);
-            weft__coll_copy(s, tmp, count, t, dst, count, t);
-        }
-        weft__coll_round(s);
-    }
-    if (r < 2 * rem) {
-        if (r % 2)
-            weft__coll_send(s, c, r - 1, dst, count, t, K_UNFOLD);
-        else
-            weft__coll_recv(s, c, r + 1, dst, count, t, K_UNFOLD);
-        weft__coll_round(s);
-    }
-    return MPI_SUCCESS;
+    weft_coll_view_t v = weft__coll_view(s, c);
+    return weft_coll_build_allreduce(s, &v, src, dst, count, t, op);
 }
 
 int weft__coll_end_to_end(weft__mpi_sched_t *s, int p, const int *counts, MPI_Datatype t,

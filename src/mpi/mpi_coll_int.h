@@ -30,12 +30,22 @@ void weft__coll_skip_seq(MPI_Comm comm, bool nonblocking);
 
 /* The schedule's sequence number on its communicator: the same at every
  * member (they start collectives in the same order). */
-uint32_t weft__coll_seq(const weft__mpi_sched_t *s);
+uint32_t weft__coll_seq(weft__mpi_sched_t *s);
+
+/* The members of c (s's communicator, or its local_comm) as the engine's
+ * builders see them, with the number s has on c. */
+weft_coll_view_t weft__coll_view(weft__mpi_sched_t *s, MPI_Comm c);
 
 /* Close the current round: steps added next belong to a new one. */
-void weft__coll_round(weft__mpi_sched_t *s);
+static inline void weft__coll_round(weft__mpi_sched_t *s)
+{
+    weft_sched_round(s);
+}
 /* Start a new tag phase (and a new round): for the next part of a composition. */
-void weft__coll_phase(weft__mpi_sched_t *s);
+static inline void weft__coll_phase(weft__mpi_sched_t *s)
+{
+    weft_sched_phase(s);
+}
 
 /* Send count elements of t at buf to rank peer of the group that c sends to
  * (remote group for an intercommunicator); t == NULL means count bytes.
@@ -45,36 +55,53 @@ int weft__coll_send(weft__mpi_sched_t *s, MPI_Comm c, int peer, const void *buf,
 int weft__coll_recv(weft__mpi_sched_t *s, MPI_Comm c, int peer, void *buf, size_t count,
                     MPI_Datatype t, int k);
 /* Local steps. copy: the packed streams of the two sides (the shorter decides). */
-int weft__coll_copy(weft__mpi_sched_t *s, const void *src, size_t scount, MPI_Datatype stype,
-                    void *dst, size_t dcount, MPI_Datatype dtype);
+static inline int weft__coll_copy(weft__mpi_sched_t *s, const void *src, size_t scount,
+                                  MPI_Datatype stype, void *dst, size_t dcount, MPI_Datatype dtype)
+{
+    return weft_sched_copy(s, src, scount, stype, dst, dcount, dtype);
+}
 /* inout = in op inout, count elements of t. */
-int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t count,
-                      MPI_Datatype t, MPI_Op op);
+static inline int weft__coll_reduce(weft__mpi_sched_t *s, const void *in, void *inout, size_t count,
+                                    MPI_Datatype t, MPI_Op op)
+{
+    return weft_sched_reduce(s, in, inout, count, t, op);
+}
 
-/* A local step that calls fn(s, arg) when its round's communication is done.
- * fn may add steps and rounds to s (closing them with weft__coll_round): the
- * schedule goes on with them, so a protocol whose next exchange depends on
- * the last (an agreement that may need another try) is one schedule. A
- * non-zero return is the schedule's error. */
-typedef int weft__coll_call_fn(weft__mpi_sched_t *s, void *arg);
-int weft__coll_call(weft__mpi_sched_t *s, weft__coll_call_fn *fn, void *arg);
+/* A local step that calls fn(s, arg) when its round's communication is done
+ * (weft_sched_call): a protocol whose next exchange depends on the last (an
+ * agreement that may need another try) is one schedule. */
+typedef weft_sched_call_fn weft__coll_call_fn;
+static inline int weft__coll_call(weft__mpi_sched_t *s, weft__coll_call_fn *fn, void *arg)
+{
+    return weft_sched_call(s, fn, arg);
+}
 
-/* fn(s, arg, err) is called once when s ends, whatever its outcome (err: the
- * schedule's error, MPI_SUCCESS if none), before its request completes, by
- * the thread that advanced it last. Not called for a schedule freed without
- * having started (its builder undoes what it holds). For what a protocol
- * holds until it ends, in success or failure (a dead peer stops a schedule
- * before its later steps run). */
-typedef void weft__coll_end_fn(weft__mpi_sched_t *s, void *arg, int err);
-void weft__coll_on_end(weft__mpi_sched_t *s, weft__coll_end_fn *fn, void *arg);
+/* fn(s, arg, err) is called once when s ends, whatever its outcome
+ * (weft_sched_on_end): for what a protocol holds until it ends, in success
+ * or failure (a dead peer stops a schedule before its later steps run). */
+typedef weft_sched_end_fn weft__coll_end_fn;
+static inline void weft__coll_on_end(weft__mpi_sched_t *s, weft__coll_end_fn *fn, void *arg)
+{
+    weft_sched_on_end(s, fn, arg);
+}
 
 /* A temporary of n bytes, freed with the schedule. NULL when out of memory. */
-void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n);
+static inline void *weft__coll_tmp(weft__mpi_sched_t *s, size_t n)
+{
+    return weft_sched_tmp(s, n);
+}
 /* A temporary for count elements of t, returned as the address a user buffer
  * would have (the type's true lower bound already subtracted). */
-void *weft__coll_tmp_typed(weft__mpi_sched_t *s, size_t count, MPI_Datatype t);
+static inline void *weft__coll_tmp_typed(weft__mpi_sched_t *s, size_t count, MPI_Datatype t)
+{
+    return weft_sched_tmp_typed(s, count, t);
+}
 /* A packed copy, taken now, of count elements of t at buf (for MPI_IN_PLACE). */
-void *weft__coll_snapshot(weft__mpi_sched_t *s, const void *buf, size_t count, MPI_Datatype t);
+static inline void *weft__coll_snapshot(weft__mpi_sched_t *s, const void *buf, size_t count,
+                                        MPI_Datatype t)
+{
+    return weft_sched_snapshot(s, buf, count, t);
+}
 
 /* Set by a persistent collective around the build of its schedule
  * (mpi_coll_persist.c): weft__coll_new gives s the sequence numbers its init
@@ -92,7 +119,10 @@ int weft__coll_run(weft__mpi_sched_t *s);
 /* Non-blocking: make s the schedule of a new request, activate it. */
 int weft__coll_start(weft__mpi_sched_t *s, MPI_Comm comm, MPI_Request *request);
 /* Free a schedule that was built but never started. */
-void weft__coll_discard(weft__mpi_sched_t *s);
+static inline void weft__coll_discard(weft__mpi_sched_t *s)
+{
+    weft_sched_free(s);
+}
 
 /* ---------------------------------------------------------------- blocks */
 
@@ -272,96 +302,18 @@ static inline uint32_t weft__coll_next_seq(MPI_Comm comm, bool nonblocking)
     return (n & 0x7fffffffu) | (nonblocking ? 0x80000000u : 0);
 }
 
-/* The tag of step k of a collective's phase: its sequence number on the
- * communicator in the high 32 bits, (phase, step) below. Schedules and the
- * direct paths (allreduce, bcast) build it here, so their messages match. */
-static inline uint64_t weft__coll_tag(uint32_t seq, uint32_t phase, int k)
-{
-    return ((uint64_t)seq << 32) | ((uint64_t)(phase & 0x7f) << 24) | (uint32_t)(k & 0xffffff);
-}
-
-/* Binomial tree over p ranks rooted at virtual rank 0 (bcast): for virtual
- * rank vr, the lowest set bit of vr (its parent is vr - mask), or for the
- * root the smallest power of two >= p. Its children are vr + m for m =
- * mask / 2, mask / 4, ... 1, those below p. */
-static inline int weft__coll_bino_mask(int p, int vr)
-{
-    int mask = 1;
-    while (mask < p && !(vr & mask))
-        mask <<= 1;
-    return mask;
-}
-
-/* Recursive doubling over p ranks (allreduce): the first 2 * rem ranks fold
- * in pairs (even into odd) so that pof2 ranks, the largest power of two <= p,
- * exchange; vr is this rank among them, -1 when folded away. */
-typedef struct weft__coll_rd {
-    int pof2, rem, vr;
-} weft__coll_rd_t;
-
-static inline weft__coll_rd_t weft__coll_rd(int p, int r)
-{
-    weft__coll_rd_t rd = {.pof2 = 1};
-    while (rd.pof2 * 2 <= p)
-        rd.pof2 *= 2;
-    rd.rem = p - rd.pof2;
-    rd.vr = r >= 2 * rd.rem ? r - rd.rem : r % 2 ? r / 2 : -1;
-    return rd;
-}
-
-/* The rank whose place among the exchanging ranks is vpeer. */
-static inline int weft__coll_rd_rank(const weft__coll_rd_t *rd, int vpeer)
-{
-    return vpeer < rd->rem ? vpeer * 2 + 1 : vpeer + rd->rem;
-}
-
 /* ---------------------------------------------------------------- failures
  *
- * A member that dies, or a step that fails (a truncated message), must not
- * leave the others hanging, nor hand them a result that misses a member. So a
- * rank whose collective has failed a step still sends every later message of
- * it, but those of later rounds (or, in the direct paths, of later steps)
- * carry a *poison* instead of the data, which makes the receive fail with the
- * same cause:
- *   - after a dead peer (WEFT_EPEERDEAD): nothing for a message of n > 0
- *     bytes, one byte for a message of none (a receive of 0 bytes posts room
- *     for one); the receive fails with WEFT_EPEERDEAD (MPIX_ERR_PROC_FAILED);
- *   - after any other failure: one byte more than the receive's data (a
- *     receive of 0 bytes counts as one); every receive is posted with one
- *     spare byte past its data, so that poison arrives whole and the receive
- *     fails with WEFT__COLL_EMEMBER (MPI_ERR_OTHER, "another member of the
- *     collective failed"), distinct from a truncation of its own.
- * The receiving rank's later sends are poisons in turn. Every message still
- * leaves, so nobody waits for ever; every rank whose result depends on a
- * failed member fails; a rank whose part was complete (a bcast leaf fed by
- * live ranks, a reduce's non-root) may succeed, with a correct result.
+ * Collectives follow the engine's poison protocol (weft_coll.h): a rank
+ * whose collective failed a step still sends every later message of it, as
+ * a poison, so nobody waits for ever. A receive that gets one fails with
+ * WEFT_EPEERDEAD (MPIX_ERR_PROC_FAILED) after a death, with WEFT_EMEMBER
+ * (WEFT_MPI_ERR_COLL_MEMBER, of class MPI_ERR_OTHER) after another failure,
+ * distinct from a truncation of its own. Every rank whose result depends on
+ * a failed member fails; a rank whose part was complete (a bcast leaf fed
+ * by live ranks, a reduce's non-root) may succeed, with a correct result.
  * Members always send a message of the size its receiver expects (the type
- * signatures match), so a poison is never taken for data; a message longer
- * than a poison still truncates. */
-
-/* The length of the poison that replaces a send of n bytes after a failure
- * (why: a weft status). */
-static inline size_t weft__coll_poison_len(size_t n, int why)
-{
-    if (why == WEFT_EPEERDEAD)
-        return n ? 0 : 1;
-    return (n ? n : 1) + 1;
-}
-/* Post that poison to world rank `world`; *tmp gets a buffer to free once
- * the request has completed (NULL if none). */
-int weft__coll_isend_poison(int world, uint32_t cid, uint64_t tag, size_t n, int why,
-                            weft_request_t **req, void **tmp);
-/* A receive of n bytes (posted with room for max(n, 1) and a spare byte)
- * ended with rc after got bytes: its status, WEFT_EPEERDEAD for a dead
- * peer's poison, WEFT__COLL_EMEMBER for another failure's. */
-static inline int weft__coll_recv_status(int rc, size_t n, size_t got)
-{
-    if (rc != WEFT_OK)
-        return rc;
-    if (got == weft__coll_poison_len(n, WEFT_EPEERDEAD))
-        return WEFT_EPEERDEAD;
-    return got == weft__coll_poison_len(n, WEFT_ETRUNC) ? WEFT__COLL_EMEMBER : WEFT_OK;
-}
+ * signatures match), so a poison is never taken for data. */
 
 /* Small blocking collectives that run without a schedule (allreduce, bcast)
  * send the very messages their schedule would: weft__coll_post_direct posts

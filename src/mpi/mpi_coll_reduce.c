@@ -103,20 +103,20 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
      * combined any more; the first error is reported at the end. */
     _Alignas(16) unsigned char tmp[ALLREDUCE_DIRECT_MAX];
     int rc = WEFT_OK, err = MPI_SUCCESS;
-    weft__coll_rd_t rd = weft__coll_rd(p, r);
+    weft_coll_rd_t rd = weft_coll_rd(p, r);
     int rem = rd.rem;
     if (r < 2 * rem) {
         if (r % 2 == 0) {
-            rc = xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_FOLD), rbuf, NULL, n, WEFT_OK);
+            rc = xfer(comm, r + 1, weft_coll_tag(seq, PHASE, K_FOLD), rbuf, NULL, n, WEFT_OK);
         } else {
-            rc = xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_FOLD), NULL, tmp, n, WEFT_OK);
+            rc = xfer(comm, r - 1, weft_coll_tag(seq, PHASE, K_FOLD), NULL, tmp, n, WEFT_OK);
             if (rc == WEFT_OK)
                 err = weft__mpi_op_apply(op, tmp, rbuf, count, t); /* (r - 1) op r */
         }
     }
     for (int mask = 1, k = K_STEP; rd.vr >= 0 && mask < rd.pof2; mask <<= 1, k++) {
-        int peer = weft__coll_rd_rank(&rd, rd.vr ^ mask);
-        int xrc = xfer(comm, peer, weft__coll_tag(seq, PHASE, k), rbuf, tmp, n, failure(rc, err));
+        int peer = weft_coll_rd_rank(&rd, rd.vr ^ mask);
+        int xrc = xfer(comm, peer, weft_coll_tag(seq, PHASE, k), rbuf, tmp, n, failure(rc, err));
         rc = rc != WEFT_OK ? rc : xrc;
         if (failure(rc, err) != WEFT_OK)
             continue; /* no operand to combine, or no result to build */
@@ -129,9 +129,9 @@ static int allreduce_direct(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     }
     if (r < 2 * rem) {
         int xrc =
-            r % 2 ? xfer(comm, r - 1, weft__coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n,
+            r % 2 ? xfer(comm, r - 1, weft_coll_tag(seq, PHASE, K_UNFOLD), rbuf, NULL, n,
                          failure(rc, err))
-                  : xfer(comm, r + 1, weft__coll_tag(seq, PHASE, K_UNFOLD), NULL, rbuf, n, WEFT_OK);
+                  : xfer(comm, r + 1, weft_coll_tag(seq, PHASE, K_UNFOLD), NULL, rbuf, n, WEFT_OK);
         rc = rc != WEFT_OK ? rc : xrc;
     }
     return rc != WEFT_OK ? weft__mpi_err_from_weft(rc) : err;

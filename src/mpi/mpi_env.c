@@ -57,8 +57,8 @@ static int instance_start(int required, const char *fn)
     weft__mpi.world_rank = weft_rank(weft__mpi.ctx);
     weft__mpi.world_known = true;
     weft__mpi.world_size = weft_size(weft__mpi.ctx);
-    /* A progress thread runs the collective schedules (weft__mpi_progress_cb)
-     * beside the application's threads, at any thread level. */
+    /* A progress thread runs the collective schedules (weft_coll.h) beside
+     * the application's threads, at any thread level. */
     bool shared = weft__mpi.thread_level == MPI_THREAD_MULTIPLE ||
                   weft_progress_thread_running(weft__mpi.ctx);
     weft_lock_init(&weft__mpi.lock, shared ? WEFT_LOCK_MUTEX : WEFT_LOCK_NONE);
@@ -69,10 +69,6 @@ static int instance_start(int required, const char *fn)
         return rc;
     }
     weft__mpi_t_engine(weft__mpi.ctx);
-    if (weft_progress_register(weft__mpi.ctx, weft__mpi_progress_cb, NULL,
-                               &weft__mpi.progress_id) != WEFT_OK)
-        weft__mpi.progress_id = -1; /* schedules then move in MPI calls only */
-    weft__mpi_progress_arm(false);  /* until a schedule is listed */
     atomic_store_explicit(&weft__mpi.initialized, 1, memory_order_release);
     return MPI_SUCCESS;
 }
@@ -89,10 +85,10 @@ static int instance_end(void)
     weft__mpi_req_drain();
     weft__mpi_part_fini();
     weft__mpi_win_fini();
-    if (weft__mpi.progress_id >= 0)
-        weft_progress_unregister(weft__mpi.ctx, weft__mpi.progress_id);
     weft__mpi_comms_fini();
-    weft__mpi_sched_fini();
+    /* The context may live on (another instance's, a native user's): our
+     * schedules leave its list, and their requests free them. */
+    weft_sched_forget(weft__mpi.ctx, &weft__mpi_coll_front);
     weft__mpi_t_engine(NULL);
     int wrc = weft_world_release(weft__mpi.ctx);
     weft__mpi.ctx = NULL;

@@ -165,7 +165,7 @@ int weft__mpi_err_from_weft(int status)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     case WEFT_EPEERDEAD:
         return MPIX_ERR_PROC_FAILED;
-    case WEFT__COLL_EMEMBER:
+    case WEFT_EMEMBER:
         return WEFT_MPI_ERR_COLL_MEMBER;
     default:
         return MPI_ERR_INTERN;

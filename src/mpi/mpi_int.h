@@ -40,6 +40,7 @@
 
 #include "util/lock.h"
 #include "weft/weft.h"
+#include "weft/weft_coll.h"
 
 #define WEFT_MPI_STR_(x) #x
 #define WEFT_MPI_STR(x)  WEFT_MPI_STR_(x)
@@ -398,7 +399,7 @@ typedef enum weft_mpi_req_kind {
     WEFT_MPI_REQ_PART,  /* partitioned (MPI_Psend_init, MPI_Precv_init) */
 } weft_mpi_req_kind_t;
 
-typedef struct weft__mpi_sched weft__mpi_sched_t;
+typedef struct weft_sched weft__mpi_sched_t; /* weft_coll.h */
 
 /* Cache-line aligned (weft__mpi_req_alloc): what allocating, waiting for and
  * freeing a point-to-point request touch lies in its first two lines, so a
@@ -510,25 +511,12 @@ void weft__mpi_bsend_forget(MPI_Request r);
 
 /* ---------------------------------------------------------------- collectives */
 
-/* A non-blocking collective is a schedule of rounds; each round starts sends,
- * receives and local steps (copies, reductions) that must all finish before the
- * next round starts. weft__mpi_progress() advances every active schedule, so a
- * collective moves on even while the application waits on something else. */
-int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done);
-void weft__mpi_sched_free(weft__mpi_sched_t *s);
-/* Advance every active schedule once; returns how many moved (a round
- * ended, or the schedule). */
-int weft__mpi_sched_progress_all(void);
-/* The layer's progress callback (weft_progress_register): every thread that
- * makes a progress pass, the progress thread included, advances the active
- * schedules, so a non-blocking collective moves on while the application
- * computes. */
-int weft__mpi_progress_cb(void *arg);
-/* Turn that callback on (a schedule was listed into an empty list) or off
- * (the list emptied); under weft__mpi.lock, so the state follows the list. */
-void weft__mpi_progress_arm(bool on);
-/* Cancel-free teardown at finalize. */
-void weft__mpi_sched_fini(void);
+/* A collective is a schedule of the engine's (weft_coll.h, front
+ * weft__mpi_coll_front): rounds of sends and receives, then local steps.
+ * The engine advances started schedules in every progress pass, the
+ * progress thread's included, so a non-blocking collective moves on while
+ * the application waits on something else, or computes. */
+extern const weft_sched_front_t weft__mpi_coll_front; /* mpi_coll_sched.c */
 
 /* ---------------------------------------------------------------- process state */
 
@@ -558,9 +546,6 @@ typedef struct weft__mpi_state {
     /* Buffered sends. */
     void *bsend_buf;
     int bsend_size;
-    /* Active schedules of non-blocking collectives. */
-    weft__mpi_sched_t *scheds;
-    int progress_id; /* weft__mpi_progress_cb's registration, -1: none */
 } weft__mpi_state_t;
 
 extern weft__mpi_state_t weft__mpi;
@@ -572,15 +557,15 @@ int weft__mpi_instance_down(void);
 /* WEFT_MPI_THREAD_LEVEL: the level MPI_Init asks for. */
 int weft__mpi_default_level(void);
 
-/* Is any non-blocking collective in flight? A hint read without the lock (the
- * list changes under it, with atomic stores), so waits can skip the walk. */
+/* Is any non-blocking collective in flight? A hint read without a lock, so
+ * waits can skip the walk. */
 static inline bool weft__mpi_scheds_active(void)
 {
-    return __atomic_load_n(&weft__mpi.scheds, __ATOMIC_ACQUIRE) != NULL;
+    return weft_sched_active(weft__mpi.ctx);
 }
 
-/* Advance the engine and every active collective once (the engine runs
- * weft__mpi_progress_cb in its pass). */
+/* Advance the engine and every active collective once (the engine runs the
+ * schedules in its pass). */
 void weft__mpi_progress(void);
 
 /* ---------------------------------------------------------------- errors */
@@ -605,11 +590,10 @@ int weft__mpi_err_win(MPI_Win win, int err, const char *fn);
 int weft__mpi_err_file(MPI_File file, int err, const char *fn);
 /* The MPI error class for a weft status. */
 int weft__mpi_err_from_weft(int status);
-/* The weft status of a collective's receive that got another member's failure
- * poison (see mpi_coll_int.h); weft__mpi_err_from_weft maps it to this error
- * code of class MPI_ERR_OTHER. Codes of weft's own follow MPI_ERR_LASTCODE;
- * the application's (MPI_Add_error_code) follow them. */
-#define WEFT__COLL_EMEMBER       (-100)
+/* weft__mpi_err_from_weft maps WEFT_EMEMBER (a collective's receive that got
+ * another member's failure poison, mpi_coll_int.h) to this error code of
+ * class MPI_ERR_OTHER. Codes of weft's own follow MPI_ERR_LASTCODE; the
+ * application's (MPI_Add_error_code) follow them. */
 #define WEFT_MPI_ERR_COLL_MEMBER (MPI_ERR_LASTCODE + 1)
 #define WEFT_MPI_N_OWN_CODES     1
 

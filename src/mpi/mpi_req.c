@@ -79,9 +79,7 @@ void weft__mpi_req_drain(void)
 
 void weft__mpi_progress(void)
 {
-    weft_progress(weft__mpi.ctx);
-    if (weft__mpi.progress_id < 0 && weft__mpi_scheds_active())
-        weft__mpi_sched_progress_all();
+    weft_progress(weft__mpi.ctx); /* the schedules too */
     reap_detached(false);
 }
 
@@ -158,7 +156,7 @@ int weft__mpi_req_poll(MPI_Request r)
         return MPI_SUCCESS;
     case WEFT_MPI_REQ_COLL: {
         bool done = false;
-        int rc = weft__mpi_sched_poll(r->sched, &done);
+        int rc = weft_sched_poll(r->sched, &done);
         if (done || rc) {
             weft__mpi_status_empty(&r->status);
             r->status.MPI_ERROR = rc;

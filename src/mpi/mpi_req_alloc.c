@@ -160,7 +160,7 @@ void weft__mpi_req_free(MPI_Request r)
     if (r->kind == WEFT_MPI_REQ_PART)
         weft__mpi_part_free(r);
     if (r->sched) {
-        weft__mpi_sched_free(r->sched);
+        weft_sched_free(r->sched);
         r->sched = NULL;
     }
     if (r->staging) {

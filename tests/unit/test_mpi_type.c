@@ -12,17 +12,6 @@
 /* Collectives, topologies and intercommunicators are other parts' (mpi_coll*.c,
  * mpi_topo.c, mpi_intercomm.c); until they are on this branch, the rest of the
  * layer links against these stand-ins, which these tests never reach. */
-__attribute__((weak)) int weft__mpi_sched_poll(weft__mpi_sched_t *s, bool *done)
-{
-    *done = true;
-    return MPI_SUCCESS;
-}
-__attribute__((weak)) void weft__mpi_sched_free(weft__mpi_sched_t *s) {}
-__attribute__((weak)) int weft__mpi_sched_progress_all(void)
-{
-    return 0;
-}
-__attribute__((weak)) void weft__mpi_sched_fini(void) {}
 __attribute__((weak)) int weft__mpi_topo_dup(const weft_mpi_topo_t *t, weft_mpi_topo_t **out)
 {
     return MPI_ERR_INTERN;
