@@ -230,82 +230,71 @@ static void step_release(const weft_sched_t *s, step_t *st)
         s->front->drop(st->op, true);
 }
 
-static step_t *comm_step(weft_sched_t *s, step_kind_t kind, int world, uint32_t cid, uint64_t tag)
+/* Add step st (holding its types and op): 0, or the front's out-of-memory
+ * error. */
+static int add(weft_sched_t *s, step_t st)
 {
-    step_t *st = step_add(s, kind);
-    if (st) {
-        st->world = world;
-        st->cid = cid;
-        st->tag = tag;
-    }
-    return st;
+    step_t *p = step_add(s, st.kind);
+    if (!p)
+        return front_err(s, WEFT_ENOMEM);
+    *p = st;
+    step_hold(s, p);
+    return 0;
 }
 
 int weft_sched_send(weft_sched_t *s, int world, uint32_t comm, uint64_t tag, const void *buf,
                     size_t count, const void *type)
 {
-    step_t *st = comm_step(s, STEP_SEND, world, comm, tag);
-    if (!st)
-        return front_err(s, WEFT_ENOMEM);
-    st->src = buf;
-    st->scount = count;
-    st->stype = type;
-    step_hold(s, st);
-    return 0;
+    return add(s, (step_t){.kind = STEP_SEND,
+                           .world = world,
+                           .cid = comm,
+                           .tag = tag,
+                           .src = buf,
+                           .scount = count,
+                           .stype = type});
 }
 
 int weft_sched_recv(weft_sched_t *s, int world, uint32_t comm, uint64_t tag, void *buf,
                     size_t count, const void *type)
 {
-    step_t *st = comm_step(s, STEP_RECV, world, comm, tag);
-    if (!st)
-        return front_err(s, WEFT_ENOMEM);
-    st->dst = buf;
-    st->dcount = count;
-    st->dtype = type;
-    step_hold(s, st);
-    return 0;
+    return add(s, (step_t){.kind = STEP_RECV,
+                           .world = world,
+                           .cid = comm,
+                           .tag = tag,
+                           .dst = buf,
+                           .dcount = count,
+                           .dtype = type});
 }
 
 int weft_sched_copy(weft_sched_t *s, const void *src, size_t scount, const void *stype, void *dst,
                     size_t dcount, const void *dtype)
 {
-    step_t *st = step_add(s, STEP_COPY);
-    if (!st)
-        return front_err(s, WEFT_ENOMEM);
-    st->src = src;
-    st->scount = scount;
-    st->stype = stype;
-    st->dst = dst;
-    st->dcount = dcount;
-    st->dtype = dtype;
-    step_hold(s, st);
-    return 0;
+    return add(s, (step_t){.kind = STEP_COPY,
+                           .src = src,
+                           .scount = scount,
+                           .stype = stype,
+                           .dst = dst,
+                           .dcount = dcount,
+                           .dtype = dtype});
 }
 
+/* The type is held twice (as both operands' type), and dropped twice. */
 int weft_sched_reduce(weft_sched_t *s, const void *in, void *inout, size_t count, const void *type,
                       const void *op)
 {
-    step_t *st = step_add(s, STEP_REDUCE);
-    if (!st)
-        return front_err(s, WEFT_ENOMEM);
-    st->src = in;
-    st->dst = inout;
-    st->scount = st->dcount = count;
-    st->stype = st->dtype = type;
-    st->op = op;
-    step_hold(s, st);
-    return 0;
+    return add(s, (step_t){.kind = STEP_REDUCE,
+                           .src = in,
+                           .scount = count,
+                           .stype = type,
+                           .dst = inout,
+                           .dcount = count,
+                           .dtype = type,
+                           .op = op});
 }
 
 int weft_sched_call(weft_sched_t *s, weft_sched_call_fn *fn, void *arg)
 {
-    step_t *st = step_add(s, STEP_CALL);
-    if (!st)
-        return front_err(s, WEFT_ENOMEM);
-    st->call = fn;
-    st->dst = arg;
-    return 0;
+    return add(s, (step_t){.kind = STEP_CALL, .call = fn, .dst = arg});
 }
 
 void *weft_sched_tmp(weft_sched_t *s, size_t n)
