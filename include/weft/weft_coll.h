@@ -198,7 +198,7 @@ WEFT_API int weft_sched_call(weft_sched_t *s, weft_sched_call_fn *fn, void *arg)
 /* fn(s, arg, err) is called once when s ends, whatever its outcome (err:
  * the schedule's error, 0 if none), by the thread that advanced it last,
  * before weft_sched_poll says it is done. Not called for a schedule freed
- * before it started. */
+ * before it ran (neither started nor polled). */
 typedef void weft_sched_end_fn(weft_sched_t *s, void *arg, int err);
 WEFT_API void weft_sched_on_end(weft_sched_t *s, weft_sched_end_fn *fn, void *arg);
 /* Steps return 0, or the front's out-of-memory error (which also becomes
@@ -224,7 +224,9 @@ WEFT_API bool weft_sched_commute(const weft_sched_t *s, const void *op);
  * nothing. */
 WEFT_API int weft_sched_start(weft_sched_t *s);
 /* Advance s if no other thread does; *done once it ended: returns its
- * error (0 for success). Thread-safe. */
+ * error (0 for success). A blocking owner may also poll a schedule it never
+ * started (its last round closed with weft_sched_round): it then moves in
+ * these polls only, and costs the progress passes nothing. Thread-safe. */
 WEFT_API int weft_sched_poll(weft_sched_t *s, bool *done);
 /* Let go of s: unlisted if it ended or never started; one still running
  * goes on to its end, then is freed. NULL: nothing. */

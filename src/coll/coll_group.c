@@ -258,9 +258,16 @@ static int finish(weft_coll_group_t *g, weft_sched_t *s, int err, size_t length,
                       .length = length};
         weft_sched_on_end(s, call_end, c);
     }
-    err = weft_sched_start(s);
-    if (err || done) {
+    if (done) {
+        err = weft_sched_start(s);
         weft_sched_free(s); /* started: it runs to its end, and signals done */
+        return err;
+    }
+    /* Blocking: not started, this thread alone runs it (no progress pass
+     * walks it). */
+    weft_sched_round(s);
+    if ((err = weft_sched_error(s))) {
+        weft_sched_free(s);
         return err;
     }
     bool ended = false;

@@ -248,7 +248,9 @@ int weft__coll_wait_direct(weft__coll_direct_t *d)
 
 int weft__coll_run(weft__mpi_sched_t *s)
 {
-    int err = weft_sched_start(s);
+    /* Not started: this thread alone runs it, and no progress pass walks it. */
+    weft_sched_round(s);
+    int err = weft_sched_error(s);
     if (err != MPI_SUCCESS) {
         weft_sched_free(s);
         return err;
