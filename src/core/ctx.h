@@ -258,6 +258,26 @@ static inline bool weft__peer_valid(struct weft_ctx *ctx, int peer)
 /* ctx->counters with what the gates count added (caller holds the engine lock). */
 void weft__counters_sum(struct weft_ctx *ctx, weft_counters_t *out);
 
+/* Wire-up (ctx_wire.c). This process's node: host name and boot id, or
+ * WEFT_NODE_ID, in buf. */
+#define WEFT__NODE_ID_MAX 256
+void weft__ctx_node_id(char *buf, size_t len);
+/* ctx->known: the built-in drivers and params' own, highest preference
+ * first. WEFT_EINVAL for a malformed driver of the program's. */
+int weft__ctx_known_drivers(weft_ctx_t *ctx, const weft_init_params_t *params);
+/* The ranks on this node (published and fenced): *node_ranks (malloc'd),
+ * their number and this rank's place among them. */
+int weft__ctx_find_node(weft_ctx_t *ctx, int **node_ranks, int *node_size, int *node_index);
+/* Open the drivers some peer needs (and their rails), publish their
+ * addresses. */
+int weft__ctx_open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size, int node_index,
+                           bool doorbell);
+/* Connect g's track (and rails) through the driver that reaches its peer. */
+int weft__ctx_connect_gate(weft_ctx_t *ctx, weft__gate_t *g, bool same_node);
+/* The gates of the job's ranks, room for cap in all (never moves); free them. */
+bool weft__ctx_gates_alloc(weft_ctx_t *ctx, int cap);
+void weft__ctx_gates_free(weft_ctx_t *ctx);
+
 /* Append an opened driver to ctx->drivers, and to ctx->poll unless it is
  * the self driver (ctx->self_driver names it before). The caller checked
  * that there is room (WEFT_MAX_DRIVERS). */
