@@ -115,38 +115,33 @@ static int sock_wait(int fd, short events, uint64_t deadline_ns)
     }
 }
 
-static int sock_write_by(int fd, const void *buf, size_t len, uint64_t deadline_ns)
+/* Send len bytes at buf over fd (out), or receive them into it, by
+ * deadline_ns (0: none), moving collectives and the engine while it waits. */
+static int sock_move_by(int fd, char *p, size_t len, uint64_t deadline_ns, bool out)
 {
-    const char *p = buf;
     while (len) {
-        if (sock_wait(fd, POLLOUT, deadline_ns) != 0)
+        if (sock_wait(fd, out ? POLLOUT : POLLIN, deadline_ns) != 0)
             return -1;
-        ssize_t w = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        ssize_t n =
+            out ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, len, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             continue;
-        if (w <= 0)
+        if (n <= 0)
             return -1;
-        p += w;
-        len -= (size_t)w;
+        p += n;
+        len -= (size_t)n;
     }
     return 0;
 }
 
+static int sock_write_by(int fd, const void *buf, size_t len, uint64_t deadline_ns)
+{
+    return sock_move_by(fd, (char *)buf, len, deadline_ns, true);
+}
+
 static int sock_read_by(int fd, void *buf, size_t len, uint64_t deadline_ns)
 {
-    char *p = buf;
-    while (len) {
-        if (sock_wait(fd, POLLIN, deadline_ns) != 0)
-            return -1;
-        ssize_t r = recv(fd, p, len, MSG_DONTWAIT);
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
+    return sock_move_by(fd, buf, len, deadline_ns, false);
 }
 
 static int sock_write(int fd, const void *buf, size_t len)

@@ -52,6 +52,7 @@ void weft__topo_free(weft_topo_t *t)
     }
 }
 
+#ifndef WEFT_HAVE_HWLOC
 /* Without hwloc: every online cpu is a core of one package, one NUMA node. */
 static int load_flat(weft_topo_t *t, char *err, size_t errlen)
 {
@@ -77,6 +78,7 @@ static int load_flat(weft_topo_t *t, char *err, size_t errlen)
     t->source = "flat";
     return 0;
 }
+#endif
 
 #ifdef WEFT_HAVE_HWLOC
 /* The cpus of the closest non-I/O object of every network card hwloc finds
@@ -207,7 +209,6 @@ int weft__topo_load(weft_topo_t **out, bool io, char *err, size_t errlen)
         weft__topo_free(t);
         return -1;
     }
-    (void)load_flat;
     *out = t;
     return 0;
 }
