@@ -90,7 +90,9 @@ WEFT_API int weft_coll_group_size(const weft_coll_group_t *g);
  * members' counts differ); with done it returns WEFT_OK once started and
  * signals done once it ended, with the entry's user_context as given, error
  * its status, source this rank, tag 0 and length the bytes of this rank's
- * result. Buffers must stay valid and untouched until then. Errors before
+ * result. Buffers must stay valid and untouched until then; one still in
+ * flight at weft_finalize is signaled there, with WEFT_ECANCELED (or the
+ * error it had already). Errors before
  * anything starts: WEFT_EINVAL (NULL g, a NULL buffer with count > 0, an
  * unknown type or op, an op on WEFT_COLL_BYTE or a bitwise op on a
  * floating type, a root outside the group), WEFT_ENOMEM; a failed call

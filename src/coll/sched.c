@@ -725,6 +725,15 @@ static void forget(weft_ctx_t *ctx, const weft_sched_front_t *front)
     weft_lock_release(&l->lock);
     while (gone) {
         weft_sched_t *next = gone->next;
+        /* As the context ends, a schedule still running ends too, canceled
+         * (its requests are gone): its owner hears it, as every operation
+         * in flight at weft_finalize completes with WEFT_ECANCELED. */
+        if (!front && gone->end && !atomic_load_explicit(&gone->done, memory_order_acquire)) {
+            weft_sched_end_fn *end = gone->end;
+            gone->end = NULL;
+            fail(gone, front_err(gone, WEFT_ECANCELED));
+            end(gone, gone->end_arg, gone->err);
+        }
         sched_unref(gone);
         gone = next;
     }

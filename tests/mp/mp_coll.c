@@ -12,6 +12,8 @@
  *   allreduce ends while the application only reads its flag, calling
  *   nothing of weft;
  *   bad arguments, after which the group still works;
+ *   a non-blocking collective still in flight at finalize, signaled there
+ *   with WEFT_ECANCELED;
  *   "death": rank 1 dies; every other rank's allreduce ends with
  *   WEFT_EPEERDEAD or WEFT_EMEMBER, none waits for ever.
  */
@@ -20,9 +22,10 @@
 #include "../common/test_util.h"
 #include "weft/weft_coll.h"
 
-#define COMM_ALL 21u
-#define COMM_SUB 22u
-#define NOTE     0x7cu
+#define COMM_ALL  21u
+#define COMM_SUB  22u
+#define COMM_PAIR 23u
+#define NOTE      0x7cu
 
 static weft_ctx_t *ctx;
 static int rank, size;
@@ -375,8 +378,24 @@ int main(int argc, char **argv)
         by_the_progress_thread(all);
     bad_arguments(all);
     CHECK(weft_coll_barrier(all, NULL, NULL) == WEFT_OK);
+    /* A collective still in flight at finalize: rank 0 waits for a bcast
+     * from rank 1, which never calls it; finalize signals it canceled. */
+    weft_coll_group_t *pair = NULL;
+    weft_flag_t pending;
+    weft_flag_init(&pending);
+    int64_t never[4];
+    if (size > 1 && rank == 0) {
+        int two[2] = {0, 1};
+        MUST(weft_coll_group_create(ctx, two, 2, COMM_PAIR, &pair));
+        MUST(weft_coll_bcast(pair, never, 4, WEFT_COLL_INT64, 1, weft_flag_comp(&pending), NULL));
+    }
     weft_coll_group_free(sub);
     weft_coll_group_free(all);
     weft_finalize(ctx);
+    if (pair) {
+        weft_comp_entry_t e;
+        CHECK(weft_flag_test(&pending, &e) == WEFT_OK && e.error == WEFT_ECANCELED);
+        weft_coll_group_free(pair);
+    }
     return test_summary("mp_coll");
 }
