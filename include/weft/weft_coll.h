@@ -2,8 +2,9 @@
  *
  * Two levels:
  *
- *   groups      barrier, bcast, reduce, allreduce, allgather and alltoall
- *               over a fixed set of ranks (weft_coll_group_t), on the
+ *   groups      barrier, bcast (of a buffer or of pieces), reduce,
+ *               allreduce, allgather and alltoall over a fixed set of
+ *               ranks (weft_coll_group_t), on the
  *               built-in element types and operations below; blocking, or
  *               non-blocking with a completion object (weft_comp.h).
  *   schedules   the engine under them and under weft's MPI collectives
@@ -103,6 +104,13 @@ WEFT_API int weft_coll_barrier(weft_coll_group_t *g, weft_comp_t *done, void *us
 /* count elements at buf from root to every member (binomial tree). */
 WEFT_API int weft_coll_bcast(weft_coll_group_t *g, void *buf, size_t count, weft_coll_dtype_t t,
                              int root, weft_comp_t *done, void *user_context);
+/* The same for a message in iovcnt pieces (iov: the root's data, the
+ * others' room for it, the same total length at every member): sent and
+ * received in place where the engine takes that many pieces (16), else
+ * through one staging buffer. The iov array itself may go once this
+ * returns. */
+WEFT_API int weft_coll_bcastv(weft_coll_group_t *g, const struct iovec *iov, int iovcnt, int root,
+                              weft_comp_t *done, void *user_context);
 /* dst at root = src of every member combined by op, element-wise; dst is
  * used at root only and may be src there. */
 WEFT_API int weft_coll_reduce(weft_coll_group_t *g, const void *src, void *dst, size_t count,

@@ -11,15 +11,25 @@
 
 /* ---------------------------------------------------------------- the native front */
 
+/* A built-in type, or the layout of one message in pieces (bcastv): iov
+ * set, one element of size bytes, the buffer argument unused. */
 typedef struct native_type {
     weft_coll_dtype_t id;
     size_t size;
+    const struct iovec *iov;
+    int iovcnt;
 } native_type_t;
 
+#define TYPE(id, size)                                                                             \
+    {                                                                                              \
+        id, size, NULL, 0                                                                          \
+    }
 static const native_type_t types[WEFT_COLL_NDTYPES] = {
-    {WEFT_COLL_BYTE, 1},   {WEFT_COLL_INT32, 4}, {WEFT_COLL_UINT32, 4}, {WEFT_COLL_INT64, 8},
-    {WEFT_COLL_UINT64, 8}, {WEFT_COLL_FLOAT, 4}, {WEFT_COLL_DOUBLE, 8},
+    TYPE(WEFT_COLL_BYTE, 1),   TYPE(WEFT_COLL_INT32, 4),  TYPE(WEFT_COLL_UINT32, 4),
+    TYPE(WEFT_COLL_INT64, 8),  TYPE(WEFT_COLL_UINT64, 8), TYPE(WEFT_COLL_FLOAT, 4),
+    TYPE(WEFT_COLL_DOUBLE, 8),
 };
+#undef TYPE
 static const weft_coll_op_t ops[WEFT_COLL_NOPS] = {
     WEFT_COLL_SUM,  WEFT_COLL_PROD, WEFT_COLL_MIN,  WEFT_COLL_MAX,
     WEFT_COLL_BAND, WEFT_COLL_BOR,  WEFT_COLL_BXOR,
@@ -32,9 +42,47 @@ static size_t n_size(const void *type)
 
 static bool n_contig(const void *type, ptrdiff_t *offset)
 {
-    (void)type;
     *offset = 0;
-    return true;
+    return !((const native_type_t *)type)->iov;
+}
+
+static int n_iov(const void *type, const void *buf, size_t count, struct iovec *iov, int max)
+{
+    (void)buf;
+    (void)count; /* one */
+    const native_type_t *t = type;
+    for (int i = 0; i < t->iovcnt && i < max; i++)
+        iov[i] = t->iov[i];
+    return t->iovcnt;
+}
+
+/* The first n bytes of the pieces, gathered to out, or scattered from in. */
+static void n_pack(const void *type, const void *buf, size_t count, size_t n, void *out)
+{
+    (void)buf;
+    (void)count;
+    const native_type_t *t = type;
+    char *o = out;
+    for (int i = 0; i < t->iovcnt && n; i++) {
+        size_t k = t->iov[i].iov_len < n ? t->iov[i].iov_len : n;
+        memcpy(o, t->iov[i].iov_base, k);
+        o += k;
+        n -= k;
+    }
+}
+
+static void n_unpack(const void *type, void *buf, size_t count, size_t n, const void *in)
+{
+    (void)buf;
+    (void)count;
+    const native_type_t *t = type;
+    const char *p = in;
+    for (int i = 0; i < t->iovcnt && n; i++) {
+        size_t k = t->iov[i].iov_len < n ? t->iov[i].iov_len : n;
+        memcpy(t->iov[i].iov_base, p, k);
+        p += k;
+        n -= k;
+    }
 }
 
 static size_t n_span(const void *type, size_t count, ptrdiff_t *offset)
@@ -129,6 +177,9 @@ static bool n_dead(int err)
 const weft_sched_front_t weft__coll_native_front = {
     .size = n_size,
     .contig = n_contig,
+    .iov = n_iov,
+    .pack = n_pack,
+    .unpack = n_unpack,
     .span = n_span,
     .reduce = n_reduce,
     .commute = n_commute,
@@ -334,6 +385,36 @@ int weft_coll_bcast(weft_coll_group_t *g, void *buf, size_t count, weft_coll_dty
     weft_sched_t *s = begin(g, &v);
     return finish(g, s, s ? weft_coll_build_bcast(s, &v, buf, count, &types[t], root) : 0, len,
                   done, user_context);
+}
+
+int weft_coll_bcastv(weft_coll_group_t *g, const struct iovec *iov, int iovcnt, int root,
+                     weft_comp_t *done, void *user_context)
+{
+    size_t len = 0;
+    int rc = g && iovcnt >= 0 && (iov || !iovcnt) ? WEFT_OK : WEFT_EINVAL;
+    for (int i = 0; rc == WEFT_OK && i < iovcnt; i++) {
+        if ((!iov[i].iov_base && iov[i].iov_len) || iov[i].iov_len > SIZE_MAX - len)
+            rc = WEFT_EINVAL;
+        else
+            len += iov[i].iov_len;
+    }
+    if (!rc && (root < 0 || root >= g->size))
+        rc = WEFT_EINVAL;
+    SKIP_ON(g, rc);
+    weft_coll_view_t v;
+    weft_sched_t *s = begin(g, &v);
+    if (!s)
+        return WEFT_ENOMEM;
+    /* The layout, and a copy of the caller's array, live with the schedule. */
+    native_type_t *t = weft_sched_tmp(s, sizeof *t);
+    struct iovec *copy = weft_sched_tmp(s, (size_t)iovcnt * sizeof *copy);
+    int err = weft_sched_error(s);
+    if (!err) {
+        memcpy(copy, iov, (size_t)iovcnt * sizeof *copy);
+        *t = (native_type_t){.id = WEFT_COLL_BYTE, .size = len, .iov = copy, .iovcnt = iovcnt};
+        err = weft_coll_build_bcast(s, &v, NULL, 1, t, root);
+    }
+    return finish(g, s, err, len, done, user_context);
 }
 
 int weft_coll_reduce(weft_coll_group_t *g, const void *src, void *dst, size_t count,

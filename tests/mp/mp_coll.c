@@ -1,8 +1,8 @@
 /* The group collectives (weft_coll.h) between real processes:
  *
  *   every collective on the group of all ranks, blocking: barrier; bcast
- *   from every root; reduce to every root and allreduce with every op on
- *   every type it takes, counts 0 to 3000, in place too; allgather and
+ *   from every root, of a buffer and of pieces (in place, and staged); reduce to every root and
+ * allreduce with every op on every type it takes, counts 0 to 3000, in place too; allgather and
  *   alltoall; each result checked element by element;
  *   a subgroup (the odd ranks, in reverse order) on its own engine id, the
  *   others calling nothing;
@@ -200,6 +200,37 @@ static void movements(weft_coll_group_t *g)
     CHECK(bad == 0);
 }
 
+/* bcastv from every root: 3 pieces (sent and received in place) and 40
+ * (through a staging buffer), each piece checked. */
+static void pieces(weft_coll_group_t *g)
+{
+    int me = weft_coll_group_rank(g), n = weft_coll_group_size(g);
+    enum { MAXP = 40 };
+    const int npieces[] = {3, MAXP};
+    uint8_t *bufs[MAXP];
+    struct iovec iov[MAXP];
+    long bad = 0;
+    for (int c = 0; c < 2; c++)
+        for (int root = 0; root < n; root++) {
+            int np = npieces[c];
+            for (int i = 0; i < np; i++) {
+                iov[i].iov_len = (size_t)(i * 37 % 500 + (i % 3 == 0 ? 0 : 1));
+                bufs[i] = malloc(iov[i].iov_len + 1);
+                iov[i].iov_base = bufs[i];
+                for (size_t j = 0; j < iov[i].iov_len; j++)
+                    bufs[i][j] = me == root ? (uint8_t)(root * 13 + i * 7 + j) : 0xee;
+            }
+            CHECK(weft_coll_bcastv(g, iov, np, root, NULL, NULL) == WEFT_OK);
+            for (int i = 0; i < np; i++) {
+                for (size_t j = 0; j < iov[i].iov_len; j++)
+                    bad += bufs[i][j] != (uint8_t)(root * 13 + i * 7 + j);
+                free(bufs[i]);
+            }
+        }
+    CHECK(bad == 0);
+    CHECK(weft_coll_bcastv(g, NULL, 2, 0, NULL, NULL) == WEFT_EINVAL);
+}
+
 /* Three collectives of g and one of sub (when a member) in flight at once. */
 static void nonblocking(weft_coll_group_t *g, weft_coll_group_t *sub)
 {
@@ -365,6 +396,7 @@ int main(int argc, char **argv)
         CHECK(odd[weft_coll_group_rank(sub)] == rank);
     }
     movements(all);
+    pieces(all);
     reductions(all);
     if (sub) {
         movements(sub);
