@@ -155,6 +155,17 @@ void weft__ctx_add_driver(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_dr
     }
 }
 
+/* Publish the address of driver instance drv under key, for the peers'
+ * connect: < 0 on failure. */
+static int publish(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver_t *drv,
+                   const char *key)
+{
+    uint8_t blob[WEFT_ADDR_MAX];
+    size_t len = sizeof blob;
+    int rc = ops->address(drv, blob, &len);
+    return rc < 0 ? rc : weft__boot_put(ctx->boot, key, blob, len);
+}
+
 /* ops->rails_param > 1 (WEFT_TCP_RAILS): more instances of the driver, each
  * a rail of every gate on it (rail.c), publishing addr.<name>.<i>.<rank>. */
 static int open_rails(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver_params_t *params)
@@ -181,13 +192,9 @@ static int open_rails(weft_ctx_t *ctx, const weft_driver_ops_t *ops, weft_driver
         ctx->rail_ops = ops;
         ctx->rail_driver[ctx->nrail_drivers++] = ctx->ndrivers;
         weft__ctx_add_driver(ctx, ops, drv);
-        uint8_t blob[WEFT_ADDR_MAX];
-        size_t len = sizeof blob;
         char key[64];
-        if ((rc = ops->address(drv, blob, &len)) < 0)
-            return rc;
         snprintf(key, sizeof key, "addr.%s.%d.%d", ops->name, i, ctx->rank);
-        if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
+        if ((rc = publish(ctx, ops, drv, key)) < 0)
             return rc;
     }
     return WEFT_OK;
@@ -304,13 +311,9 @@ int weft__ctx_open_drivers(weft_ctx_t *ctx, const int *node_ranks, int node_size
         if (reach == WEFT_DRV_REACH_SELF && ctx->self_driver < 0)
             ctx->self_driver = ctx->ndrivers;
         weft__ctx_add_driver(ctx, ops, drv);
-        uint8_t blob[WEFT_ADDR_MAX];
-        size_t len = sizeof blob;
         char key[64];
-        if ((rc = ops->address(drv, blob, &len)) < 0)
-            return rc;
         snprintf(key, sizeof key, "addr.%s.%d", ops->name, ctx->rank);
-        if ((rc = weft__boot_put(ctx->boot, key, blob, len)) < 0)
+        if ((rc = publish(ctx, ops, drv, key)) < 0)
             return rc;
         if (ops->rails_param && !ctx->nrail_drivers && (rc = open_rails(ctx, ops, &params)))
             return rc;

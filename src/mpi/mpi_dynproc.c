@@ -1,5 +1,5 @@
 /* Dynamic processes (MPI 3.1 chapter 10): ports, accept and connect, join,
- * the name service, spawn, disconnect.
+ * the name service, spawn (its start: mpi_spawn.c), disconnect.
  *
  * Every way two jobs meet ends the same way (meet, below): the roots of the
  * two sides hold a connected socket; each side gathers its members' link
@@ -56,39 +56,18 @@
 #include <unistd.h>
 
 #include "weft/weft_link.h"
-#include "mpi/mpi_int.h"
+#include "mpi/mpi_dynproc_int.h"
 #include "util/iface.h"
 #include "util/siphash.h"
 
-#define PORT_PREFIX   "weft-port:"
-#define SECRET_LEN    16
-#define NONCE_LEN     16
-#define HS_MAGIC      0x54525057u /* "WPRT" */
-#define MEET_MAGIC    0x5445454du /* "MEET" */
-#define CTX_WORDS     64
-#define POLL_SLICE_MS 10
-
 /* ---------------------------------------------------------------- state */
 
-typedef struct port {
-    struct port *next;
-    int fd;
-    uint8_t secret[SECRET_LEN];
-    char name[MPI_MAX_PORT_NAME];
-} port_t;
+pthread_mutex_t weft__dyn_lock = PTHREAD_MUTEX_INITIALIZER;
+port_t *weft__dyn_ports;
+spawned_t *weft__dyn_spawned;
+MPI_Comm weft__dyn_parent = NULL; /* with a reference of ours */
 
-typedef struct spawned {
-    struct spawned *next;
-    pid_t pid;
-    int lifeline; /* write end: closed when the job has ended, or at our exit */
-} spawned_t;
-
-static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
-static port_t *ports;
-static spawned_t *spawned;
-static MPI_Comm parent = NULL; /* with a reference of ours */
-
-static void say(const char *fmt, const char *a, const char *b)
+void weft__dyn_say(const char *fmt, const char *a, const char *b)
 {
     char line[1024];
     snprintf(line, sizeof line, fmt, a, b);
@@ -329,7 +308,7 @@ static const char *port_shown(const char *name, char *buf, size_t len)
 }
 
 /* A new listening port (not yet listed). */
-static port_t *port_new(void)
+port_t *weft__dyn_port_new(void)
 {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
@@ -342,7 +321,7 @@ static port_t *port_new(void)
     p->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (p->fd < 0 || bind(p->fd, (struct sockaddr *)&ss, len) != 0 || listen(p->fd, 64) != 0 ||
         getsockname(p->fd, (struct sockaddr *)&ss, &len) != 0) {
-        say("MPI_Open_port: cannot listen: %s%s", strerror(errno), "");
+        weft__dyn_say("MPI_Open_port: cannot listen: %s%s", strerror(errno), "");
         if (p->fd >= 0)
             close(p->fd);
         free(p);
@@ -367,7 +346,7 @@ static port_t *port_new(void)
     return p;
 }
 
-static void port_free(port_t *p)
+void weft__dyn_port_free(port_t *p)
 {
     close(p->fd);
     free(p);
@@ -377,27 +356,27 @@ static void port_free(port_t *p)
  * back by port_put): NULL if this process has none. */
 static port_t *port_take(const char *name)
 {
-    pthread_mutex_lock(&dyn_lock);
-    port_t **pp = &ports, *p;
+    pthread_mutex_lock(&weft__dyn_lock);
+    port_t **pp = &weft__dyn_ports, *p;
     while ((p = *pp) && strcmp(p->name, name) != 0)
         pp = &p->next;
     if (p)
         *pp = p->next;
-    pthread_mutex_unlock(&dyn_lock);
+    pthread_mutex_unlock(&weft__dyn_lock);
     return p;
 }
 
 static void port_put(port_t *p)
 {
-    pthread_mutex_lock(&dyn_lock);
-    p->next = ports;
-    ports = p;
-    pthread_mutex_unlock(&dyn_lock);
+    pthread_mutex_lock(&weft__dyn_lock);
+    p->next = weft__dyn_ports;
+    weft__dyn_ports = p;
+    pthread_mutex_unlock(&weft__dyn_lock);
 }
 
 /* Accept on p until a client passes the handshake, or pid (a spawned job's
  * weftrun, when > 0) ends first. The connected socket, or -1. */
-static int port_accept(port_t *p, pid_t pid, uint8_t *lsecret, int *status)
+int weft__dyn_port_accept(port_t *p, pid_t pid, uint8_t *lsecret, int *status)
 {
     for (;;) {
         struct pollfd pf = {.fd = p->fd, .events = POLLIN};
@@ -419,8 +398,8 @@ static int port_accept(port_t *p, pid_t pid, uint8_t *lsecret, int *status)
         if (port_server_auth(fd, p->secret, lsecret, &why) == 0)
             return fd;
         char shown[MPI_MAX_PORT_NAME];
-        say("MPI_Comm_accept: refused a connection to %s: %s",
-            port_shown(p->name, shown, sizeof shown), why);
+        weft__dyn_say("MPI_Comm_accept: refused a connection to %s: %s",
+                      port_shown(p->name, shown, sizeof shown), why);
         close(fd);
     }
 }
@@ -492,8 +471,8 @@ static int root_swap(int fd, const side_msg_t *mine, const void *cards, side_msg
  * the other side's root (-1 with root_err set when the root could not get
  * one) and lsecret the links' secret. first: this side comes first in the
  * union's order. An MPI error class, the same at every member. */
-static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const uint8_t *lsecret,
-                MPI_Comm *out)
+int weft__dyn_meet(MPI_Comm comm, int root, int fd, int root_err, bool first,
+                   const uint8_t *lsecret, MPI_Comm *out)
 {
     weft_ctx_t *ctx = weft__mpi.ctx;
     int me = comm->rank, n = comm->size, rc = MPI_SUCCESS;
@@ -621,7 +600,7 @@ static int meet(MPI_Comm comm, int root, int fd, int root_err, bool first, const
 
 /* ---------------------------------------------------------------- checks */
 
-static int check_root(MPI_Comm comm, int root, MPI_Comm *out)
+int weft__dyn_check_root(MPI_Comm comm, int root, MPI_Comm *out)
 {
     int rc = weft__mpi_check_init();
     if (!rc)
@@ -642,7 +621,7 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     int rc = weft__mpi_check_init();
     if (rc || !port_name)
         return weft__mpi_err(NULL, rc ? rc : MPI_ERR_ARG, "MPI_Open_port");
-    port_t *p = port_new();
+    port_t *p = weft__dyn_port_new();
     if (!p)
         return weft__mpi_err(NULL, MPI_ERR_OTHER, "MPI_Open_port");
     snprintf(port_name, MPI_MAX_PORT_NAME, "%s", p->name);
@@ -659,7 +638,7 @@ int PMPI_Close_port(const char *port_name)
     port_t *p = port_take(port_name);
     if (!p)
         return weft__mpi_err(NULL, MPI_ERR_PORT, "MPI_Close_port");
-    port_free(p);
+    weft__dyn_port_free(p);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Close_port)
@@ -667,7 +646,7 @@ WEFT_MPI_ALIAS(Close_port)
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                      MPI_Comm *newcomm)
 {
-    int rc = check_root(comm, root, newcomm);
+    int rc = weft__dyn_check_root(comm, root, newcomm);
     if (rc)
         return weft__mpi_err(comm, rc, "MPI_Comm_accept");
     *newcomm = MPI_COMM_NULL;
@@ -677,17 +656,17 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
         port_t *p = port_name ? port_take(port_name) : NULL;
         if (!p) {
             char shown[MPI_MAX_PORT_NAME];
-            say("MPI_Comm_accept: %s is not a port this process opened (MPI_Open_port)%s",
-                port_shown(port_name, shown, sizeof shown), "");
+            weft__dyn_say("MPI_Comm_accept: %s is not a port this process opened (MPI_Open_port)%s",
+                          port_shown(port_name, shown, sizeof shown), "");
             root_err = MPI_ERR_PORT;
         } else {
-            fd = port_accept(p, 0, lsecret, NULL);
+            fd = weft__dyn_port_accept(p, 0, lsecret, NULL);
             port_put(p);
             if (fd < 0)
                 root_err = MPI_ERR_PORT;
         }
     }
-    rc = meet(comm, root, fd, root_err, true, lsecret, newcomm);
+    rc = weft__dyn_meet(comm, root, fd, root_err, true, lsecret, newcomm);
     if (fd >= 0)
         close(fd);
     return rc ? weft__mpi_err(comm, rc, "MPI_Comm_accept") : MPI_SUCCESS;
@@ -701,8 +680,8 @@ static int port_connect(const char *port_name, uint8_t *lsecret, const char *fn)
     socklen_t len;
     uint8_t secret[SECRET_LEN];
     if (port_parse(port_name, &ss, &len, secret) != 0) {
-        say("%s: '%s' is not a weft port name (weft-port:HOST:PORT:SECRET)", fn,
-            port_name ? port_name : "(null)");
+        weft__dyn_say("%s: '%s' is not a weft port name (weft-port:HOST:PORT:SECRET)", fn,
+                      port_name ? port_name : "(null)");
         return -1;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -731,14 +710,14 @@ static int port_connect(const char *port_name, uint8_t *lsecret, const char *fn)
 }
 
 /* MPI_Comm_connect's work, reporting nothing (MPI_Init's parent uses it). */
-static int connect_to(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcomm,
-                      const char *fn)
+int weft__dyn_connect_to(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcomm,
+                         const char *fn)
 {
     int fd = -1, root_err = MPI_SUCCESS;
     uint8_t lsecret[SECRET_LEN] = {0};
     if (comm->rank == root && (fd = port_connect(port_name, lsecret, fn)) < 0)
         root_err = MPI_ERR_PORT;
-    int rc = meet(comm, root, fd, root_err, false, lsecret, newcomm);
+    int rc = weft__dyn_meet(comm, root, fd, root_err, false, lsecret, newcomm);
     if (fd >= 0)
         close(fd);
     return rc;
@@ -747,11 +726,11 @@ static int connect_to(const char *port_name, int root, MPI_Comm comm, MPI_Comm *
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                       MPI_Comm *newcomm)
 {
-    int rc = check_root(comm, root, newcomm);
+    int rc = weft__dyn_check_root(comm, root, newcomm);
     if (rc)
         return weft__mpi_err(comm, rc, "MPI_Comm_connect");
     *newcomm = MPI_COMM_NULL;
-    rc = connect_to(port_name, root, comm, newcomm, "MPI_Comm_connect");
+    rc = weft__dyn_connect_to(port_name, root, comm, newcomm, "MPI_Comm_connect");
     return rc ? weft__mpi_err(comm, rc, "MPI_Comm_connect") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_connect)
@@ -773,7 +752,7 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
         return weft__mpi_err(NULL, MPI_ERR_OTHER, "MPI_Comm_join");
     for (int i = 0; i < SECRET_LEN; i++)
         key[i] = mine[NONCE_LEN + i] ^ theirs[NONCE_LEN + i];
-    rc = meet(MPI_COMM_SELF, 0, fd, MPI_SUCCESS, order < 0, key, intercomm);
+    rc = weft__dyn_meet(MPI_COMM_SELF, 0, fd, MPI_SUCCESS, order < 0, key, intercomm);
     return rc ? weft__mpi_err(NULL, rc, "MPI_Comm_join") : MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_join)
@@ -795,12 +774,12 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
             weft_link_quiet(weft__mpi.ctx, groups[g]->ranks[i]);
     if ((rc = PMPI_Barrier(c)))
         return rc;
-    pthread_mutex_lock(&dyn_lock);
-    if (parent == c) {
-        parent = NULL;
+    pthread_mutex_lock(&weft__dyn_lock);
+    if (weft__dyn_parent == c) {
+        weft__dyn_parent = NULL;
         weft__mpi_comm_release(c);
     }
-    pthread_mutex_unlock(&dyn_lock);
+    pthread_mutex_unlock(&weft__dyn_lock);
     return PMPI_Comm_free(comm);
 }
 WEFT_MPI_ALIAS(Comm_disconnect)
@@ -809,9 +788,9 @@ int PMPI_Comm_get_parent(MPI_Comm *out)
 {
     if (!out)
         return weft__mpi_err(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
-    pthread_mutex_lock(&dyn_lock);
-    *out = parent && !parent->freed ? parent : MPI_COMM_NULL;
-    pthread_mutex_unlock(&dyn_lock);
+    pthread_mutex_lock(&weft__dyn_lock);
+    *out = weft__dyn_parent && !weft__dyn_parent->freed ? weft__dyn_parent : MPI_COMM_NULL;
+    pthread_mutex_unlock(&weft__dyn_lock);
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Comm_get_parent)
@@ -861,7 +840,7 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     unlink(tmp);
     if (!ok) {
         if (err == EEXIST)
-            say("MPI_Publish_name: '%s' is published already%s", service_name, "");
+            weft__dyn_say("MPI_Publish_name: '%s' is published already%s", service_name, "");
         return weft__mpi_err(NULL, MPI_ERR_SERVICE, "MPI_Publish_name");
     }
     return MPI_SUCCESS;
@@ -906,385 +885,3 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(Lookup_name)
-
-/* ---------------------------------------------------------------- spawn */
-
-/* An info value, or NULL (into buf). */
-static const char *info_get(MPI_Info info, const char *key, char *buf, int len)
-{
-    int flag = 0;
-    if (!info || info == MPI_INFO_NULL || PMPI_Info_get(info, key, len - 1, buf, &flag) || !flag)
-        return NULL;
-    return buf;
-}
-
-/* The weftrun that starts spawned jobs. */
-static const char *weftrun_path(void)
-{
-    const char *e = getenv("WEFT_WEFTRUN");
-    if (e && access(e, X_OK) == 0)
-        return e;
-#ifdef WEFT_MPI_WEFTRUN_INSTALLED
-    if (access(WEFT_MPI_WEFTRUN_INSTALLED, X_OK) == 0)
-        return WEFT_MPI_WEFTRUN_INSTALLED;
-#endif
-#ifdef WEFT_MPI_WEFTRUN_BUILT
-    if (access(WEFT_MPI_WEFTRUN_BUILT, X_OK) == 0)
-        return WEFT_MPI_WEFTRUN_BUILT;
-#endif
-    return "weftrun";
-}
-
-/* A command found in info's "path" (colon-separated directories), else as
- * given (execvp searches PATH). */
-static char *resolve(const char *cmd, MPI_Info info)
-{
-    char dirs[MPI_MAX_INFO_VAL];
-    if (strchr(cmd, '/') || !info_get(info, "path", dirs, sizeof dirs))
-        return strdup(cmd);
-    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        char full[PATH_MAX];
-        snprintf(full, sizeof full, "%s/%s", d, cmd);
-        if (access(full, X_OK) == 0)
-            return strdup(full);
-    }
-    return strdup(cmd);
-}
-
-/* The weftrun command line for count apps: weftrun --lifeline-fd FD
- * [--hosts H | --hostfile F] [--bind-to B] -x WEFT_PARENT_PORT -n N cmd args
- * [: -n N cmd args]... (host and the like from the first app's info). */
-static char **spawn_argv(int count, char *cmds[], char **argvs[], const int np[],
-                         const MPI_Info infos[], int lifeline, char **wdir)
-{
-    size_t cap = 16;
-    for (int a = 0; a < count; a++) {
-        cap += 4;
-        for (int i = 0; argvs && argvs[a] && argvs[a][i]; i++)
-            cap++;
-    }
-    char **v = calloc(cap, sizeof *v);
-    if (!v)
-        return NULL;
-    int n = 0;
-    char buf[MPI_MAX_INFO_VAL], num[32];
-    v[n++] = strdup(weftrun_path());
-    snprintf(num, sizeof num, "%d", lifeline);
-    v[n++] = strdup("--lifeline-fd");
-    v[n++] = strdup(num);
-    MPI_Info info0 = infos ? infos[0] : MPI_INFO_NULL;
-    if (info_get(info0, "host", buf, sizeof buf)) {
-        v[n++] = strdup("--hosts");
-        v[n++] = strdup(buf);
-    } else if (info_get(info0, "hostfile", buf, sizeof buf)) {
-        v[n++] = strdup("--hostfile");
-        v[n++] = strdup(buf);
-    }
-    v[n++] = strdup("--bind-to");
-    v[n++] = strdup(info_get(info0, "bind_to", buf, sizeof buf) ? buf : "none");
-    v[n++] = strdup("-x");
-    v[n++] = strdup("WEFT_PARENT_PORT");
-    *wdir = info_get(info0, "wdir", buf, sizeof buf) ? strdup(buf) : NULL;
-    for (int a = 0; a < count; a++) {
-        if (a > 0)
-            v[n++] = strdup(":");
-        snprintf(num, sizeof num, "%d", np[a]);
-        v[n++] = strdup("-n");
-        v[n++] = strdup(num);
-        v[n++] = resolve(cmds[a], infos ? infos[a] : MPI_INFO_NULL);
-        for (int i = 0; argvs && argvs[a] && argvs[a][i]; i++)
-            v[n++] = strdup(argvs[a][i]);
-    }
-    bool whole = true;
-    for (int i = 0; i < n; i++)
-        whole = whole && v[i];
-    if (!whole) { /* out of memory somewhere: none of it */
-        for (int i = 0; i < n; i++)
-            free(v[i]);
-        free(v);
-        v = NULL;
-    }
-    return v;
-}
-
-extern char **environ;
-
-/* The environment of the job's weftrun: ours without this job's own WEFT_*
- * facts, with the port. NULL when out of memory. */
-static char **spawn_env(const char *port)
-{
-    static const char *const drop[] = {
-        "WEFT_RANK=",       "WEFT_SIZE=",    "WEFT_JOBID=",  "WEFT_BOOT_ADDR=",
-        "WEFT_JOB_SECRET=", "WEFT_NODE_ID=", "WEFT_APPNUM=", "WEFT_PARENT_PORT="};
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 2, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool keep = true;
-        for (size_t d = 0; d < sizeof drop / sizeof *drop && keep; d++)
-            keep = strncmp(environ[i], drop[d], strlen(drop[d])) != 0;
-        if (keep)
-            env[k++] = environ[i];
-    }
-    size_t len = strlen("WEFT_PARENT_PORT=") + strlen(port) + 1;
-    if (!(env[k] = malloc(len))) {
-        free(env);
-        return NULL;
-    }
-    snprintf(env[k], len, "WEFT_PARENT_PORT=%s", port);
-    return env;
-}
-
-/* Start the job's weftrun. Its pid, or -1. */
-static pid_t spawn_job(char **argv, const char *wdir, const char *port, int lifeline_r)
-{
-    char **env = spawn_env(port);
-    if (!env)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* In a process that may have threads, only async-signal-safe calls
-         * until exec. */
-        if (wdir && chdir(wdir) != 0)
-            _exit(127);
-        int fl = fcntl(lifeline_r, F_GETFD);
-        fcntl(lifeline_r, F_SETFD, fl & ~FD_CLOEXEC);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execvpe(argv[0], argv, env);
-        _exit(127);
-    }
-    size_t k = 0;
-    while (env[k])
-        k++;
-    free(env[k - 1]);
-    free(env);
-    return pid;
-}
-
-/* Start the job with weftrun and accept its connection on p: the socket, or
- * -1 (said) when the job could not start or ended before it connected. */
-static int start_weftrun(port_t *p, int count, char *cmds[], char **argvs[], const int np[],
-                         const MPI_Info infos[], uint8_t *lsecret, const char *fn)
-{
-    int pipefd[2] = {-1, -1}, fd = -1;
-    char *wdir = NULL, **argv = NULL;
-    pid_t pid = -1;
-    if (pipe2(pipefd, O_CLOEXEC) == 0 &&
-        (argv = spawn_argv(count, cmds, argvs, np, infos, pipefd[0], &wdir)))
-        pid = spawn_job(argv, wdir, p->name, pipefd[0]);
-    if (pipefd[0] >= 0)
-        close(pipefd[0]);
-    int status = 0;
-    if (pid > 0 && (fd = port_accept(p, pid, lsecret, &status)) < 0) {
-        char why[128];
-        if (WIFEXITED(status))
-            snprintf(why, sizeof why, "it exited with status %d", WEXITSTATUS(status));
-        else
-            snprintf(why, sizeof why, "it was killed by signal %d", WTERMSIG(status));
-        say("%s: the spawned job ended before its ranks connected (%s)", fn, why);
-    }
-    spawned_t *s = fd >= 0 ? malloc(sizeof *s) : NULL;
-    if (s) {
-        /* Its pipe stays open until the job ended (weft__mpi_dyn_fini). */
-        s->pid = pid;
-        s->lifeline = pipefd[1];
-        pthread_mutex_lock(&dyn_lock);
-        s->next = spawned;
-        spawned = s;
-        pthread_mutex_unlock(&dyn_lock);
-    } else if (pipefd[1] >= 0) {
-        close(pipefd[1]);
-    }
-    for (int i = 0; argv && argv[i]; i++)
-        free(argv[i]);
-    free(argv);
-    free(wdir);
-    return fd;
-}
-
-/* Start the job through the launcher that started ours (PMIx_Spawn under
- * Open MPI's mpirun, srun, PRRTE) and accept its connection on p: the
- * socket; -1 when it failed (said); -2 when this launcher cannot spawn. */
-static int start_launcher(port_t *p, int count, char *cmds[], char **argvs[], const int np[],
-                          const MPI_Info infos[], uint8_t *lsecret, const char *fn)
-{
-    char hosts[MPI_MAX_INFO_VAL], hostfile[MPI_MAX_INFO_VAL], wdir[MPI_MAX_INFO_VAL];
-    MPI_Info info0 = infos ? infos[0] : MPI_INFO_NULL;
-    char port_env[MPI_MAX_PORT_NAME + 32];
-    snprintf(port_env, sizeof port_env, "WEFT_PARENT_PORT=%s", p->name);
-    weft_launch_app_t *apps = calloc((size_t)count, sizeof *apps);
-    char ***argv = calloc((size_t)count, sizeof *argv);
-    /* Each app's environment: the port, and its MPI_APPNUM. */
-    char(*appnum)[32] = calloc((size_t)count, sizeof *appnum);
-    char *(*env)[3] = calloc((size_t)count, sizeof *env);
-    int rc = apps && argv && appnum && env ? WEFT_OK : WEFT_ENOMEM;
-    for (int a = 0; a < count && rc == WEFT_OK; a++) {
-        int n = 0;
-        while (argvs && argvs[a] && argvs[a][n])
-            n++;
-        if (!(argv[a] = calloc((size_t)n + 2, sizeof **argv)) ||
-            !(argv[a][0] = resolve(cmds[a], infos ? infos[a] : MPI_INFO_NULL))) {
-            rc = WEFT_ENOMEM;
-            break;
-        }
-        for (int i = 0; i < n; i++)
-            argv[a][i + 1] = argvs[a][i];
-        snprintf(appnum[a], sizeof appnum[a], "WEFT_APPNUM=%d", a);
-        env[a][0] = port_env;
-        env[a][1] = appnum[a];
-        apps[a] = (weft_launch_app_t){.argv = argv[a], .np = np[a], .env = env[a]};
-    }
-    if (rc == WEFT_OK)
-        rc = weft_launch(weft__mpi.ctx, apps, count, info_get(info0, "host", hosts, sizeof hosts),
-                         info_get(info0, "hostfile", hostfile, sizeof hostfile),
-                         info_get(info0, "wdir", wdir, sizeof wdir));
-    for (int a = 0; argv && a < count; a++) {
-        if (argv[a])
-            free(argv[a][0]);
-        free(argv[a]);
-    }
-    free(argv);
-    free(apps);
-    free(appnum);
-    free(env);
-    if (rc == WEFT_EUNSUPPORTED)
-        return -2;
-    if (rc != WEFT_OK) {
-        say("%s: the launcher could not start the job: %s", fn, weft_strerror(rc));
-        return -1;
-    }
-    /* The launcher watches the job: one that fails ends ours with it. */
-    return port_accept(p, 0, lsecret, NULL);
-}
-
-static int spawn_common(int count, char *cmds[], char **argvs[], const int np[],
-                        const MPI_Info infos[], int root, MPI_Comm comm, MPI_Comm *intercomm,
-                        int errcodes[], const char *fn)
-{
-    int rc = check_root(comm, root, intercomm);
-    if (rc)
-        return weft__mpi_err(comm, rc, fn);
-    *intercomm = MPI_COMM_NULL;
-    int fd = -1, root_err = MPI_SUCCESS, total = 0;
-    uint8_t lsecret[SECRET_LEN] = {0};
-    if (comm->rank == root) {
-        if (count < 1)
-            root_err = MPI_ERR_ARG;
-        for (int a = 0; a < count && !root_err; a++) {
-            if (!cmds || !cmds[a] || !np || np[a] < 1 || np[a] > 65536)
-                root_err = MPI_ERR_ARG;
-            else
-                total += np[a];
-        }
-        port_t *p = root_err ? NULL : port_new();
-        if (!root_err && !p)
-            root_err = MPI_ERR_SPAWN;
-        /* weftrun starts the job, unless WEFT_SPAWN=launcher asks the
-         * launcher that started ours (when it is not weftrun) to. */
-        const char *how = getenv("WEFT_SPAWN");
-        fd = -2;
-        if (!root_err && how && !strcmp(how, "launcher") && !getenv("WEFT_WEFTRUN"))
-            fd = start_launcher(p, count, cmds, argvs, np, infos, lsecret, fn);
-        if (!root_err && fd == -2)
-            fd = start_weftrun(p, count, cmds, argvs, np, infos, lsecret, fn);
-        if (!root_err && fd < 0)
-            root_err = MPI_ERR_SPAWN;
-        if (p)
-            port_free(p);
-    }
-    rc = meet(comm, root, fd, root_err, true, lsecret, intercomm);
-    if (fd >= 0)
-        close(fd);
-    /* One code per process asked for: the root knows how many; the others
-     * (maxprocs is the root's argument) learn it from the new communicator,
-     * or, when the spawn failed, are told nothing more than the error. */
-    if (errcodes != MPI_ERRCODES_IGNORE) {
-        int n = comm->rank == root ? total : rc ? 0 : (*intercomm)->remote_group->size;
-        for (int i = 0; i < n; i++)
-            errcodes[i] = rc ? MPI_ERR_SPAWN : MPI_SUCCESS;
-    }
-    return rc ? weft__mpi_err(comm, rc, fn) : MPI_SUCCESS;
-}
-
-int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
-                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
-{
-    char *cmds[1] = {(char *)command};
-    char **argvs[1] = {argv == MPI_ARGV_NULL ? NULL : argv};
-    MPI_Info infos[1] = {info};
-    return spawn_common(1, cmds, argvs, &maxprocs, infos, root, comm, intercomm, array_of_errcodes,
-                        "MPI_Comm_spawn");
-}
-WEFT_MPI_ALIAS(Comm_spawn)
-
-int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
-                             const int array_of_maxprocs[], const MPI_Info array_of_info[],
-                             int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
-{
-    return spawn_common(count, array_of_commands,
-                        array_of_argv == MPI_ARGVS_NULL ? NULL : array_of_argv, array_of_maxprocs,
-                        array_of_info, root, comm, intercomm, array_of_errcodes,
-                        "MPI_Comm_spawn_multiple");
-}
-WEFT_MPI_ALIAS(Comm_spawn_multiple)
-
-/* ---------------------------------------------------------------- init, finalize */
-
-int weft__mpi_dyn_init(void)
-{
-    const char *port = getenv("WEFT_PARENT_PORT");
-    if (!port)
-        return MPI_SUCCESS;
-    char name[MPI_MAX_PORT_NAME];
-    snprintf(name, sizeof name, "%s", port);
-    unsetenv("WEFT_PARENT_PORT"); /* not for the jobs this one may start */
-    MPI_Comm c = MPI_COMM_NULL;
-    int rc = connect_to(name, 0, MPI_COMM_WORLD, &c, "MPI_Init");
-    if (rc) {
-        weft__mpi_say("MPI_Init: cannot connect to the parents that spawned this job");
-        return rc;
-    }
-    snprintf(c->name, sizeof c->name, "MPI_COMM_PARENT");
-    weft__mpi_comm_retain(c); /* ours, beside the handle's */
-    pthread_mutex_lock(&dyn_lock);
-    parent = c;
-    pthread_mutex_unlock(&dyn_lock);
-    return MPI_SUCCESS;
-}
-
-void weft__mpi_dyn_fini(void)
-{
-    pthread_mutex_lock(&dyn_lock);
-    MPI_Comm p = parent;
-    parent = NULL;
-    spawned_t *s = spawned;
-    spawned = NULL;
-    port_t *ports_left = ports;
-    ports = NULL;
-    pthread_mutex_unlock(&dyn_lock);
-    if (p)
-        weft__mpi_comm_release(p);
-    while (ports_left) {
-        port_t *next = ports_left->next;
-        port_free(ports_left);
-        ports_left = next;
-    }
-    /* The jobs this process spawned end on their own (finalize is collective
-     * over connected processes); their pipes close after, so that none of
-     * them is ended for our leaving. */
-    while (s) {
-        spawned_t *next = s->next;
-        int status;
-        while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        close(s->lifeline);
-        free(s);
-        s = next;
-    }
-}
