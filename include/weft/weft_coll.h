@@ -170,8 +170,8 @@ typedef struct weft_sched_front {
     bool (*dead)(int err);
 } weft_sched_front_t;
 
-/* A new, empty schedule on ctx for front (NULL: the group collectives'
- * built-in types and ops, weft statuses as errors), with extra bytes of the
+/* A new, empty schedule on ctx for front (NULL: bytes alone, every type
+ * NULL and no reduction, weft statuses as errors), with extra bytes of the
  * front's own (zeroed, weft_sched_extra). NULL when out of memory. */
 WEFT_API weft_sched_t *weft_sched_new(weft_ctx_t *ctx, const weft_sched_front_t *front,
                                       size_t extra);

@@ -132,6 +132,8 @@ static size_t n_span(const void *type, size_t count, ptrdiff_t *offset)
 
 static int n_reduce(const void *op, const void *in, void *inout, size_t count, const void *type)
 {
+    if (!type || !op)
+        return WEFT_EINVAL; /* a schedule of bytes (weft_sched_new with no front) */
     weft_coll_op_t o = *(const weft_coll_op_t *)op;
     switch (((const native_type_t *)type)->id) {
     case WEFT_COLL_INT32:

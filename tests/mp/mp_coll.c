@@ -6,6 +6,8 @@
  *   alltoall; each result checked element by element;
  *   a subgroup (the odd ranks, in reverse order) on its own engine id, the
  *   others calling nothing;
+ *   a schedule built by hand on the engine (weft_sched_*), with a step
+ *   that adds the next round;
  *   non-blocking: several collectives of two groups in flight at once,
  *   completing into a queue and flags;
  *   with a progress thread (WEFT_PROGRESS_THREAD=1): a non-blocking
@@ -25,6 +27,7 @@
 #define COMM_ALL  21u
 #define COMM_SUB  22u
 #define COMM_PAIR 23u
+#define COMM_HAND 24u
 #define NOTE      0x7cu
 
 static weft_ctx_t *ctx;
@@ -231,6 +234,56 @@ static void pieces(weft_coll_group_t *g)
     CHECK(weft_coll_bcastv(g, NULL, 2, 0, NULL, NULL) == WEFT_EINVAL);
 }
 
+/* A schedule built by hand on the engine (no front: bytes): a ring shift,
+ * then a call step that adds a second shift the other way, started and
+ * polled; extra bytes of the caller's. */
+typedef struct ring {
+    int64_t out, in, back;
+    int calls;
+} ring_t;
+
+static int ring_again(weft_sched_t *s, void *arg)
+{
+    ring_t *r = arg;
+    r->calls++;
+    if (r->in != (rank - 1 + size) % size * 1000)
+        return WEFT_EPROTO; /* becomes the schedule's error */
+    weft_sched_phase(s);
+    uint64_t tag = weft_coll_tag(7, weft_sched_phase_of(s), 0);
+    weft_sched_send(s, (rank - 1 + size) % size, COMM_HAND, tag, &r->in, sizeof r->in, NULL);
+    weft_sched_recv(s, (rank + 1) % size, COMM_HAND, tag, &r->back, sizeof r->back, NULL);
+    weft_sched_round(s);
+    return 0;
+}
+
+static void by_hand(void)
+{
+    weft_sched_t *s = weft_sched_new(ctx, NULL, sizeof(ring_t));
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    ring_t *r = weft_sched_extra(s);
+    CHECK(r->calls == 0 && r->in == 0); /* zeroed */
+    r->out = rank * 1000;
+    uint64_t tag = weft_coll_tag(7, weft_sched_phase_of(s), 0);
+    CHECK(weft_sched_send(s, (rank + 1) % size, COMM_HAND, tag, &r->out, sizeof r->out, NULL) == 0);
+    CHECK(weft_sched_recv(s, (rank - 1 + size) % size, COMM_HAND, tag, &r->in, sizeof r->in,
+                          NULL) == 0);
+    weft_sched_round(s);
+    CHECK(weft_sched_call(s, ring_again, r) == 0);
+    CHECK(weft_sched_start(s) == 0);
+    bool done = false;
+    int err = 0;
+    while (!done) {
+        err = weft_sched_poll(s, &done);
+        if (!done)
+            weft_progress(ctx);
+    }
+    CHECK(err == 0 && r->calls == 1);
+    CHECK(r->back == rank * 1000); /* ours, there and back */
+    weft_sched_free(s);
+}
+
 /* Three collectives of g and one of sub (when a member) in flight at once. */
 static void nonblocking(weft_coll_group_t *g, weft_coll_group_t *sub)
 {
@@ -402,6 +455,7 @@ int main(int argc, char **argv)
         movements(sub);
         reductions(sub);
     }
+    by_hand();
     nonblocking(all, sub);
     const char *pt = getenv("WEFT_PROGRESS_THREAD");
     if (pt && strcmp(pt, "1") == 0)
