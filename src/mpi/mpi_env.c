@@ -85,10 +85,11 @@ static int instance_end(void)
     weft__mpi_req_drain();
     weft__mpi_part_fini();
     weft__mpi_win_fini();
-    weft__mpi_comms_fini();
-    /* The context may live on (another instance's, a native user's): our
-     * schedules leave its list, and their requests free them. */
+    /* Our schedules leave the context's list before the communicators their
+     * steps may name go (the context may live on: another instance's, a
+     * native user's); their requests free them. */
     weft_sched_forget(weft__mpi.ctx, &weft__mpi_coll_front);
+    weft__mpi_comms_fini();
     weft__mpi_t_engine(NULL);
     int wrc = weft_world_release(weft__mpi.ctx);
     weft__mpi.ctx = NULL;
