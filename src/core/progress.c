@@ -43,7 +43,6 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -51,6 +50,7 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "topo/topo.h"
 #include "util/log.h"
 #include "util/param.h"
 
@@ -499,11 +499,7 @@ int weft__progress_thread_move(weft_ctx_t *ctx, const cpu_set_t *cpus)
     if (pthread_setaffinity_np(ctx->progress_thread, sizeof *cpus, cpus) != 0)
         return WEFT_ESYS;
     char text[256];
-    size_t at = 0;
-    text[0] = '\0';
-    for (int cpu = 0; cpu < CPU_SETSIZE && at + 8 < sizeof text; cpu++)
-        if (CPU_ISSET(cpu, cpus))
-            at += (size_t)snprintf(text + at, sizeof text - at, "%s%d", at ? "," : "", cpu);
+    weft__topo_list(cpus, text, sizeof text);
     weft_log_info("progress thread moved to cpu %s, beside the thread groups", text);
     return WEFT_OK;
 }
