@@ -4,9 +4,9 @@
  *
  *   groups      barrier, bcast (of a buffer or of pieces), reduce,
  *               allreduce, allgather and alltoall over a fixed set of
- *               ranks (weft_coll_group_t), on the
- *               built-in element types and operations below; blocking, or
- *               non-blocking with a completion object (weft_comp.h).
+ *               ranks (weft_coll_group_t), on the built-in element types
+ *               and operations below; blocking, or non-blocking with a
+ *               completion object (weft_comp.h).
  *   schedules   the engine under them and under weft's MPI collectives
  *               (weft_sched_t): rounds of sends and receives, then local
  *               copies and reductions, advanced by every thread that makes
@@ -93,11 +93,10 @@ WEFT_API int weft_coll_group_size(const weft_coll_group_t *g);
  * its status, source this rank, tag 0 and length the bytes of this rank's
  * result. Buffers must stay valid and untouched until then; one still in
  * flight at weft_finalize is signaled there, with WEFT_ECANCELED (or the
- * error it had already). Errors before
- * anything starts: WEFT_EINVAL (NULL g, a NULL buffer with count > 0, an
- * unknown type or op, an op on WEFT_COLL_BYTE or a bitwise op on a
- * floating type, a root outside the group), WEFT_ENOMEM; a failed call
- * still counts in the order of g's collectives, as if it had run. */
+ * error it had already). Errors before anything starts: WEFT_EINVAL (NULL g, a NULL buffer with
+ * count > 0, an unknown type or op, an op on WEFT_COLL_BYTE or a bitwise op on a floating type, a
+ * root outside the group), WEFT_ENOMEM; a failed call still counts in the order of g's collectives,
+ * as if it had run. */
 
 /* Every member has entered before any leaves. */
 WEFT_API int weft_coll_barrier(weft_coll_group_t *g, weft_comp_t *done, void *user_context);
