@@ -310,8 +310,6 @@ static int finish(weft_coll_group_t *g, weft_sched_t *s, int err, size_t length,
                       .source = weft_rank(g->ctx),
                       .length = length};
         weft_sched_on_end(s, call_end, c);
-    }
-    if (done) {
         err = weft_sched_start(s);
         weft_sched_free(s); /* started: it runs to its end, and signals done */
         return err;
